@@ -1,0 +1,280 @@
+//! The decoded form of an instruction, its encoding and its canonical assembly text.
+
+use crate::{InstrDef, Op, Operand, OperandClass};
+use std::fmt;
+
+/// The most syntax operands any instruction has (`waitcnt` names six counters).
+pub const MAX_OPERANDS: usize = 6;
+
+/// A decoded instruction: the variant and the raw value of each syntax operand's field, in
+/// syntax order. Reserved operand values (errata v0.1.2) are carried as they were encoded.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Instr {
+    op: Op,
+    raw: [u32; MAX_OPERANDS],
+}
+
+/// Why operands do not make an instruction.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EncodeError {
+    #[error("`{mnemonic}` takes {expected} operands, {found} given")]
+    OperandCount {
+        mnemonic: &'static str,
+        expected: usize,
+        found: usize,
+    },
+    #[error("`{mnemonic}` operand `{operand}`: {reason}")]
+    Operand {
+        mnemonic: &'static str,
+        operand: &'static str,
+        reason: String,
+    },
+}
+
+/// A reserved operand value: it decodes, but executing it raises IllegalInsn (errata v0.1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reserved {
+    /// A register group that is not aligned as its type requires (odd pair, misaligned
+    /// descriptor).
+    Misaligned {
+        operand: &'static str,
+        first: u32,
+        align: u8,
+    },
+    /// A register group that runs past the last register.
+    OutOfRange {
+        operand: &'static str,
+        first: u32,
+        count: u8,
+    },
+    /// An encoded value in the type's reserved range (`lane7` >= 32, `rm` 5/6, `cpol` 4..7).
+    Value { operand: &'static str, value: u32 },
+}
+
+impl fmt::Display for Reserved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reserved::Misaligned {
+                operand,
+                first,
+                align,
+            } => write!(
+                f,
+                "operand {operand}: register {first} is not aligned to {align}"
+            ),
+            Reserved::OutOfRange {
+                operand,
+                first,
+                count,
+            } => write!(
+                f,
+                "operand {operand}: {count} registers from {first} run past the register file"
+            ),
+            Reserved::Value { operand, value } => {
+                write!(f, "operand {operand}: value {value} is reserved")
+            }
+        }
+    }
+}
+
+impl Instr {
+    /// Build an instruction from raw field values, one per syntax operand. Each must fit its
+    /// field; reserved values are accepted (they trap at execution, not here).
+    pub fn from_raw(op: Op, raw: &[u32]) -> Result<Instr, EncodeError> {
+        let def = op.def();
+        if raw.len() != def.operands.len() {
+            return Err(EncodeError::OperandCount {
+                mnemonic: def.mnemonic,
+                expected: def.operands.len(),
+                found: raw.len(),
+            });
+        }
+        let mut out = [0u32; MAX_OPERANDS];
+        for (i, (o, &v)) in def.operands.iter().zip(raw).enumerate() {
+            let width = o.field.width();
+            if width < 32 && v >> width != 0 {
+                return Err(EncodeError::Operand {
+                    mnemonic: def.mnemonic,
+                    operand: o.name,
+                    reason: format!("{v} does not fit the {width}-bit field"),
+                });
+            }
+            out[i] = v;
+        }
+        Ok(Instr { op, raw: out })
+    }
+
+    /// Build an instruction from typed operands in syntax order.
+    pub fn new(op: Op, operands: &[Operand]) -> Result<Instr, EncodeError> {
+        let def = op.def();
+        if operands.len() != def.operands.len() {
+            return Err(EncodeError::OperandCount {
+                mnemonic: def.mnemonic,
+                expected: def.operands.len(),
+                found: operands.len(),
+            });
+        }
+        let mut raw = [0u32; MAX_OPERANDS];
+        for (i, (o, v)) in def.operands.iter().zip(operands).enumerate() {
+            raw[i] = v.to_raw(o.kind).map_err(|reason| EncodeError::Operand {
+                mnemonic: def.mnemonic,
+                operand: o.name,
+                reason,
+            })?;
+        }
+        Instr::from_raw(op, &raw[..def.operands.len()])
+    }
+
+    /// Decode-side constructor: the caller guarantees each value fits its field.
+    #[inline(always)]
+    pub(crate) fn from_fields(op: Op, raw: [u32; MAX_OPERANDS]) -> Instr {
+        Instr { op, raw }
+    }
+
+    #[inline(always)]
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    #[inline(always)]
+    pub fn def(&self) -> &'static InstrDef {
+        self.op.def()
+    }
+
+    /// Encoded length in bytes (4 or 8).
+    pub fn len(&self) -> usize {
+        self.def().len()
+    }
+
+    /// Always false; see [`Instr::len`].
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The raw field value of syntax operand `i`.
+    #[inline(always)]
+    pub fn raw(&self, i: usize) -> u32 {
+        self.raw[i]
+    }
+
+    /// The raw field values of the syntax operands.
+    pub fn raw_operands(&self) -> &[u32] {
+        &self.raw[..self.def().operands.len()]
+    }
+
+    /// Syntax operand `i`, typed.
+    pub fn operand(&self, i: usize) -> Operand {
+        Operand::from_raw(self.def().operands[i].kind, self.raw[i])
+    }
+
+    /// The typed syntax operands, in order.
+    pub fn operands(&self) -> impl Iterator<Item = Operand> + '_ {
+        (0..self.def().operands.len()).map(|i| self.operand(i))
+    }
+
+    /// The operand called `name` (its field's name), typed.
+    pub fn operand_named(&self, name: &str) -> Option<Operand> {
+        let def = self.def();
+        def.operands
+            .iter()
+            .position(|o| o.name == name)
+            .map(|i| self.operand(i))
+    }
+
+    /// The instruction word (the low 32 bits for a 32-bit instruction).
+    pub fn encode(&self) -> u64 {
+        let def = self.def();
+        let mut w = def.match_bits;
+        for (o, &v) in def.operands.iter().zip(&self.raw) {
+            w = o.field.insert(w, v);
+        }
+        w
+    }
+
+    /// Append the little-endian bytes of this instruction to `out`.
+    pub fn write_bytes(&self, out: &mut Vec<u8>) {
+        let w = self.encode();
+        out.extend_from_slice(&w.to_le_bytes()[..self.len()]);
+    }
+
+    /// The little-endian bytes of this instruction.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(8);
+        self.write_bytes(&mut v);
+        v
+    }
+
+    /// The first reserved operand value this instruction carries, if any (errata v0.1.2:
+    /// such an instruction decodes but raises IllegalInsn when executed).
+    pub fn reserved_operand(&self) -> Option<Reserved> {
+        let def = self.def();
+        for (o, &raw) in def.operands.iter().zip(&self.raw) {
+            let ty = o.kind.ty;
+            if ty.is_reserved(raw) {
+                return Some(Reserved::Value {
+                    operand: o.name,
+                    value: raw,
+                });
+            }
+            let (file, first) = match ty.class {
+                OperandClass::VReg if !ty.half => (128u32, raw),
+                OperandClass::UReg => (64u32, raw),
+                _ => continue,
+            };
+            let count = o.kind.regs;
+            if count > 1 && first % u32::from(ty.align) != 0 {
+                return Some(Reserved::Misaligned {
+                    operand: o.name,
+                    first,
+                    align: ty.align,
+                });
+            }
+            if first + u32::from(count) > file {
+                return Some(Reserved::OutOfRange {
+                    operand: o.name,
+                    first,
+                    count,
+                });
+            }
+        }
+        None
+    }
+}
+
+impl fmt::Debug for Instr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Instr({self})")
+    }
+}
+
+/// Canonical assembly: `mnemonic op, op, ...`. Keyed operands (`waitcnt vm=0`) and trailing
+/// optional operands are omitted when they hold their default.
+impl fmt::Display for Instr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let def = self.def();
+        f.write_str(def.mnemonic)?;
+        let mut first = true;
+        // Trailing optional operands at their default are left out.
+        let mut shown = def.operands.len();
+        while shown > 0 {
+            let o = &def.operands[shown - 1];
+            if o.kind.optional && o.kind.default == Some(self.raw[shown - 1]) {
+                shown -= 1;
+            } else {
+                break;
+            }
+        }
+        for (i, o) in def.operands.iter().enumerate().take(shown) {
+            if o.kind.keyed && o.kind.default == Some(self.raw[i]) {
+                continue;
+            }
+            f.write_str(if first { " " } else { ", " })?;
+            first = false;
+            if o.kind.keyed {
+                write!(f, "{}=", o.name)?;
+            }
+            self.operand(i).fmt_with(o.kind, f)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,323 @@
+//! Writes the static tables of `warpkit-isa` as Rust source.
+
+use crate::{op_ident, Database, FLAGS};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+fn s(text: &str) -> String {
+    format!("{text:?}")
+}
+
+fn class(c: &str) -> &'static str {
+    match c {
+        "vreg" => "OperandClass::VReg",
+        "ureg" => "OperandClass::UReg",
+        "simm" => "OperandClass::SImm",
+        "uimm" => "OperandClass::UImm",
+        "imm" => "OperandClass::Imm",
+        _ => "OperandClass::Enum",
+    }
+}
+
+/// The Rust source of the tables; `include!`d by `warpkit-isa`.
+pub fn generate(db: &Database) -> String {
+    let mut o = String::new();
+    o.push_str("// @generated from spec/*.yaml by warpkit-specdb; do not edit.\n\n");
+
+    // Op
+    o.push_str("/// One instruction variant of the database, in database order.\n");
+    o.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n#[repr(u16)]\npub enum Op {\n");
+    for ins in &db.instructions {
+        let _ = writeln!(o, "    /// `{} {}`", ins.mnemonic, ins.syntax);
+        let _ = writeln!(o, "    {},", op_ident(&ins.mnemonic));
+    }
+    o.push_str("}\n\n");
+    let _ = writeln!(o, "pub const OP_COUNT: usize = {};", db.instructions.len());
+    o.push_str("/// Every `Op`, in database order.\npub static ALL_OPS: [Op; OP_COUNT] = [");
+    for ins in &db.instructions {
+        let _ = write!(o, "Op::{}, ", op_ident(&ins.mnemonic));
+    }
+    o.push_str("];\n\n");
+
+    // Flags
+    o.push_str(
+        "/// Flag names and meanings, in bit order.\npub static FLAG_NAMES: &[(&str, &str)] = &[\n",
+    );
+    for (n, d, _) in FLAGS {
+        let _ = writeln!(o, "    ({}, {}),", s(n), s(d));
+    }
+    o.push_str("];\n\nimpl Flags {\n");
+    for (i, (n, d, _)) in FLAGS.iter().enumerate() {
+        let _ = writeln!(o, "    /// {d}");
+        let _ = writeln!(
+            o,
+            "    pub const {}: Flags = Flags(1 << {i});",
+            n.to_uppercase()
+        );
+    }
+    o.push_str("}\n\n");
+
+    // Formats
+    let _ = writeln!(
+        o,
+        "pub static FORMATS: [FormatDef; {}] = [",
+        db.formats.len()
+    );
+    for f in &db.formats {
+        let _ = write!(
+            o,
+            "    FormatDef {{ name: {}, width: {}, purpose: {}, fields: &[",
+            s(&f.name),
+            f.width,
+            s(&f.purpose)
+        );
+        for (n, msb, lsb) in &f.fields {
+            let _ = write!(o, "FieldDef {{ name: {}, msb: {msb}, lsb: {lsb} }}, ", s(n));
+        }
+        o.push_str("] },\n");
+    }
+    o.push_str("];\n\n");
+
+    // Operand types
+    let _ = writeln!(
+        o,
+        "pub static OPERAND_TYPES: [OperandTypeDef; {}] = [",
+        db.types.len()
+    );
+    for t in &db.types {
+        let values: String = t
+            .values
+            .iter()
+            .map(|(n, v)| format!("({}, {v}), ", s(n)))
+            .collect();
+        let reserved = match t.reserved {
+            Some((lo, hi)) => format!("Some(({lo}, {hi}))"),
+            None => "None".into(),
+        };
+        let _ = writeln!(
+            o,
+            "    OperandTypeDef {{ name: {}, class: {}, bits: {}, scale: {}, regs: {}, align: {}, half: {}, description: {}, values: &[{values}], reserved: {reserved} }},",
+            s(&t.name),
+            class(&t.class),
+            t.bits,
+            t.scale,
+            t.regs,
+            t.align,
+            t.half,
+            s(&t.description)
+        );
+    }
+    o.push_str("];\n\n");
+
+    // Kinds
+    let type_index = |name: &str| db.types.iter().position(|t| t.name == name).unwrap();
+    let _ = writeln!(o, "pub static KINDS: [KindDef; {}] = [", db.kinds.len());
+    for k in &db.kinds {
+        let ti = type_index(&k.ty);
+        let regs = k.regs.unwrap_or(db.types[ti].regs);
+        let access = match k.access.as_deref() {
+            None => "Access::None",
+            Some("read-write") => "Access::ReadWrite",
+            Some(_) => "Access::WriteOrRead",
+        };
+        let default = match k.default {
+            Some(d) => format!("Some({d})"),
+            None => "None".into(),
+        };
+        let _ = writeln!(
+            o,
+            "    KindDef {{ kind: {}, ty: &OPERAND_TYPES[{ti}], regs: {regs}, access: {access}, optional: {}, keyed: {}, default: {default}, provisional: {} }},",
+            s(&k.kind),
+            k.optional,
+            k.keyed,
+            k.provisional
+        );
+    }
+    o.push_str("];\n\n");
+
+    // CSRs
+    let _ = writeln!(o, "pub static CSRS: [CsrDef; {}] = [", db.csrs.len());
+    for c in &db.csrs {
+        let note = match &c.reset_note {
+            Some(n) => format!("Some({})", s(n)),
+            None => "None".into(),
+        };
+        let _ = writeln!(
+            o,
+            "    CsrDef {{ number: {:#x}, name: {}, writable: {}, meaning: {}, reset: {}, reset_note: {note} }},",
+            c.number,
+            s(&c.name),
+            c.access == "rw",
+            s(&c.meaning),
+            c.reset
+        );
+    }
+    o.push_str("];\n\n");
+
+    // Counters
+    let _ = writeln!(
+        o,
+        "pub static COUNTERS: [CounterDef; {}] = [",
+        db.counters.len()
+    );
+    for c in &db.counters {
+        let _ = writeln!(
+            o,
+            "    CounterDef {{ name: {}, bits: {}, max_outstanding: {}, in_order: {}, covers: {} }},",
+            s(&c.name),
+            c.bits,
+            c.max_outstanding,
+            c.order == "in-order",
+            s(&c.covers)
+        );
+    }
+    o.push_str("];\n\n");
+
+    // Groups and subgroups
+    let _ = writeln!(o, "pub static GROUPS: [GroupDef; {}] = [", db.groups.len());
+    for g in &db.groups {
+        let _ = writeln!(
+            o,
+            "    GroupDef {{ group: {}, title: {}, unit: {}, provisional: {}, source: {} }},",
+            g.group,
+            s(&g.title),
+            s(&g.unit),
+            g.provisional,
+            s(&g.source)
+        );
+    }
+    o.push_str("];\n\n");
+    let _ = writeln!(
+        o,
+        "pub static SUBGROUPS: [SubgroupDef; {}] = [",
+        db.subgroups.len()
+    );
+    for sg in &db.subgroups {
+        let _ = writeln!(
+            o,
+            "    SubgroupDef {{ group: {}, id: {}, title: {}, first: {}, len: {} }},",
+            sg.group,
+            s(&sg.id),
+            s(&sg.title),
+            sg.first,
+            sg.len
+        );
+    }
+    o.push_str("];\n\n");
+
+    // Instructions
+    let _ = writeln!(o, "pub static INSTRUCTIONS: [InstrDef; OP_COUNT] = [");
+    for ins in &db.instructions {
+        let fixed: String = ins
+            .fixed
+            .iter()
+            .map(|(n, v)| format!("({}, {v:#x}), ", s(n)))
+            .collect();
+        let mut operands = String::new();
+        for op in &ins.operands {
+            let k = &db.kinds[op.kind];
+            let role = match k.access.as_deref() {
+                None => "Role::Value",
+                Some("read-write") => "Role::ReadWrite",
+                Some(_) if op.name == "rd" && !ins.flags.iter().any(|f| f == "sd") => "Role::Write",
+                Some(_) => "Role::Read",
+            };
+            let _ = write!(
+                operands,
+                "OperandDef {{ name: {}, kind: &KINDS[{}], field: FieldDef {{ name: {}, msb: {}, lsb: {} }}, role: {role} }}, ",
+                s(&op.name),
+                op.kind,
+                s(&op.name),
+                op.msb,
+                op.lsb
+            );
+        }
+        let latency = match ins.latency.split_once(':') {
+            Some(("async", c)) => format!(
+                "Latency::Async({})",
+                db.counters.iter().position(|k| k.name == c).unwrap()
+            ),
+            Some((_, n)) => format!("Latency::Fixed({n})"),
+            None => unreachable!("validated"),
+        };
+        let flags: Vec<String> = ins
+            .flags
+            .iter()
+            .map(|f| format!("Flags::{}.0", f.to_uppercase()))
+            .collect();
+        let flags = if flags.is_empty() {
+            "Flags(0)".to_string()
+        } else {
+            format!("Flags({})", flags.join(" | "))
+        };
+        let _ = writeln!(
+            o,
+            "    InstrDef {{ op: Op::{}, mnemonic: {}, family: {}, group: {}, subgroup: {}, format: &FORMATS[{}], width: {}, fixed: &[{fixed}], operands: &[{operands}], latency: {latency}, latency_text: {}, semantics: {}, flags: {flags}, provisional: {}, mask: {:#x}, match_bits: {:#x}, zero: {:#x} }},",
+            op_ident(&ins.mnemonic),
+            s(&ins.mnemonic),
+            s(&ins.family),
+            ins.group,
+            ins.subgroup,
+            ins.format,
+            ins.width,
+            s(&ins.latency),
+            s(&ins.semantics),
+            ins.provisional,
+            ins.mask,
+            ins.match_bits,
+            ins.zero
+        );
+    }
+    o.push_str("];\n\n");
+
+    // Decode index: opcode, then the key made of the other fixed fields.
+    let mut by_opcode: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (i, ins) in db.instructions.iter().enumerate() {
+        let op = ins.fixed.iter().find(|(n, _)| n == "opcode").unwrap().1;
+        by_opcode.entry(op).or_default().push(i);
+    }
+    o.push_str("pub static OPCODE_TABLE: [OpcodeSlot; 128] = [\n");
+    for opcode in 0..128u64 {
+        let Some(list) = by_opcode.get(&opcode) else {
+            o.push_str("    OpcodeSlot { key: &[], ops: &[] },\n");
+            continue;
+        };
+        let first = &db.instructions[list[0]];
+        let fmt = &db.formats[first.format];
+        let key_fields: Vec<(&str, u32, u32)> = first
+            .fixed
+            .iter()
+            .filter(|(n, _)| n != "opcode")
+            .map(|(n, _)| {
+                let (msb, lsb) = fmt.field(n).unwrap();
+                (n.as_str(), msb, lsb)
+            })
+            .collect();
+        let key_of = |i: usize| -> usize {
+            let ins = &db.instructions[i];
+            let mut key = 0usize;
+            for (n, msb, lsb) in &key_fields {
+                let v = ins.fixed.iter().find(|(f, _)| f == n).unwrap().1 as usize;
+                key = (key << (msb - lsb + 1)) | v;
+            }
+            key
+        };
+        let size = list.iter().map(|&i| key_of(i)).max().unwrap() + 1;
+        let mut ops = vec![u16::MAX; size];
+        for &i in list {
+            ops[key_of(i)] = i as u16;
+        }
+        let key: String = key_fields
+            .iter()
+            .map(|(n, msb, lsb)| format!("FieldDef {{ name: {}, msb: {msb}, lsb: {lsb} }}, ", s(n)))
+            .collect();
+        let ops: Vec<String> = ops.iter().map(|v| v.to_string()).collect();
+        let _ = writeln!(
+            o,
+            "    OpcodeSlot {{ key: &[{key}], ops: &[{}] }},",
+            ops.join(", ")
+        );
+    }
+    o.push_str("];\n");
+    o
+}

@@ -1,0 +1,155 @@
+//! The database as it is written in `spec/*.yaml`.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormatsFile {
+    pub formats: Vec<Format>,
+}
+
+/// One instruction format of section 2.2.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Format {
+    pub name: String,
+    pub width: u32,
+    pub purpose: String,
+    /// `[name, msb, lsb]`, most significant first.
+    pub fields: Vec<(String, u32, u32)>,
+}
+
+impl Format {
+    pub fn field(&self, name: &str) -> Option<(u32, u32)> {
+        self.fields
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|&(_, msb, lsb)| (msb, lsb))
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperandsFile {
+    pub types: Vec<OperandType>,
+    pub kinds: Vec<Kind>,
+}
+
+/// One operand type of section 2.4.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperandType {
+    pub name: String,
+    pub class: String,
+    pub bits: u32,
+    #[serde(default = "one")]
+    pub scale: u32,
+    #[serde(default = "one")]
+    pub regs: u32,
+    #[serde(default = "one")]
+    pub align: u32,
+    #[serde(default)]
+    pub half: bool,
+    pub description: String,
+    #[serde(default)]
+    pub values: Vec<(String, u32)>,
+    /// Inclusive range of encoded values that decode but are illegal at execution.
+    #[serde(default)]
+    pub reserved: Option<(u32, u32)>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A syntax kind (`v`, `vp^2`, `s8`, `o22`, ...) and the operand type it names.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kind {
+    pub kind: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Overrides the type's register count (`v^4`).
+    #[serde(default)]
+    pub regs: Option<u32>,
+    #[serde(default)]
+    pub access: Option<String>,
+    #[serde(default)]
+    pub provisional: bool,
+    #[serde(default)]
+    pub optional: bool,
+    #[serde(default)]
+    pub keyed: bool,
+    #[serde(default)]
+    pub default: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsrsFile {
+    pub csrs: Vec<Csr>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Csr {
+    pub number: u32,
+    pub name: String,
+    pub access: String,
+    pub reset: u32,
+    #[serde(default)]
+    pub reset_note: Option<String>,
+    pub meaning: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CountersFile {
+    pub counters: Vec<Counter>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counter {
+    pub name: String,
+    pub bits: u32,
+    pub max_outstanding: u32,
+    pub order: String,
+    pub covers: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstructionsFile {
+    pub group: u32,
+    pub title: String,
+    pub unit: String,
+    #[serde(default)]
+    pub provisional: bool,
+    pub subgroups: Vec<Subgroup>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subgroup {
+    pub id: String,
+    pub title: String,
+    pub count: usize,
+    pub instructions: Vec<InstructionEntry>,
+}
+
+/// One instruction variant as a spec file writes it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstructionEntry {
+    pub mnemonic: String,
+    pub family: String,
+    /// The syntax operands, `name:kind` separated by spaces, as the seed spells them.
+    pub operands: String,
+    pub format: String,
+    pub fixed: BTreeMap<String, u64>,
+    pub latency: String,
+    pub flags: Vec<String>,
+    pub semantics: String,
+}
