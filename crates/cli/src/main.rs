@@ -1,1 +1,74 @@
-fn main() {}
+//! `warpkit`: the one binary. Each verb lives in its own module; this file parses the command
+//! line and turns outcomes into exit codes: 0 success, 1 the program trapped or a limit was
+//! hit, 2 bad input (unreadable file, assembly errors, bad options).
+
+mod asm_cmd;
+mod dis_cmd;
+mod doc_cmd;
+mod output;
+mod run_cmd;
+mod spec_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "warpkit",
+    version,
+    about = "Reference toolkit for the warpkit GPU ISA v0.1"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the ISA database.
+    Spec(spec_cmd::Args),
+    /// Write the Markdown ISA reference generated from the database.
+    Doc(doc_cmd::Args),
+    /// Assemble a source file.
+    Asm(asm_cmd::Args),
+    /// Disassemble a raw binary or ELF code object.
+    Dis(dis_cmd::Args),
+    /// Assemble (if needed) and run a kernel on the functional model.
+    Run(run_cmd::Args),
+}
+
+/// How a verb failed; the variant decides the exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// Exit 2: the input was bad; the message says where and why.
+    BadInput(String),
+    /// Exit 1: the program trapped or a limit was hit.
+    Runtime(String),
+    /// Exit with this code, everything already reported.
+    Exit(u8),
+}
+
+pub type Outcome = Result<(), Failure>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Spec(a) => spec_cmd::run(a),
+        Command::Doc(a) => doc_cmd::run(a),
+        Command::Asm(a) => asm_cmd::run(a),
+        Command::Dis(a) => dis_cmd::run(a),
+        Command::Run(a) => run_cmd::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::BadInput(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Runtime(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(1)
+        }
+        Err(Failure::Exit(code)) => ExitCode::from(code),
+    }
+}

@@ -2,7 +2,9 @@
 //! `(w & (mask | zero)) == match`. O(1): index by the 7-bit opcode, then by the key made of
 //! the instruction's other fixed fields.
 
-use crate::{Instr, Op, INSTRUCTIONS, MAX_OPERANDS, OPCODE_TABLE};
+use crate::{
+    Instr, Op, ALL_OPS, DECODE_HOT, DECODE_INDEX, DECODE_KEYS, INSTRUCTIONS, MAX_OPERANDS,
+};
 use std::fmt;
 
 /// Why bytes do not decode to an instruction.
@@ -95,33 +97,33 @@ pub fn decode(bytes: &[u8]) -> Result<(Instr, usize), DecodeError> {
 /// [`instruction_len`] gives for its low bits.
 #[inline]
 pub fn decode_word(word: u64, width: u8) -> Result<Instr, DecodeError> {
-    let slot = &OPCODE_TABLE[(word & 0x7f) as usize];
-    let mut key = 0usize;
-    for f in slot.key {
-        key = (key << f.width()) | f.extract(word) as usize;
-    }
-    let index = match slot.ops.get(key) {
-        Some(&i) if i != u16::MAX => i as usize,
-        _ => return Err(DecodeError::NoMatch { word, width }),
-    };
-    let def = &INSTRUCTIONS[index];
-    if def.width != width {
+    let k = &DECODE_KEYS[(word & 0x7f) as usize];
+    let hi = (word >> k.hi_shift) as u32 & k.hi_mask;
+    let lo = (word >> k.lo_shift) as u32 & k.lo_mask;
+    let key = ((hi << k.lo_width) | lo) as usize;
+    if key >= usize::from(k.len) {
         return Err(DecodeError::NoMatch { word, width });
     }
-    // The fixed fields match by construction of the index; what is left of section 2.3's
-    // test is the reserved-must-be-zero bits.
-    let stray = word & def.zero;
-    if stray != 0 || word & def.mask != def.match_bits {
+    let index = DECODE_INDEX[usize::from(k.base) + key];
+    let Some(hot) = DECODE_HOT.get(usize::from(index)) else {
+        return Err(DecodeError::NoMatch { word, width });
+    };
+    // The opcode's low bits are the length bits, so the variant's width is `width`.
+    debug_assert_eq!(INSTRUCTIONS[usize::from(index)].width, width);
+    if word & hot.check != hot.match_bits {
+        // The fixed fields match by construction of the index; what is left of section
+        // 2.3's test is the reserved-must-be-zero bits.
+        let def = &INSTRUCTIONS[usize::from(index)];
         return Err(DecodeError::ReservedBits {
             word,
             width,
             op: def.op,
-            bits: stray,
+            bits: word & def.zero,
         });
     }
     let mut raw = [0u32; MAX_OPERANDS];
-    for (r, o) in raw.iter_mut().zip(def.operands) {
-        *r = o.field.extract(word);
+    for (r, &(lsb, mask)) in raw.iter_mut().zip(&hot.fields) {
+        *r = (word >> lsb) as u32 & mask;
     }
-    Ok(Instr::from_fields(def.op, raw))
+    Ok(Instr::from_fields(ALL_OPS[usize::from(index)], raw))
 }

@@ -311,10 +311,25 @@ pub struct SubgroupDef {
     pub len: u16,
 }
 
-/// The decode index of one 7-bit opcode: the other fixed fields form a key into `ops`.
+/// The decode index of one 7-bit opcode: up to two other fixed fields form a key into
+/// `DECODE_INDEX[base..base + len]`.
 #[derive(Debug)]
-pub struct OpcodeSlot {
-    pub key: &'static [FieldDef],
-    /// `u16::MAX` where no instruction has that key.
-    pub ops: &'static [u16],
+pub struct DecodeKey {
+    pub hi_shift: u8,
+    pub hi_mask: u32,
+    pub lo_shift: u8,
+    pub lo_mask: u32,
+    pub lo_width: u8,
+    pub base: u16,
+    pub len: u16,
+}
+
+/// What decoding one variant touches: the section 2.3 test and where each operand sits.
+#[derive(Debug)]
+pub struct DecodeHot {
+    /// `mask | zero`.
+    pub check: u64,
+    pub match_bits: u64,
+    /// `(lsb, mask)` of each syntax operand's field; unused slots are `(0, 0)`.
+    pub fields: [(u8, u32); 6],
 }

@@ -270,16 +270,19 @@ pub fn generate(db: &Database) -> String {
     }
     o.push_str("];\n\n");
 
-    // Decode index: opcode, then the key made of the other fixed fields.
+    // Decode index: opcode, then the key made of the other fixed fields (at most two,
+    // checked by the validator), then a flat index; plus a compact per-variant table of
+    // what decode touches, so the hot path is branch-light.
     let mut by_opcode: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (i, ins) in db.instructions.iter().enumerate() {
         let op = ins.fixed.iter().find(|(n, _)| n == "opcode").unwrap().1;
         by_opcode.entry(op).or_default().push(i);
     }
-    o.push_str("pub static OPCODE_TABLE: [OpcodeSlot; 128] = [\n");
+    let mut keys = String::new();
+    let mut index: Vec<u16> = Vec::new();
     for opcode in 0..128u64 {
         let Some(list) = by_opcode.get(&opcode) else {
-            o.push_str("    OpcodeSlot { key: &[], ops: &[] },\n");
+            keys.push_str("    DecodeKey { hi_shift: 0, hi_mask: 0, lo_shift: 0, lo_mask: 0, lo_width: 0, base: 0, len: 0 },\n");
             continue;
         };
         let first = &db.instructions[list[0]];
@@ -293,29 +296,66 @@ pub fn generate(db: &Database) -> String {
                 (n.as_str(), msb, lsb)
             })
             .collect();
+        let mask = |f: Option<&(&str, u32, u32)>| {
+            f.map_or(0u64, |(_, msb, lsb)| (1u64 << (msb - lsb + 1)) - 1)
+        };
+        let (hi, lo) = match key_fields.len() {
+            0 => (None, None),
+            1 => (None, key_fields.first()),
+            _ => (key_fields.first(), key_fields.get(1)),
+        };
+        let lo_width = lo.map_or(0, |(_, msb, lsb)| msb - lsb + 1);
         let key_of = |i: usize| -> usize {
             let ins = &db.instructions[i];
-            let mut key = 0usize;
-            for (n, msb, lsb) in &key_fields {
-                let v = ins.fixed.iter().find(|(f, _)| f == n).unwrap().1 as usize;
-                key = (key << (msb - lsb + 1)) | v;
-            }
-            key
+            let v = |f: Option<&(&str, u32, u32)>| {
+                f.map_or(0, |(n, _, _)| {
+                    ins.fixed.iter().find(|(x, _)| x == n).unwrap().1 as usize
+                })
+            };
+            (v(hi) << lo_width) | v(lo)
         };
         let size = list.iter().map(|&i| key_of(i)).max().unwrap() + 1;
-        let mut ops = vec![u16::MAX; size];
+        let base = index.len();
+        index.extend(std::iter::repeat_n(u16::MAX, size));
         for &i in list {
-            ops[key_of(i)] = i as u16;
+            index[base + key_of(i)] = i as u16;
         }
-        let key: String = key_fields
+        let _ = writeln!(
+            keys,
+            "    DecodeKey {{ hi_shift: {}, hi_mask: {:#x}, lo_shift: {}, lo_mask: {:#x}, lo_width: {lo_width}, base: {base}, len: {size} }},",
+            hi.map_or(0, |f| f.2),
+            mask(hi),
+            lo.map_or(0, |f| f.2),
+            mask(lo),
+        );
+    }
+    let _ = writeln!(
+        o,
+        "pub static DECODE_KEYS: [DecodeKey; 128] = [\n{keys}];\n"
+    );
+    let idx: Vec<String> = index.iter().map(|v| v.to_string()).collect();
+    let _ = writeln!(
+        o,
+        "pub static DECODE_INDEX: [u16; {}] = [{}];\n",
+        index.len(),
+        idx.join(", ")
+    );
+    o.push_str("pub static DECODE_HOT: [DecodeHot; OP_COUNT] = [\n");
+    for ins in &db.instructions {
+        let mut fields: Vec<String> = ins
+            .operands
             .iter()
-            .map(|(n, msb, lsb)| format!("FieldDef {{ name: {}, msb: {msb}, lsb: {lsb} }}, ", s(n)))
+            .map(|op| format!("({}, {:#x})", op.lsb, (1u64 << (op.msb - op.lsb + 1)) - 1))
             .collect();
-        let ops: Vec<String> = ops.iter().map(|v| v.to_string()).collect();
+        while fields.len() < 6 {
+            fields.push("(0, 0)".into());
+        }
         let _ = writeln!(
             o,
-            "    OpcodeSlot {{ key: &[{key}], ops: &[{}] }},",
-            ops.join(", ")
+            "    DecodeHot {{ check: {:#x}, match_bits: {:#x}, fields: [{}] }},",
+            ins.mask | ins.zero,
+            ins.match_bits,
+            fields.join(", ")
         );
     }
     o.push_str("];\n");

@@ -284,6 +284,12 @@ fn check_decode_index(db: &Database, errors: &mut Vec<String>) {
     }
     for (op, list) in by_opcode {
         let first = list[0];
+        if first.fixed.len() > 3 {
+            errors.push(format!(
+                "{}: instruction `{}`: decode keys on at most two fixed fields besides the opcode",
+                first.source, first.mnemonic
+            ));
+        }
         for ins in &list[1..] {
             if ins.mask != first.mask || ins.width != first.width {
                 errors.push(format!(

@@ -1,0 +1,10 @@
+//! `warpkit dis`.
+
+use crate::{Failure, Outcome};
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> Outcome {
+    Err(Failure::BadInput("`dis` is not available yet".into()))
+}
