@@ -1,0 +1,120 @@
+//! The CSRs of seed 001 §3.3 and their access rules, and the provisional `mode` layout.
+
+/// CSR numbers (seed 000 §2.4, enum `csr`).
+pub mod num {
+    pub const EXEC: u32 = 0x000;
+    pub const MODE: u32 = 0x001;
+    pub const FFLAGS: u32 = 0x002;
+    pub const TRAPCTL: u32 = 0x003;
+    pub const WARPID: u32 = 0x010;
+    pub const SPID: u32 = 0x011;
+    pub const COREID: u32 = 0x012;
+    pub const WGSLOT: u32 = 0x013;
+    pub const CLOCK: u32 = 0x020;
+    pub const CLOCKH: u32 = 0x021;
+    pub const TIME: u32 = 0x022;
+    pub const TIMEH: u32 = 0x023;
+    pub const SCRATCH_LO: u32 = 0x030;
+    pub const SCRATCH_HI: u32 = 0x031;
+    pub const SCRATCH_SIZE: u32 = 0x032;
+    pub const CODE_LO: u32 = 0x033;
+    pub const CODE_HI: u32 = 0x034;
+    pub const TRAPBASE: u32 = 0x040;
+    pub const TRAPCAUSE: u32 = 0x041;
+    pub const TRAPPC: u32 = 0x042;
+    pub const TRAPINFO: u32 = 0x043;
+}
+
+/// Provisional `mode` layout (docs/provisional.md, section "mode").
+pub mod mode {
+    /// mode[2:0]: rounding mode; 5, 6 and 7 are reserved in MODE.
+    pub const RM_MASK: u32 = 0x7;
+    pub const RM_RNE: u32 = 0;
+    pub const RM_RTZ: u32 = 1;
+    pub const RM_RDN: u32 = 2;
+    pub const RM_RUP: u32 = 3;
+    pub const RM_RMM: u32 = 4;
+    /// mode[3]: flush fp32 denormals to zero.
+    pub const FTZ32: u32 = 1 << 3;
+    /// mode[4]: flush fp16 denormals to zero.
+    pub const FTZ16: u32 = 1 << 4;
+    /// mode[9:5]: trap enables; mode[5+k] enables fflags bit k (NV DZ OF UF NX order of
+    /// fflags[4:0]).
+    pub const TRAP_ENABLES: u32 = 0x1f << 5;
+    /// Every bit a valid mode value may set.
+    pub const DEFINED: u32 = RM_MASK | FTZ32 | FTZ16 | TRAP_ENABLES;
+
+    /// Whether `value` is a legal `mode` value.
+    pub const fn is_valid(value: u32) -> bool {
+        value & !DEFINED == 0 && (value & RM_MASK) <= RM_RMM
+    }
+}
+
+/// `fflags` keeps only bits [4:0].
+pub const FFLAGS_MASK: u32 = 0x1f;
+
+/// The per-warp CSRs stored as plain values. `exec`, `clock*` and `time*` live elsewhere
+/// (the warp's EXEC and retired count, the core's committed count).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CsrFile {
+    pub mode: u32,
+    pub fflags: u32,
+    pub trapctl: u32,
+    pub warpid: u32,
+    pub spid: u32,
+    pub coreid: u32,
+    pub wgslot: u32,
+    pub scratch_lo: u32,
+    pub scratch_hi: u32,
+    pub scratch_size: u32,
+    pub code_lo: u32,
+    pub code_hi: u32,
+    pub trapbase: u32,
+    pub trapcause: u32,
+    pub trappc: u32,
+    pub trapinfo: u32,
+}
+
+impl CsrFile {
+    /// CODE_BASE, the 64-bit address of PC 0.
+    pub fn code_base(&self) -> u64 {
+        u64::from(self.code_lo) | (u64::from(self.code_hi) << 32)
+    }
+
+    /// The value of a CSR this file holds.
+    pub fn get(&self, number: u32) -> Option<u32> {
+        let mut copy = self.clone();
+        copy.slot(number).map(|v| *v)
+    }
+
+    /// The stored value of a CSR this file holds.
+    pub(crate) fn slot(&mut self, number: u32) -> Option<&mut u32> {
+        Some(match number {
+            num::MODE => &mut self.mode,
+            num::FFLAGS => &mut self.fflags,
+            num::TRAPCTL => &mut self.trapctl,
+            num::WARPID => &mut self.warpid,
+            num::SPID => &mut self.spid,
+            num::COREID => &mut self.coreid,
+            num::WGSLOT => &mut self.wgslot,
+            num::SCRATCH_LO => &mut self.scratch_lo,
+            num::SCRATCH_HI => &mut self.scratch_hi,
+            num::SCRATCH_SIZE => &mut self.scratch_size,
+            num::CODE_LO => &mut self.code_lo,
+            num::CODE_HI => &mut self.code_hi,
+            num::TRAPBASE => &mut self.trapbase,
+            num::TRAPCAUSE => &mut self.trapcause,
+            num::TRAPPC => &mut self.trappc,
+            num::TRAPINFO => &mut self.trapinfo,
+            _ => return None,
+        })
+    }
+}
+
+/// How a CSR instruction changes its CSR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CsrWrite {
+    Write,
+    Set,
+    Clear,
+}

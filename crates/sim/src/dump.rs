@@ -1,0 +1,68 @@
+//! `--dump-state`: the architectural state of every warp after a run, as JSON.
+
+use crate::env::Core;
+use crate::warp::{Warp, WarpStatus};
+use std::fmt::Write as _;
+use warpkit_isa::CSRS;
+
+/// The JSON of seed-facing shape `{"warps":[{"workgroup":[x,y,z],"warp":N,"pc":N,"exec":N,
+/// "u":[64],"v":[[32] x 128],"csr":{name:value,...},"trap":null|{"cause","pc","info"}}]}`.
+/// `core` gives `time`/`timeh`.
+pub fn dump_state_json<'a>(warps: impl IntoIterator<Item = &'a Warp>, core: &Core) -> String {
+    let mut s = String::with_capacity(64 * 1024);
+    s.push_str("{\"warps\":[");
+    for (i, w) in warps.into_iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let [x, y, z] = w.id.workgroup;
+        let _ = write!(
+            s,
+            "{{\"workgroup\":[{x},{y},{z}],\"warp\":{},\"pc\":{},\"exec\":{},\"u\":[",
+            w.id.warp,
+            w.pc,
+            w.exec()
+        );
+        join(&mut s, w.u.iter());
+        s.push_str("],\"v\":[");
+        for (r, row) in w.v.iter().enumerate() {
+            if r > 0 {
+                s.push(',');
+            }
+            s.push('[');
+            join(&mut s, row.iter());
+            s.push(']');
+        }
+        s.push_str("],\"csr\":{");
+        for (k, def) in CSRS.iter().enumerate() {
+            if k > 0 {
+                s.push(',');
+            }
+            let value = w.csr_read(u32::from(def.number), core).unwrap_or(0);
+            let _ = write!(s, "\"{}\":{value}", def.name);
+        }
+        s.push_str("},\"trap\":");
+        match w.status {
+            WarpStatus::Trapped(t) => {
+                let _ = write!(
+                    s,
+                    "{{\"cause\":{},\"pc\":{},\"info\":{}}}",
+                    t.cause, t.pc, t.info
+                );
+            }
+            _ => s.push_str("null"),
+        }
+        s.push('}');
+    }
+    s.push_str("]}\n");
+    s
+}
+
+fn join<'a>(s: &mut String, it: impl Iterator<Item = &'a u32>) {
+    for (i, x) in it.enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{x}");
+    }
+}

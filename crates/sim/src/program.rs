@@ -1,0 +1,171 @@
+//! The pre-decoded program: every 4-byte-aligned offset of the code decoded once, with its
+//! operands resolved to register indices, sign-extended scaled immediates and branch
+//! targets, so the interpreter never looks at encoding tables.
+
+use warpkit_isa::{decode, Flags, Instr, Op, OperandClass};
+
+/// What the interpreter dispatches on: a database variant, or a word that must raise
+/// IllegalInsn if it is ever executed (undecodable, or carrying a reserved operand value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    Illegal,
+    Op(Op),
+}
+
+/// One pre-decoded instruction. Register fields are indices already checked against the
+/// register files (an instruction whose register group would run past a file is `Illegal`),
+/// so the interpreter indexes without further tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inst {
+    pub code: Code,
+    /// Encoded length in bytes: 4 or 8.
+    pub len: u8,
+    pub rd: u8,
+    pub rs1: u8,
+    pub rs2: u8,
+    pub rs3: u8,
+    /// The immediate, sign-extended and scaled; for a PC-relative branch or `jal`, the
+    /// absolute target; for CSR instructions, the CSR number; for `Illegal`, the low 32 bits
+    /// of the word (IllegalInsn's trapinfo).
+    pub imm: u32,
+}
+
+/// A program ready to run: its text and the pre-decoded form of every 4-byte slot.
+#[derive(Debug, Clone)]
+pub struct Program {
+    text: Vec<u8>,
+    slots: Vec<Inst>,
+}
+
+impl Program {
+    /// Pre-decode `text` (code offset 0 = its first byte). Never fails: words that do not
+    /// decode become `Illegal` slots that trap only if executed.
+    pub fn new(text: Vec<u8>) -> Program {
+        let words = text.len().div_ceil(4);
+        let mut slots = Vec::with_capacity(words);
+        for k in 0..words {
+            slots.push(predecode(&text, k * 4));
+        }
+        Program { text, slots }
+    }
+
+    pub fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// The pre-decoded instruction at byte offset `pc`, if `pc` is 4-byte aligned and inside
+    /// the code.
+    #[inline(always)]
+    pub fn fetch(&self, pc: u32) -> Option<&Inst> {
+        if pc & 3 != 0 {
+            return None;
+        }
+        self.slots.get((pc >> 2) as usize)
+    }
+
+    /// The decoded instruction at `pc` (for disassembly and slow paths), or `None` where the
+    /// bytes do not decode.
+    pub fn instr(&self, pc: u32) -> Option<Instr> {
+        let bytes = self.text.get(pc as usize..)?;
+        decode(bytes).ok().map(|(i, _)| i)
+    }
+
+    /// The raw encoding at `pc`: its bytes as one little-endian value and their count.
+    pub fn encoding(&self, pc: u32) -> (u64, usize) {
+        let Some(bytes) = self.text.get(pc as usize..) else {
+            return (0, 0);
+        };
+        let len = match self.fetch(pc) {
+            Some(i) if i.code != Code::Illegal => usize::from(i.len),
+            _ => 4,
+        }
+        .min(bytes.len());
+        let mut b = [0u8; 8];
+        b[..len].copy_from_slice(&bytes[..len]);
+        (u64::from_le_bytes(b), len)
+    }
+
+    /// Canonical assembly of the instruction at `pc`, or `.word 0x...` for bytes that do not
+    /// decode.
+    pub fn disassemble(&self, pc: u32) -> String {
+        match self.instr(pc) {
+            Some(i) => i.to_string(),
+            None => {
+                let (w, len) = self.encoding(pc);
+                if len == 0 {
+                    "<outside the code>".to_string()
+                } else {
+                    format!(".word {:#010x}", w as u32)
+                }
+            }
+        }
+    }
+}
+
+fn low_word(text: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    let avail = text.len().saturating_sub(at).min(4);
+    b[..avail].copy_from_slice(&text[at..at + avail]);
+    u32::from_le_bytes(b)
+}
+
+fn illegal(word: u32) -> Inst {
+    Inst {
+        code: Code::Illegal,
+        len: 4,
+        rd: 0,
+        rs1: 0,
+        rs2: 0,
+        rs3: 0,
+        imm: word,
+    }
+}
+
+fn predecode(text: &[u8], pc: usize) -> Inst {
+    let w0 = low_word(text, pc);
+    let Ok((ins, len)) = decode(&text[pc..]) else {
+        return illegal(w0);
+    };
+    if ins.reserved_operand().is_some() {
+        return illegal(w0);
+    }
+    resolve(&ins, len as u8, pc as u32)
+}
+
+/// Resolve the operands of a decoded instruction at `pc`.
+pub fn resolve(ins: &Instr, len: u8, pc: u32) -> Inst {
+    let def = ins.def();
+    let mut out = Inst {
+        code: Code::Op(ins.op()),
+        len,
+        rd: 0,
+        rs1: 0,
+        rs2: 0,
+        rs3: 0,
+        imm: 0,
+    };
+    let is_branch = def.flags.contains(Flags::BR);
+    for (k, o) in def.operands.iter().enumerate() {
+        let raw = ins.raw(k);
+        let ty = o.kind.ty;
+        let value = match ty.class {
+            OperandClass::SImm => {
+                let bits = u32::from(ty.bits);
+                let v = ((raw << (32 - bits)) as i32) >> (32 - bits);
+                v.wrapping_mul(i32::from(ty.scale)) as u32
+            }
+            OperandClass::UImm => raw.wrapping_mul(u32::from(ty.scale)),
+            _ => raw,
+        };
+        match o.name {
+            "rd" => out.rd = value as u8,
+            "rs1" => out.rs1 = value as u8,
+            "rs2" => out.rs2 = value as u8,
+            "rs3" => out.rs3 = value as u8,
+            "imm" if is_branch => out.imm = pc.wrapping_add(value),
+            "imm" | "csr" => out.imm = value,
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,385 @@
+//! The commit log. A [`Tracer`] sees every instruction after it executed; what it wrote is
+//! recovered from the database's operand roles and the warp's new state, so the interpreter
+//! itself carries no tracing code. The JSON Lines schema is documented in `docs/trace.md`.
+
+use crate::program::{Code, Program};
+use crate::trap::Trap;
+use crate::warp::{Warp, WarpStatus, LANES, NUM_VREGS};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use warpkit_isa::{csr_by_number, Flags, Op, OperandClass, Role};
+
+/// The version of the JSON Lines trace schema (`docs/trace.md`).
+pub const TRACE_SCHEMA_VERSION: u32 = 1;
+
+/// Observes committed instructions. `ENABLED = false` removes every call at compile time.
+pub trait Tracer {
+    const ENABLED: bool;
+    /// Called after the instruction at `pc` executed (or trapped), with the EXEC it saw.
+    fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32);
+}
+
+/// No tracing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoTrace;
+
+impl Tracer for NoTrace {
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn commit(&mut self, _: &Warp, _: &Program, _: u32, _: u32) {}
+}
+
+/// A register or CSR an instruction wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// A vector register: `(lane, new value)` for each lane written.
+    V {
+        reg: u32,
+        lanes: Vec<(u32, u32)>,
+    },
+    U {
+        reg: u32,
+        value: u32,
+    },
+    Exec(u32),
+    Csr {
+        number: u32,
+        name: &'static str,
+        value: u32,
+    },
+}
+
+/// What one executed instruction did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commit {
+    pub workgroup: [u32; 3],
+    pub warp: u32,
+    /// The warp's step number, from 1.
+    pub step: u64,
+    pub pc: u32,
+    pub encoding: u64,
+    pub len: usize,
+    pub asm: String,
+    pub exec: u32,
+    pub writes: Vec<Written>,
+    /// A trap the instruction raised, and whether a handler took it.
+    pub trap: Option<(Trap, bool)>,
+    pub ended: bool,
+}
+
+impl Commit {
+    /// Reconstruct the commit of the instruction at `pc` that `warp` just executed.
+    pub fn capture(warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Commit {
+        let (encoding, len) = prog.encoding(pc);
+        let mut c = Commit {
+            workgroup: warp.id.workgroup,
+            warp: warp.id.warp,
+            step: warp.steps,
+            pc,
+            encoding,
+            len,
+            asm: prog.disassemble(pc),
+            exec: exec_before,
+            writes: Vec::new(),
+            trap: None,
+            ended: warp.status == WarpStatus::Ended,
+        };
+        if let Some(t) = warp.last_trap {
+            let handled = !matches!(warp.status, WarpStatus::Trapped(_));
+            c.trap = Some((t, handled));
+            if handled {
+                for (n, v) in [
+                    (crate::csr::num::TRAPCAUSE, t.cause),
+                    (crate::csr::num::TRAPPC, t.pc),
+                    (crate::csr::num::TRAPINFO, t.info),
+                ] {
+                    c.push_csr(n, v);
+                }
+            }
+            return c;
+        }
+        let Some(Code::Op(op)) = prog.fetch(pc).map(|i| i.code) else {
+            return c;
+        };
+        let Some(ins) = prog.instr(pc) else {
+            return c;
+        };
+        let def = op.def();
+        for (k, o) in def.operands.iter().enumerate() {
+            if !matches!(o.role, Role::Write | Role::ReadWrite) {
+                continue;
+            }
+            let first = ins.raw(k);
+            let count = u32::from(o.kind.regs.max(1));
+            match o.kind.ty.class {
+                OperandClass::VReg => {
+                    let first = if op == Op::MovrelD {
+                        let rs2 = def.operands.iter().position(|o| o.name == "rs2");
+                        let index = rs2.map_or(0, |i| {
+                            u64::from(first) + u64::from(warp.u[ins.raw(i) as usize & 63])
+                        });
+                        if index >= u64::from(warp.vgprs).min(NUM_VREGS as u64) {
+                            continue;
+                        }
+                        index as u32
+                    } else {
+                        first
+                    };
+                    let gate = if def.flags.contains(Flags::EI) {
+                        u32::MAX
+                    } else {
+                        exec_before
+                    };
+                    for r in first..first + count {
+                        let Some(row) = warp.v.get(r as usize) else {
+                            continue;
+                        };
+                        let lanes: Vec<(u32, u32)> = (0..LANES as u32)
+                            .filter(|l| (gate >> l) & 1 != 0)
+                            .map(|l| (l, row[l as usize]))
+                            .collect();
+                        if !lanes.is_empty() {
+                            c.writes.push(Written::V { reg: r, lanes });
+                        }
+                    }
+                }
+                OperandClass::UReg => {
+                    for r in first..first + count {
+                        if let Some(&value) = warp.u.get(r as usize) {
+                            c.writes.push(Written::U { reg: r, value });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if def.flags.contains(Flags::WE) {
+            c.writes.push(Written::Exec(warp.exec()));
+        }
+        if matches!(op, Op::Csrw | Op::Csrs | Op::Csrc) {
+            let number = prog.fetch(pc).map_or(0, |i| i.imm);
+            if number == crate::csr::num::EXEC {
+                c.writes.push(Written::Exec(warp.exec()));
+            } else if let Some(value) = warp.csr.get(number) {
+                c.push_csr(number, value);
+            }
+        }
+        c
+    }
+
+    fn push_csr(&mut self, number: u32, value: u32) {
+        let name = csr_by_number(number).map_or("?", |d| d.name);
+        self.writes.push(Written::Csr {
+            number,
+            name,
+            value,
+        });
+    }
+
+    fn encoding_hex(&self) -> String {
+        if self.len == 8 {
+            format!("{:#018x}", self.encoding)
+        } else {
+            format!("{:#010x}", self.encoding as u32)
+        }
+    }
+
+    /// One JSON object, no newline (schema in `docs/trace.md`).
+    pub fn to_json(&self) -> String {
+        let mut s = String::with_capacity(256);
+        let [x, y, z] = self.workgroup;
+        let _ = write!(
+            s,
+            "{{\"workgroup\":[{x},{y},{z}],\"warp\":{},\"step\":{},\"pc\":{},\"encoding\":\"{}\",\"asm\":{},\"exec\":{}",
+            self.warp,
+            self.step,
+            self.pc,
+            self.encoding_hex(),
+            serde_json::Value::String(self.asm.clone()),
+            self.exec
+        );
+        let vs: Vec<String> = self
+            .writes
+            .iter()
+            .filter_map(|w| match w {
+                Written::V { reg, lanes } => {
+                    let lanes: Vec<String> =
+                        lanes.iter().map(|(l, v)| format!("[{l},{v}]")).collect();
+                    Some(format!("{{\"reg\":{reg},\"lanes\":[{}]}}", lanes.join(",")))
+                }
+                _ => None,
+            })
+            .collect();
+        let us: Vec<String> = self
+            .writes
+            .iter()
+            .filter_map(|w| match w {
+                Written::U { reg, value } => Some(format!("{{\"reg\":{reg},\"value\":{value}}}")),
+                _ => None,
+            })
+            .collect();
+        let csrs: Vec<String> = self
+            .writes
+            .iter()
+            .filter_map(|w| match w {
+                Written::Csr {
+                    number,
+                    name,
+                    value,
+                } => Some(format!(
+                    "{{\"name\":\"{name}\",\"number\":{number},\"value\":{value}}}"
+                )),
+                _ => None,
+            })
+            .collect();
+        let _ = write!(s, ",\"v\":[{}],\"u\":[{}]", vs.join(","), us.join(","));
+        match self.writes.iter().find_map(|w| match w {
+            Written::Exec(e) => Some(*e),
+            _ => None,
+        }) {
+            Some(e) => {
+                let _ = write!(s, ",\"exec_write\":{e}");
+            }
+            None => s.push_str(",\"exec_write\":null"),
+        }
+        let _ = write!(s, ",\"csr\":[{}]", csrs.join(","));
+        match self.trap {
+            Some((t, handled)) => {
+                let _ = write!(
+                    s,
+                    ",\"trap\":{{\"cause\":{},\"pc\":{},\"info\":{},\"handled\":{handled}}}",
+                    t.cause, t.pc, t.info
+                );
+            }
+            None => s.push_str(",\"trap\":null"),
+        }
+        let _ = write!(s, ",\"end\":{}}}", self.ended);
+        s
+    }
+
+    /// One compact line in the manner of Spike's `--log-commits`, no newline.
+    pub fn to_text(&self) -> String {
+        let mut s = String::with_capacity(128);
+        let _ = write!(
+            s,
+            "w{} {:#010x} ({}) {:<28} exec={:#010x}",
+            self.warp,
+            self.pc,
+            self.encoding_hex(),
+            self.asm,
+            self.exec
+        );
+        for w in &self.writes {
+            match w {
+                Written::V { reg, lanes } => {
+                    let first = lanes[0].1;
+                    if lanes.len() == LANES && lanes.iter().all(|&(_, v)| v == first) {
+                        let _ = write!(s, " v{reg}={first:#x}");
+                    } else {
+                        let _ = write!(s, " v{reg}={{");
+                        for (i, (l, v)) in lanes.iter().enumerate() {
+                            let sep = if i == 0 { "" } else { " " };
+                            let _ = write!(s, "{sep}{l}:{v:#x}");
+                        }
+                        s.push('}');
+                    }
+                }
+                Written::U { reg, value } => {
+                    let _ = write!(s, " u{reg}={value:#x}");
+                }
+                Written::Exec(e) => {
+                    let _ = write!(s, " exec<-{e:#010x}");
+                }
+                Written::Csr { name, value, .. } => {
+                    let _ = write!(s, " {name}={value:#x}");
+                }
+            }
+        }
+        if let Some((t, handled)) = self.trap {
+            let _ = write!(
+                s,
+                " trap cause={} pc={:#x} info={:#x} {}",
+                t.cause,
+                t.pc,
+                t.info,
+                if handled { "-> handler" } else { "(stop)" }
+            );
+        }
+        if self.ended {
+            s.push_str(" end");
+        }
+        s
+    }
+}
+
+/// The trace's output form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// JSON Lines: a header object, then one object per executed instruction.
+    Json,
+    /// Compact human-readable lines.
+    Text,
+}
+
+/// A tracer writing the commit log to `out`. I/O errors are kept and reported by `finish`
+/// so the run itself never fails because of its log.
+pub struct WriteTracer<W: Write> {
+    out: W,
+    format: TraceFormat,
+    error: Option<io::Error>,
+}
+
+impl<W: Write> WriteTracer<W> {
+    pub fn new(mut out: W, format: TraceFormat) -> WriteTracer<W> {
+        let mut error = None;
+        if format == TraceFormat::Json {
+            if let Err(e) = writeln!(
+                out,
+                "{{\"schema\":\"warpkit-trace\",\"version\":{TRACE_SCHEMA_VERSION}}}"
+            ) {
+                error = Some(e);
+            }
+        }
+        WriteTracer { out, format, error }
+    }
+
+    /// Flush and return the first I/O error, if any.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> Tracer for WriteTracer<W> {
+    const ENABLED: bool = true;
+    fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) {
+        if self.error.is_some() {
+            return;
+        }
+        let c = Commit::capture(warp, prog, pc, exec_before);
+        let line = match self.format {
+            TraceFormat::Json => c.to_json(),
+            TraceFormat::Text => c.to_text(),
+        };
+        if let Err(e) = writeln!(self.out, "{line}") {
+            self.error = Some(e);
+        }
+    }
+}
+
+/// A tracer that keeps every commit in memory (tests, tools).
+#[derive(Debug, Default)]
+pub struct VecTracer {
+    pub commits: Vec<Commit>,
+}
+
+impl Tracer for VecTracer {
+    const ENABLED: bool = true;
+    fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) {
+        self.commits
+            .push(Commit::capture(warp, prog, pc, exec_before));
+    }
+}

@@ -1,0 +1,42 @@
+//! Trap causes and the record of a trap that stopped a warp.
+
+/// IllegalInsn (seed 000 §2.3): a word that does not decode, or a reserved operand value
+/// (errata v0.1.2). `trapinfo` = the low 32 bits of the instruction.
+pub const CAUSE_ILLEGAL_INSN: u32 = 1;
+/// Provisional: the PC names no instruction of the program (outside the code, or not 4-byte
+/// aligned, e.g. after a `csrw trapbase` with an odd value). `trapinfo` = that PC.
+pub const CAUSE_FETCH_FAULT: u32 = 2;
+/// Provisional: a memory access to unmapped or misaligned memory. `trapinfo` = the low 32
+/// bits of the faulting address. Reserved here for the memory model of part 2.
+pub const CAUSE_MEMORY_FAULT: u32 = 3;
+/// Provisional: a valid instruction this configuration of the model cannot execute (memory
+/// and cache operations when no memory is attached). `trapinfo` = the low 32 bits of the
+/// instruction.
+pub const CAUSE_UNSUPPORTED: u32 = 4;
+/// Illegal MODE value (seed 001 §3.3): reserved bits or a reserved rounding mode.
+/// `trapinfo` = the rejected value.
+pub const CAUSE_ILLEGAL_MODE: u32 = 8;
+/// Illegal CSR access (seed 001 §3.3): unknown CSR, or a write to a read-only one.
+/// `trapinfo` = the CSR number.
+pub const CAUSE_ILLEGAL_CSR: u32 = 9;
+
+/// A trap: its cause, the PC of the instruction that raised it and `trapinfo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trap {
+    pub cause: u32,
+    pub pc: u32,
+    pub info: u32,
+}
+
+/// A human name for a trap cause, for reports.
+pub fn cause_name(cause: u32) -> &'static str {
+    match cause {
+        CAUSE_ILLEGAL_INSN => "illegal instruction",
+        CAUSE_FETCH_FAULT => "instruction fetch fault (provisional)",
+        CAUSE_MEMORY_FAULT => "memory access fault (provisional)",
+        CAUSE_UNSUPPORTED => "unsupported operation (provisional)",
+        CAUSE_ILLEGAL_MODE => "illegal mode value",
+        CAUSE_ILLEGAL_CSR => "illegal CSR access",
+        _ => "unknown cause",
+    }
+}
