@@ -1,4 +1,257 @@
-pub struct DisOptions;
-pub fn disassemble(_b: &[u8], _base: u64, _o: &DisOptions) -> String {
-    String::new()
+//! Disassembly: objdump style (address, encoding words, instruction, branch targets as
+//! absolute addresses and synthesized labels) or plain text that reassembles to the very
+//! same bytes. Bad input never stops it: undecodable words become `.word`/`.dword` with a
+//! comment saying why, a truncated tail becomes `.byte`s.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use warpkit_isa::{decode, DecodeError, Instr, KindDef, Operand};
+
+/// How to print.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DisOptions {
+    /// Only the instructions, one a line, in text `assemble` accepts and that reassembles to
+    /// the same bytes; no addresses, encodings or labels.
+    pub plain: bool,
+}
+
+enum Item {
+    Instr(Instr),
+    /// A 4- or 8-byte word that does not decode.
+    Bad {
+        word: u64,
+        len: usize,
+        why: String,
+    },
+    /// Bytes too few for the instruction their length bits announce.
+    Tail {
+        why: String,
+    },
+}
+
+fn pc_relative(kind: &KindDef) -> bool {
+    kind.ty.description.contains("PC-relative")
+}
+
+fn label(addr: u64) -> String {
+    format!("L_{addr:04x}")
+}
+
+/// Disassemble `bytes`, the first of which is at address `base`.
+pub fn disassemble(bytes: &[u8], base: u64, options: &DisOptions) -> String {
+    let mut items = Vec::new();
+    let mut off = 0usize;
+    while off < bytes.len() {
+        let rest = &bytes[off..];
+        let (item, len) = match decode(rest) {
+            Ok((ins, len)) => (Item::Instr(ins), len),
+            Err(e) => match e {
+                DecodeError::Truncated { .. } => (Item::Tail { why: e.to_string() }, rest.len()),
+                DecodeError::ReservedLength { word } => (
+                    Item::Bad {
+                        word: u64::from(word),
+                        len: 4,
+                        why: e.to_string(),
+                    },
+                    4,
+                ),
+                DecodeError::NoMatch { word, width }
+                | DecodeError::ReservedBits { word, width, .. } => {
+                    let len = usize::from(width / 8);
+                    (
+                        Item::Bad {
+                            word,
+                            len,
+                            why: e.to_string(),
+                        },
+                        len,
+                    )
+                }
+            },
+        };
+        items.push((base.wrapping_add(off as u64), item));
+        off += len.max(1);
+    }
+    let end = base.wrapping_add(bytes.len() as u64);
+    let starts: BTreeSet<u64> = items.iter().map(|(a, _)| *a).collect();
+    let mut targets = BTreeSet::new();
+    if !options.plain {
+        for (addr, item) in &items {
+            if let Item::Instr(ins) = item {
+                for (i, o) in ins.def().operands.iter().enumerate() {
+                    if pc_relative(o.kind) {
+                        if let Operand::Imm(v) = ins.operand(i) {
+                            let t = addr.wrapping_add(v as u64);
+                            if t >= base && t < end && starts.contains(&t) {
+                                targets.insert(t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = String::with_capacity(items.len() * 40);
+    for (addr, item) in &items {
+        if options.plain {
+            plain_line(&mut out, item, *addr, bytes, base);
+        } else {
+            if targets.contains(addr) {
+                let _ = writeln!(out, "{}:", label(*addr));
+            }
+            dump_line(&mut out, item, *addr, bytes, base, &targets);
+        }
+    }
+    out
+}
+
+fn tail_bytes(bytes: &[u8], addr: u64, base: u64) -> &[u8] {
+    let start = usize::try_from(addr.wrapping_sub(base)).unwrap_or(usize::MAX);
+    bytes.get(start..).unwrap_or(&[])
+}
+
+fn byte_list(bytes: &[u8]) -> String {
+    let mut s = String::from(".byte ");
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{b:#04x}");
+    }
+    s
+}
+
+fn word_directive(word: u64, len: usize) -> String {
+    if len == 8 {
+        format!(".dword {word:#018x}")
+    } else {
+        format!(".word {:#010x}", word as u32)
+    }
+}
+
+fn plain_line(out: &mut String, item: &Item, addr: u64, bytes: &[u8], base: u64) {
+    match item {
+        Item::Instr(ins) => match ins.reserved_operand() {
+            // The assembler rejects reserved operand values, so keep the exact bits.
+            Some(r) => {
+                let _ = writeln!(
+                    out,
+                    "{} // reserved operand ({r}): would be `{ins}`",
+                    word_directive(ins.encode(), ins.len())
+                );
+            }
+            None => {
+                let _ = writeln!(out, "{ins}");
+            }
+        },
+        Item::Bad { word, len, why } => {
+            let _ = writeln!(out, "{} // {why}", word_directive(*word, *len));
+        }
+        Item::Tail { why } => {
+            let _ = writeln!(out, "{} // {why}", byte_list(tail_bytes(bytes, addr, base)));
+        }
+    }
+}
+
+fn encoding(word: u64, len: usize) -> String {
+    if len == 8 {
+        format!("{:08x} {:08x}", word as u32, (word >> 32) as u32)
+    } else {
+        format!("{:08x}", word as u32)
+    }
+}
+
+fn dump_line(
+    out: &mut String,
+    item: &Item,
+    addr: u64,
+    bytes: &[u8],
+    base: u64,
+    targets: &BTreeSet<u64>,
+) {
+    let _ = write!(out, "{addr:8x}:  ");
+    match item {
+        Item::Instr(ins) => {
+            let _ = write!(out, "{:<19}  ", encoding(ins.encode(), ins.len()));
+            instr_with_targets(out, ins, addr, targets);
+            if let Some(r) = ins.reserved_operand() {
+                let _ = write!(
+                    out,
+                    "  // reserved operand: {r} (IllegalInsn when executed)"
+                );
+            }
+            out.push('\n');
+        }
+        Item::Bad { word, len, why } => {
+            let _ = writeln!(
+                out,
+                "{:<19}  {}  // {why}",
+                encoding(*word, *len),
+                word_directive(*word, *len)
+            );
+        }
+        Item::Tail { why } => {
+            let tail = tail_bytes(bytes, addr, base);
+            let mut enc = String::new();
+            for b in tail {
+                let _ = write!(enc, "{b:02x}");
+            }
+            let _ = writeln!(out, "{enc:<19}  {}  // {why}", byte_list(tail));
+        }
+    }
+}
+
+/// `Display for Instr`, except that PC-relative operands show their absolute target and,
+/// where one was synthesized, its label.
+fn instr_with_targets(out: &mut String, ins: &Instr, addr: u64, targets: &BTreeSet<u64>) {
+    let def = ins.def();
+    let has_branch = def.operands.iter().any(|o| pc_relative(o.kind));
+    if !has_branch {
+        let _ = write!(out, "{ins}");
+        return;
+    }
+    out.push_str(def.mnemonic);
+    let mut shown = def.operands.len();
+    while shown > 0 {
+        let o = &def.operands[shown - 1];
+        if o.kind.optional && o.kind.default == Some(ins.raw(shown - 1)) {
+            shown -= 1;
+        } else {
+            break;
+        }
+    }
+    let mut first = true;
+    for (i, o) in def.operands.iter().enumerate().take(shown) {
+        if o.kind.keyed && o.kind.default == Some(ins.raw(i)) {
+            continue;
+        }
+        out.push_str(if first { " " } else { ", " });
+        first = false;
+        if o.kind.keyed {
+            let _ = write!(out, "{}=", o.name);
+        }
+        let op = ins.operand(i);
+        match op {
+            Operand::Imm(v) if pc_relative(o.kind) => {
+                let t = addr.wrapping_add(v as u64);
+                if targets.contains(&t) {
+                    let _ = write!(out, "{}", label(t));
+                } else {
+                    let _ = write!(out, "{t:#x}");
+                }
+            }
+            _ => {
+                let _ = op.fmt_with(o.kind, out);
+            }
+        }
+    }
+    // The relative offset is what the encoding holds; say it too.
+    for (i, o) in def.operands.iter().enumerate() {
+        if pc_relative(o.kind) {
+            if let Operand::Imm(v) = ins.operand(i) {
+                let t = addr.wrapping_add(v as u64);
+                let _ = write!(out, "  // {t:#x} (pc{v:+})");
+            }
+        }
+    }
 }

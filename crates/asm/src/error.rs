@@ -282,7 +282,7 @@ pub(crate) fn closest<'a>(
     if word.len() > 64 {
         return None;
     }
-    let limit = (word.chars().count() / 3).max(1);
+    let limit = (word.chars().count().div_ceil(3)).max(1);
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(word, c);

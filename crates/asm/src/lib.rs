@@ -89,6 +89,53 @@ impl Program {
         }
     }
 
+    /// The raw image (`--format bin`): `.text`, then, if there is data, zero padding to a
+    /// 16-byte boundary and `.data`.
+    pub fn to_flat_binary(&self) -> Vec<u8> {
+        let mut out = self.text.clone();
+        if !self.data.is_empty() {
+            out.resize(self.text.len().next_multiple_of(16), 0);
+            out.extend_from_slice(&self.data);
+        }
+        out
+    }
+
+    /// The hex text form (`--format hex`, docs/assembly.md): `// .text` then one line per
+    /// instruction, its word in hex (8 digits, or 16 for a 64-bit instruction, most
+    /// significant first); bytes the decoder does not accept as an instruction go out as
+    /// 32-bit words. Then `// .data` and one line per 32-bit little-endian word (a short last
+    /// word is zero-padded).
+    pub fn to_hex(&self) -> String {
+        use fmt::Write;
+        let mut out = String::from("// .text\n");
+        let mut off = 0;
+        while off < self.text.len() {
+            let rest = &self.text[off..];
+            let len = match warpkit_isa::decode(rest) {
+                Ok((_, len)) => len,
+                Err(_) => 4.min(rest.len()),
+            };
+            let mut word = [0u8; 8];
+            word[..len].copy_from_slice(&rest[..len]);
+            let w = u64::from_le_bytes(word);
+            if len == 8 {
+                let _ = writeln!(out, "{w:016x}");
+            } else {
+                let _ = writeln!(out, "{:08x}", w as u32);
+            }
+            off += len;
+        }
+        if !self.data.is_empty() {
+            out.push_str("// .data\n");
+            for chunk in self.data.chunks(4) {
+                let mut word = [0u8; 4];
+                word[..chunk.len()].copy_from_slice(chunk);
+                let _ = writeln!(out, "{:08x}", u32::from_le_bytes(word));
+            }
+        }
+        out
+    }
+
     /// The listing as text: `line  section:address  encoding  source`, one row per line
     /// that emitted bytes (see docs/assembly.md).
     pub fn render_listing(&self) -> String {

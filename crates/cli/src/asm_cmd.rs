@@ -1,10 +1,73 @@
-//! `warpkit asm`.
+//! `warpkit asm`: assemble a source file to a raw image, an ELF code object or hex text.
 
+use crate::output::write_output;
 use crate::{Failure, Outcome};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use warpkit_asm::{assemble_bytes, write_elf, MAX_SOURCE_BYTES};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Raw little-endian bytes: .text, then (if any) .data at the next 16-byte boundary.
+    Bin,
+    /// ELF64 relocatable code object with .text, .data and .symtab.
+    Elf,
+    /// Hex text: one line per instruction word, then one per 32-bit data word.
+    Hex,
+}
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Assembly source file.
+    pub file: PathBuf,
+    /// Output file (`-` for stdout); default: FILE with extension .bin, .o or .hex.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "bin")]
+    pub format: Format,
+    /// Also write a listing (line, section:address, encoding, source) to this file.
+    #[arg(short = 'l', long = "listing")]
+    pub listing: Option<PathBuf>,
+}
 
-pub fn run(_args: Args) -> Outcome {
-    Err(Failure::BadInput("`asm` is not available yet".into()))
+/// Read at most `limit + 1` bytes, so an enormous file is detected without loading it.
+pub fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Failure> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::BadInput(format!("cannot read {}: {e}", path.display())))?;
+    let mut bytes = Vec::new();
+    file.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::BadInput(format!("cannot read {}: {e}", path.display())))?;
+    Ok(bytes)
+}
+
+pub fn run(args: Args) -> Outcome {
+    let name = args.file.display().to_string();
+    let bytes = read_bounded(&args.file, MAX_SOURCE_BYTES)?;
+    let program = match assemble_bytes(&bytes, &name) {
+        Ok(p) => p,
+        Err(errors) => {
+            let source = String::from_utf8_lossy(&bytes);
+            eprint!("{}", errors.render(&source));
+            return Err(Failure::Exit(2));
+        }
+    };
+    let out = match args.format {
+        Format::Bin => program.to_flat_binary(),
+        Format::Elf => write_elf(&program),
+        Format::Hex => program.to_hex().into_bytes(),
+    };
+    let path = args.output.unwrap_or_else(|| {
+        args.file.with_extension(match args.format {
+            Format::Bin => "bin",
+            Format::Elf => "o",
+            Format::Hex => "hex",
+        })
+    });
+    write_output(&path, &out)?;
+    if let Some(listing) = args.listing {
+        write_output(&listing, program.render_listing().as_bytes())?;
+    }
+    Ok(())
 }
