@@ -1266,6 +1266,7 @@ fn operand(
     match ty.class {
         OperandClass::VReg | OperandClass::UReg => register(kind, text, s, e),
         OperandClass::Enum => {
+            let (s, text) = strip_hash(line, s, e);
             let b = line.as_bytes();
             if let Some(v) = ty.value_of(text) {
                 return Ok(v);

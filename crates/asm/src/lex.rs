@@ -38,7 +38,7 @@ pub fn strip_comment(line: &str) -> &str {
                 operand_start = false;
                 in_word = true;
             }
-            b',' => {
+            b',' | b'=' => {
                 operand_start = true;
                 in_word = false;
             }
