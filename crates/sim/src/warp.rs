@@ -327,13 +327,15 @@ impl Warp {
     }
 
     /// Raise a trap at `pc`: enter the handler if `trapbase` is set, otherwise stop.
-    /// Returns whether the warp keeps running.
+    /// A fetch fault at the handler's own address stops the warp too: re-entering a handler
+    /// that cannot be fetched would only spin. Returns whether the warp keeps running.
     #[cold]
     #[inline(never)]
     pub fn raise(&mut self, pc: u32, cause: u32, info: u32) -> bool {
         let trap = Trap { cause, pc, info };
         self.last_trap = Some(trap);
-        if self.csr.trapbase != 0 {
+        let unreachable_handler = cause == CAUSE_FETCH_FAULT && pc == self.csr.trapbase;
+        if self.csr.trapbase != 0 && !unreachable_handler {
             self.csr.trapcause = cause;
             self.csr.trappc = pc;
             self.csr.trapinfo = info;
