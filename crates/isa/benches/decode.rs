@@ -58,3 +58,24 @@ fn decode_mixed_stream(bencher: Bencher) {
 fn main() {
     divan::main();
 }
+
+#[divan::bench]
+fn decode_same_instruction(bencher: Bencher) {
+    let one = Instr::from_raw(Op::Add, &[1, 2, 3]).unwrap().to_bytes();
+    let bytes: Vec<u8> = one.iter().copied().cycle().take(N * 4).collect();
+    bencher.counter(ItemsCount::new(N)).bench(|| {
+        let mut at = 0;
+        let mut acc = 0u32;
+        let bytes = black_box(&bytes[..]);
+        while at < bytes.len() {
+            match decode(&bytes[at..]) {
+                Ok((ins, len)) => {
+                    acc = acc.wrapping_add(ins.raw(0)).wrapping_add(ins.op() as u32);
+                    at += len;
+                }
+                Err(_) => at += 4,
+            }
+        }
+        acc
+    });
+}

@@ -2,9 +2,7 @@
 //! `(w & (mask | zero)) == match`. O(1): index by the 7-bit opcode, then by the key made of
 //! the instruction's other fixed fields.
 
-use crate::{
-    Instr, Op, ALL_OPS, DECODE_HOT, DECODE_INDEX, DECODE_KEYS, INSTRUCTIONS, MAX_OPERANDS,
-};
+use crate::{Instr, Op, ALL_OPS, DECODE_HOT, DECODE_INDEX, DECODE_KEYS, INSTRUCTIONS};
 use std::fmt;
 
 /// Why bytes do not decode to an instruction.
@@ -69,6 +67,18 @@ pub fn instruction_len(w0: u32) -> Result<usize, DecodeError> {
 /// Decode the instruction at the start of `bytes`: the instruction and its length.
 #[inline]
 pub fn decode(bytes: &[u8]) -> Result<(Instr, usize), DecodeError> {
+    // Fast path: with 8 bytes in hand the length is arithmetic, not a branch, which keeps
+    // the load -> length -> next-address chain of a decode loop short.
+    if let Some(b) = bytes.first_chunk::<8>() {
+        let w = u64::from_le_bytes(*b);
+        if w & 0x3 == 0x3 {
+            return Err(DecodeError::ReservedLength { word: w as u32 });
+        }
+        let wide = (w & 1) as u32;
+        let len = 4usize << wide;
+        let word = w & (u64::MAX >> (32 - 32 * wide));
+        return decode_word(word, (len * 8) as u8).map(|i| (i, len));
+    }
     let Some(w0) = bytes.first_chunk::<4>() else {
         return Err(DecodeError::Truncated {
             needed: 4,
@@ -76,21 +86,13 @@ pub fn decode(bytes: &[u8]) -> Result<(Instr, usize), DecodeError> {
         });
     };
     let w0 = u32::from_le_bytes(*w0);
-    let len = instruction_len(w0)?;
-    let word = if len == 4 {
-        u64::from(w0)
-    } else {
-        match bytes.first_chunk::<8>() {
-            Some(b) => u64::from_le_bytes(*b),
-            None => {
-                return Err(DecodeError::Truncated {
-                    needed: 8,
-                    available: bytes.len(),
-                })
-            }
-        }
-    };
-    decode_word(word, len as u8 * 8).map(|i| (i, len))
+    match instruction_len(w0)? {
+        4 => decode_word(u64::from(w0), 32).map(|i| (i, 4)),
+        _ => Err(DecodeError::Truncated {
+            needed: 8,
+            available: bytes.len(),
+        }),
+    }
 }
 
 /// Decode one instruction word of the given width (32 or 64); the width must be the one
@@ -121,9 +123,5 @@ pub fn decode_word(word: u64, width: u8) -> Result<Instr, DecodeError> {
             bits: word & def.zero,
         });
     }
-    let mut raw = [0u32; MAX_OPERANDS];
-    for (r, &(lsb, mask)) in raw.iter_mut().zip(&hot.fields) {
-        *r = (word >> lsb) as u32 & mask;
-    }
-    Ok(Instr::from_fields(ALL_OPS[usize::from(index)], raw))
+    Ok(Instr::from_word(ALL_OPS[usize::from(index)], word))
 }

@@ -1,17 +1,18 @@
 //! The decoded form of an instruction, its encoding and its canonical assembly text.
 
-use crate::{InstrDef, Op, Operand, OperandClass};
+use crate::{InstrDef, Op, Operand, OperandClass, DECODE_HOT};
 use std::fmt;
 
 /// The most syntax operands any instruction has (`waitcnt` names six counters).
 pub const MAX_OPERANDS: usize = 6;
 
-/// A decoded instruction: the variant and the raw value of each syntax operand's field, in
-/// syntax order. Reserved operand values (errata v0.1.2) are carried as they were encoded.
+/// A decoded instruction: the variant and its instruction word, from which each syntax
+/// operand's raw field value is read on demand (decode stays a handful of operations).
+/// Reserved operand values (errata v0.1.2) are carried as they were encoded.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Instr {
     op: Op,
-    raw: [u32; MAX_OPERANDS],
+    word: u64,
 }
 
 /// Why operands do not make an instruction.
@@ -89,8 +90,8 @@ impl Instr {
                 found: raw.len(),
             });
         }
-        let mut out = [0u32; MAX_OPERANDS];
-        for (i, (o, &v)) in def.operands.iter().zip(raw).enumerate() {
+        let mut word = def.match_bits;
+        for (o, &v) in def.operands.iter().zip(raw) {
             let width = o.field.width();
             if width < 32 && v >> width != 0 {
                 return Err(EncodeError::Operand {
@@ -99,9 +100,9 @@ impl Instr {
                     reason: format!("{v} does not fit the {width}-bit field"),
                 });
             }
-            out[i] = v;
+            word = o.field.insert(word, v);
         }
-        Ok(Instr { op, raw: out })
+        Ok(Instr { op, word })
     }
 
     /// Build an instruction from typed operands in syntax order.
@@ -125,10 +126,10 @@ impl Instr {
         Instr::from_raw(op, &raw[..def.operands.len()])
     }
 
-    /// Decode-side constructor: the caller guarantees each value fits its field.
+    /// Decode-side constructor: the caller guarantees `word` matches `op` under section 2.3.
     #[inline(always)]
-    pub(crate) fn from_fields(op: Op, raw: [u32; MAX_OPERANDS]) -> Instr {
-        Instr { op, raw }
+    pub(crate) fn from_word(op: Op, word: u64) -> Instr {
+        Instr { op, word }
     }
 
     #[inline(always)]
@@ -151,20 +152,25 @@ impl Instr {
         false
     }
 
-    /// The raw field value of syntax operand `i`.
+    /// The raw field value of syntax operand `i` (0 past the last operand).
     #[inline(always)]
     pub fn raw(&self, i: usize) -> u32 {
-        self.raw[i]
+        let (lsb, mask) = DECODE_HOT[self.op as usize]
+            .fields
+            .get(i)
+            .copied()
+            .unwrap_or((0, 0));
+        (self.word >> lsb) as u32 & mask
     }
 
     /// The raw field values of the syntax operands.
-    pub fn raw_operands(&self) -> &[u32] {
-        &self.raw[..self.def().operands.len()]
+    pub fn raw_operands(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.def().operands.len()).map(|i| self.raw(i))
     }
 
     /// Syntax operand `i`, typed.
     pub fn operand(&self, i: usize) -> Operand {
-        Operand::from_raw(self.def().operands[i].kind, self.raw[i])
+        Operand::from_raw(self.def().operands[i].kind, self.raw(i))
     }
 
     /// The typed syntax operands, in order.
@@ -182,13 +188,9 @@ impl Instr {
     }
 
     /// The instruction word (the low 32 bits for a 32-bit instruction).
+    #[inline(always)]
     pub fn encode(&self) -> u64 {
-        let def = self.def();
-        let mut w = def.match_bits;
-        for (o, &v) in def.operands.iter().zip(&self.raw) {
-            w = o.field.insert(w, v);
-        }
-        w
+        self.word
     }
 
     /// Append the little-endian bytes of this instruction to `out`.
@@ -208,7 +210,8 @@ impl Instr {
     /// such an instruction decodes but raises IllegalInsn when executed).
     pub fn reserved_operand(&self) -> Option<Reserved> {
         let def = self.def();
-        for (o, &raw) in def.operands.iter().zip(&self.raw) {
+        for (i, o) in def.operands.iter().enumerate() {
+            let raw = self.raw(i);
             let ty = o.kind.ty;
             if ty.is_reserved(raw) {
                 return Some(Reserved::Value {
@@ -258,14 +261,14 @@ impl fmt::Display for Instr {
         let mut shown = def.operands.len();
         while shown > 0 {
             let o = &def.operands[shown - 1];
-            if o.kind.optional && o.kind.default == Some(self.raw[shown - 1]) {
+            if o.kind.optional && o.kind.default == Some(self.raw(shown - 1)) {
                 shown -= 1;
             } else {
                 break;
             }
         }
         for (i, o) in def.operands.iter().enumerate().take(shown) {
-            if o.kind.keyed && o.kind.default == Some(self.raw[i]) {
+            if o.kind.keyed && o.kind.default == Some(self.raw(i)) {
                 continue;
             }
             f.write_str(if first { " " } else { ", " })?;
