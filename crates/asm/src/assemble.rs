@@ -1128,7 +1128,15 @@ impl<'s> Asm<'s> {
             };
             addr += u64::from(width);
             let value = if let Some(f) = parse_f32_literal(&code[s..e]).filter(|_| width >= 4) {
-                if width == 4 {
+                if width == 4 && !f.is_finite() {
+                    Err(lerr(
+                        s,
+                        e,
+                        ErrorKind::FloatOverflow {
+                            text: code[s..e].into(),
+                        },
+                    ))
+                } else if width == 4 {
                     Ok(i128::from(f.to_bits()))
                 } else {
                     Ok(i128::from(
@@ -1306,6 +1314,9 @@ fn operand(
                 return Err(not_a_register(kind, reg, s, e));
             }
             let v = match parse_f32_literal(text) {
+                Some(f) if !f.is_finite() => {
+                    return Err(lerr(s, e, ErrorKind::FloatOverflow { text: text.into() }))
+                }
                 Some(f) => i128::from(f.to_bits()),
                 None => eval(line, s, e, r)?.v,
             };

@@ -115,7 +115,7 @@ pub enum ErrorKind {
     },
     #[error("unknown section `{found}`; expected .text or .data")]
     UnknownSection { found: String },
-    #[error("a {what} operand cannot refer to `{name}` in section {section}: only .text labels and constants are allowed")]
+    #[error("the `{what}` operand cannot refer to `{name}` in section {section}: a PC-relative offset needs a label in the same section, or a constant")]
     CrossSection {
         what: &'static str,
         name: String,
@@ -125,6 +125,8 @@ pub enum ErrorKind {
     LineTooLong { len: usize, limit: usize },
     #[error("source is {len} bytes; the limit is {limit} bytes (MAX_SOURCE_BYTES, 256 MiB)")]
     SourceTooLarge { len: usize, limit: usize },
+    #[error("fp32 literal `{text}` is out of range (its magnitude exceeds the largest fp32, about 3.4e38)")]
+    FloatOverflow { text: String },
     #[error("invalid UTF-8 at byte offset {offset}")]
     InvalidUtf8 { offset: usize },
     #[error("empty source: no statements to assemble")]
