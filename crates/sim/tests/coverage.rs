@@ -147,12 +147,8 @@ fn unary_vector_and_uniform_forms_agree() {
     ];
     let mut seed = 0x1234_5678_9abc_def1u64;
     for (vop, uop) in pairs {
-        for k in 0..20 {
-            let a = if k < 10 {
-                EDGES[k]
-            } else {
-                xorshift(&mut seed)
-            };
+        let randoms: Vec<u32> = (0..10).map(|_| xorshift(&mut seed)).collect();
+        for &a in EDGES.iter().chain(&randoms) {
             let w = run(&format!(
                 "umov.l u1, {a}\nmov.vu v1, u1\n{vop} v2, v1\n{uop} u2, u1\nendpgm"
             ));
