@@ -40,7 +40,7 @@ pub trait Env {
 }
 
 /// An environment with no memory attached: every asynchronous instruction raises the
-/// provisional cause 4 (unsupported), and nothing is ever pending.
+/// provisional cause 3 (unsupported), and nothing is ever pending.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoMemory;
 

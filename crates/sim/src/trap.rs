@@ -4,15 +4,18 @@
 /// (errata v0.1.2). `trapinfo` = the low 32 bits of the instruction.
 pub const CAUSE_ILLEGAL_INSN: u32 = 1;
 /// Provisional: the PC names no instruction of the program (outside the code, or not 4-byte
-/// aligned, e.g. after a `csrw trapbase` with an odd value). `trapinfo` = that PC.
+/// aligned, e.g. after a `csrw trapbase` with an unaligned value). `trapinfo` = that PC.
 pub const CAUSE_FETCH_FAULT: u32 = 2;
-/// Provisional: a memory access to unmapped or misaligned memory. `trapinfo` = the low 32
-/// bits of the faulting address. Reserved here for the memory model of part 2.
-pub const CAUSE_MEMORY_FAULT: u32 = 3;
 /// Provisional: a valid instruction this configuration of the model cannot execute (memory
 /// and cache operations when no memory is attached). `trapinfo` = the low 32 bits of the
 /// instruction.
-pub const CAUSE_UNSUPPORTED: u32 = 4;
+pub const CAUSE_UNSUPPORTED: u32 = 3;
+/// Provisional (docs/abi.md): a misaligned memory access. `trapinfo` = the low 32 bits of
+/// the first faulting lane's address.
+pub const CAUSE_MISALIGNED: u32 = 4;
+/// Provisional (docs/abi.md): an access to unmapped memory or beyond shared memory.
+/// `trapinfo` = the low 32 bits of the first faulting lane's address.
+pub const CAUSE_ACCESS_FAULT: u32 = 5;
 /// Illegal MODE value (seed 001 §3.3): reserved bits or a reserved rounding mode.
 /// `trapinfo` = the rejected value.
 pub const CAUSE_ILLEGAL_MODE: u32 = 8;
@@ -33,8 +36,9 @@ pub fn cause_name(cause: u32) -> &'static str {
     match cause {
         CAUSE_ILLEGAL_INSN => "illegal instruction",
         CAUSE_FETCH_FAULT => "instruction fetch fault (provisional)",
-        CAUSE_MEMORY_FAULT => "memory access fault (provisional)",
         CAUSE_UNSUPPORTED => "unsupported operation (provisional)",
+        CAUSE_MISALIGNED => "misaligned memory access (provisional)",
+        CAUSE_ACCESS_FAULT => "memory access fault (provisional)",
         CAUSE_ILLEGAL_MODE => "illegal mode value",
         CAUSE_ILLEGAL_CSR => "illegal CSR access",
         _ => "unknown cause",
