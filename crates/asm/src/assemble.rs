@@ -144,6 +144,8 @@ struct Stmt {
     /// Byte range of the line's code (comment stripped) in the source.
     line_start: usize,
     line_end: usize,
+    /// End of the whole line (comment included, line ending excluded).
+    raw_end: usize,
     /// Operand text, relative to the line.
     ops_start: u32,
     ops_end: u32,
@@ -157,7 +159,7 @@ struct Asm<'s> {
     errors: Vec<AsmError>,
     dropped: usize,
     syms: Vec<Sym<'s>>,
-    map: HashMap<&'s str, usize>,
+    map: HashMap<&'s str, usize, crate::lex::FastHash>,
     stmts: Vec<Stmt>,
     globals: Vec<(&'s str, u32, usize, usize, usize)>,
     section: Section,
@@ -281,7 +283,7 @@ impl<'s> Asm<'s> {
             errors: Vec::new(),
             dropped: 0,
             syms: Vec::new(),
-            map: HashMap::new(),
+            map: HashMap::default(),
             stmts: Vec::with_capacity(src.len() / 24),
             globals: Vec::new(),
             section: Section::Text,
@@ -361,11 +363,11 @@ impl<'s> Asm<'s> {
                 continue;
             }
             let code = strip_comment(raw_line);
-            self.line1(line_no, this_start, code);
+            self.line1(line_no, this_start, code, raw_line.len());
         }
     }
 
-    fn line1(&mut self, line_no: u32, line_start: usize, code: &'s str) {
+    fn line1(&mut self, line_no: u32, line_start: usize, code: &'s str, raw_len: usize) {
         let b = code.as_bytes();
         let mut pos = skip_ws(b, 0);
         // Labels: `name:`, possibly several, before the statement.
@@ -419,6 +421,7 @@ impl<'s> Asm<'s> {
             line_no,
             line_start,
             line_end: line_start + end,
+            raw_end: line_start + raw_len,
             ops_start: ops_start as u32,
             ops_end: end as u32,
             section: self.section,
@@ -428,7 +431,7 @@ impl<'s> Asm<'s> {
             self.directive1(&mut stmt, code, pos, word_end);
             return;
         }
-        match Op::from_mnemonic(word) {
+        match crate::lex::lookup_mnemonic(word) {
             Some(op) => {
                 stmt.kind = StmtKind::Instr(op);
                 self.stmts.push(stmt);
@@ -908,17 +911,12 @@ impl<'s> Asm<'s> {
                 self.push_err(line_no, line_start, code, e);
             }
             if out.len() > at {
-                let raw_end = self.src[stmt.line_start..]
-                    .find('\n')
-                    .map_or(self.src.len(), |i| stmt.line_start + i);
                 listing.push(ListingLine {
                     section: stmt.section,
                     address: stmt.addr,
-                    bytes: out[at..].to_vec(),
+                    len: (out.len() - at) as u64,
                     line: stmt.line_no as usize,
-                    source: self.src[stmt.line_start..raw_end]
-                        .trim_end_matches('\r')
-                        .to_string(),
+                    source: stmt.line_start..stmt.raw_end,
                 });
             }
         }
@@ -1318,7 +1316,10 @@ fn operand(
                     return Err(lerr(s, e, ErrorKind::FloatOverflow { text: text.into() }))
                 }
                 Some(f) => i128::from(f.to_bits()),
-                None => eval(line, s, e, r)?.v,
+                None => match fast_int(text) {
+                    Some(v) => v,
+                    None => eval(line, s, e, r)?.v,
+                },
             };
             let (lo, hi) = (i128::from(i32::MIN), i128::from(u32::MAX));
             if v < lo || v > hi {
@@ -1341,7 +1342,10 @@ fn operand(
             if let Some(reg) = parse_reg(text) {
                 return Err(not_a_register(kind, reg, s, e));
             }
-            let val = eval(line, s, e, r)?;
+            let val = match fast_int(text) {
+                Some(v) => Val::abs(v),
+                None => eval(line, s, e, r)?,
+            };
             let rel = pc_relative(kind);
             let v = match val.sec {
                 Some(sec) if rel => {
@@ -1397,6 +1401,38 @@ fn operand(
             reserved(kind, ((v / scale) & mask) as u32, s, e)
         }
     }
+}
+
+/// A plain decimal or `0x` literal, optionally negative: the common case, parsed without
+/// the expression machinery. Anything else (or anything odd) returns `None`.
+#[inline]
+fn fast_int(text: &str) -> Option<i128> {
+    let b = text.as_bytes();
+    let (neg, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v: i128 = 0;
+    if let Some(hex) = digits.strip_prefix(b"0x") {
+        if hex.is_empty() || hex.len() > 15 {
+            return None;
+        }
+        for &c in hex {
+            let d = (c as char).to_digit(16)?;
+            v = v * 16 + i128::from(d);
+        }
+    } else {
+        for &c in digits {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            v = v * 10 + i128::from(c - b'0');
+        }
+    }
+    Some(if neg { -v } else { v })
 }
 
 fn strip_hash(line: &str, s: usize, e: usize) -> (usize, &str) {

@@ -17,6 +17,10 @@ pub fn is_ident_char(b: u8) -> bool {
 /// start of an operand, i.e. right after the mnemonic or a comma.
 pub fn strip_comment(line: &str) -> &str {
     let b = line.as_bytes();
+    // Most lines have no comment character at all.
+    if !b.iter().any(|&c| matches!(c, b';' | b'/' | b'#')) {
+        return line;
+    }
     let mut i = 0;
     // Whether the text since the last `,` (or since the mnemonic) is still blank, so a `#`
     // here would begin an operand.
@@ -71,6 +75,70 @@ pub fn strip_comment(line: &str) -> &str {
         i += 1;
     }
     line
+}
+
+/// FxHash-style multiply-rotate hashing: the keys are short, trusted-enough identifiers
+/// (mnemonics, labels), and SipHash costs more than the rest of a line's work.
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            h = (h.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            let w = u64::from_le_bytes(buf) ^ ((rest.len() as u64) << 59);
+            h = (h.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        self.0 = h;
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub type FastHash = std::hash::BuildHasherDefault<FastHasher>;
+
+/// The instruction called `word`, ASCII case ignored, through a table built once from
+/// `INSTRUCTIONS`.
+pub fn lookup_mnemonic(word: &str) -> Option<warpkit_isa::Op> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static MAP: OnceLock<HashMap<&'static str, warpkit_isa::Op, FastHash>> = OnceLock::new();
+    let map = MAP.get_or_init(|| {
+        warpkit_isa::INSTRUCTIONS
+            .iter()
+            .map(|d| (d.mnemonic, d.op))
+            .collect()
+    });
+    if let Some(op) = map.get(word) {
+        return Some(*op);
+    }
+    if word.len() <= 32 && word.bytes().any(|b| b.is_ascii_uppercase()) {
+        let mut buf = [0u8; 32];
+        let lower = &mut buf[..word.len()];
+        lower.copy_from_slice(word.as_bytes());
+        lower.make_ascii_lowercase();
+        return std::str::from_utf8(lower)
+            .ok()
+            .and_then(|w| map.get(w).copied());
+    }
+    None
 }
 
 /// Skip spaces and tabs from `pos`.

@@ -51,18 +51,30 @@ pub struct Symbol {
     pub global: bool,
 }
 
-/// One source line that emitted bytes.
+/// One source line that emitted bytes. Kept small (no copies of bytes or text) so a
+/// million-line listing costs no allocation per line: [`Program::listing_bytes`] and
+/// [`ListingLine::source_text`] give the bytes and the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingLine {
     pub section: Section,
     /// Offset of the first byte in `section`.
     pub address: u64,
-    /// The bytes this line emitted (alignment padding included).
-    pub bytes: Vec<u8>,
+    /// How many bytes this line emitted (alignment padding included).
+    pub len: u64,
     /// 1-based line number in the source.
     pub line: usize,
-    /// The source line, without its line ending.
-    pub source: String,
+    /// Byte range of the line (without its line ending) in the assembled source.
+    pub source: std::ops::Range<usize>,
+}
+
+impl ListingLine {
+    /// The source line, given the text that was assembled.
+    pub fn source_text<'a>(&self, source: &'a str) -> &'a str {
+        source
+            .get(self.source.clone())
+            .unwrap_or("")
+            .trim_end_matches('\r')
+    }
 }
 
 /// An assembled (or loaded) program.
@@ -136,20 +148,29 @@ impl Program {
         out
     }
 
-    /// The listing as text: `line  section:address  encoding  source`, one row per line
-    /// that emitted bytes (see docs/assembly.md).
-    pub fn render_listing(&self) -> String {
+    /// The bytes a listing row emitted.
+    pub fn listing_bytes(&self, l: &ListingLine) -> &[u8] {
+        let start = usize::try_from(l.address).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(l.len).unwrap_or(usize::MAX));
+        self.section(l.section).get(start..end).unwrap_or(&[])
+    }
+
+    /// The listing as text (docs/assembly.md): `line  S:address  encoding  source`, one row
+    /// per line that emitted bytes; `S` is `T` for .text, `D` for .data. `source` is the text
+    /// that was assembled.
+    pub fn render_listing(&self, source: &str) -> String {
         use fmt::Write;
         let mut out = String::new();
         for l in &self.listing {
+            let bytes = self.listing_bytes(l);
             let mut enc = String::new();
-            if l.section == Section::Text && (l.bytes.len() == 4 || l.bytes.len() == 8) {
-                for w in l.bytes.chunks_exact(4) {
+            if l.section == Section::Text && (bytes.len() == 4 || bytes.len() == 8) {
+                for w in bytes.chunks_exact(4) {
                     let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
                     let _ = write!(enc, "{word:08x} ");
                 }
             } else {
-                for (i, b) in l.bytes.iter().enumerate() {
+                for (i, b) in bytes.iter().enumerate() {
                     if i == 8 {
                         enc.push_str("...");
                         break;
@@ -164,7 +185,7 @@ impl Program {
                 if l.section == Section::Text { 'T' } else { 'D' },
                 l.address,
                 enc.trim_end(),
-                l.source
+                l.source_text(source)
             );
         }
         out

@@ -67,7 +67,9 @@ pub fn run(args: Args) -> Outcome {
     });
     write_output(&path, &out)?;
     if let Some(listing) = args.listing {
-        write_output(&listing, program.render_listing().as_bytes())?;
+        // Assembly succeeded, so the bytes are valid UTF-8.
+        let source = String::from_utf8_lossy(&bytes);
+        write_output(&listing, program.render_listing(&source).as_bytes())?;
     }
     Ok(())
 }
