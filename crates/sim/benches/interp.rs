@@ -1,1 +1,142 @@
-fn main() {}
+//! Interpreter throughput on a VALU-heavy loop and on a branch/SALU-heavy loop.
+//!
+//! `cargo bench -p warpkit-sim` prints divan's timings (items = warp-instructions) and,
+//! before them, a summary in warp-instructions/s and lane-operations/s (a lane-operation
+//! is one EXEC-active lane of one vector instruction).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use divan::counter::ItemsCount;
+use divan::Bencher;
+use std::time::Instant;
+use warpkit_isa::Flags;
+use warpkit_sim::*;
+
+const ITERATIONS: u32 = 20_000;
+
+fn valu_loop() -> String {
+    format!(
+        "umov.l u1, {ITERATIONS}
+        laneid v0
+        mov.vl v1, 0x9e3779b9
+    top:
+        mul v2, v0, v1
+        add v3, v2, v0
+        xor v4, v3, v1
+        sll.vi v5, v4, 3
+        mac v6, v4, v5
+        min v7, v6, v3
+        mad.u32 v8, v7, v2, v6
+        add64 v[10:11], v[10:11], v[2:3]
+        bfe.u32 v9, v8, v0, v5
+        mulhu v12, v9, v1
+        sra v13, v12, v0
+        cndmask v14, v13, u1
+        uaddi u1, u1, -1
+        bnz u1, top
+        endpgm"
+    )
+}
+
+fn branch_loop() -> String {
+    format!(
+        "umov.l u1, {ITERATIONS}
+        umovi u10, 7
+    top:
+        uaddi u2, u2, 3
+        uxor u3, u3, u2
+        usltiu u4, u2, 500
+        bz u4, skip
+        uaddi u5, u5, 1
+    skip:
+        uandi u6, u2, 1
+        bnz u6, odd
+        uaddi u7, u7, 1
+        jmp join
+    odd:
+        uaddi u8, u8, 1
+    join:
+        jal u30, func
+        uaddi u1, u1, -1
+        bnz u1, top
+        endpgm
+    func:
+        umul u9, u9, u10
+        jr u30, 0"
+    )
+}
+
+/// Counts instructions and lane-operations of one run.
+#[derive(Default)]
+struct Census {
+    instructions: u64,
+    lane_ops: u64,
+}
+
+impl Tracer for Census {
+    const ENABLED: bool = true;
+    fn commit(&mut self, _: &Warp, prog: &Program, pc: u32, exec: u32) {
+        self.instructions += 1;
+        if let Some(Code::Op(op)) = prog.fetch(pc).map(|i| i.code) {
+            if !op.def().flags.contains(Flags::EI) {
+                self.lane_ops += u64::from(exec.count_ones());
+            }
+        }
+    }
+}
+
+fn run_once<T: Tracer>(prog: &Program, exec: u32, tracer: &mut T) -> u64 {
+    let mut wg = Workgroup::new([0, 0, 0], &[exec]);
+    let s = wg.run(prog, &mut Core::default(), &mut NoMemory, tracer, u64::MAX);
+    assert!(s.all_ended());
+    s.retired
+}
+
+fn summary(name: &str, src: &str, exec: u32) {
+    let prog = Program::new(common::asm(src));
+    let mut census = Census::default();
+    run_once(&prog, exec, &mut census);
+    let reps = 5;
+    let start = Instant::now();
+    for _ in 0..reps {
+        divan::black_box(run_once(&prog, exec, &mut NoTrace));
+    }
+    let secs = start.elapsed().as_secs_f64() / f64::from(reps);
+    println!(
+        "{name:<22} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s",
+        census.instructions as f64 / secs / 1e6,
+        census.lane_ops as f64 / secs / 1e6
+    );
+}
+
+fn main() {
+    summary("valu loop, exec full", &valu_loop(), u32::MAX);
+    summary("valu loop, exec half", &valu_loop(), 0x5555_5555);
+    summary("branch/salu loop", &branch_loop(), u32::MAX);
+    divan::main();
+}
+
+fn bench(bencher: Bencher, src: &str, exec: u32) {
+    let prog = Program::new(common::asm(src));
+    let mut census = Census::default();
+    run_once(&prog, exec, &mut census);
+    bencher
+        .counter(ItemsCount::new(census.instructions))
+        .bench(|| run_once(&prog, exec, &mut NoTrace));
+}
+
+#[divan::bench]
+fn valu_full_exec(bencher: Bencher) {
+    bench(bencher, &valu_loop(), u32::MAX);
+}
+
+#[divan::bench]
+fn valu_half_exec(bencher: Bencher) {
+    bench(bencher, &valu_loop(), 0x5555_5555);
+}
+
+#[divan::bench]
+fn branch_salu(bencher: Bencher) {
+    bench(bencher, &branch_loop(), u32::MAX);
+}
