@@ -20,7 +20,7 @@ pub const MAX_SOURCE_BYTES: usize = 256 * 1024 * 1024;
 const MAX_FILL: u64 = 1 << 24;
 const MAX_ALIGN: u64 = 1 << 16;
 /// Largest section: a guard against sources that multiply bytes through directives.
-const MAX_SECTION: u64 = 1 << 30;
+const MAX_SECTION: u64 = 1 << 28;
 
 const DIRECTIVES: &[&str] = &[
     ".text", ".data", ".section", ".byte", ".half", ".hword", ".short", ".word", ".long", ".int",
@@ -160,7 +160,13 @@ struct Asm<'s> {
     dropped: usize,
     syms: Vec<Sym<'s>>,
     map: HashMap<&'s str, usize, crate::lex::FastHash>,
+    /// Forward `.equ`s, resolved after pass 1.
     stmts: Vec<Stmt>,
+    /// Statements that referred to symbols not yet defined: encoded again after pass 1.
+    fixups: Vec<Stmt>,
+    out: [Vec<u8>; 2],
+    listing: Vec<ListingLine>,
+    scratch: Vec<(u32, usize, LineErr)>,
     globals: Vec<(&'s str, u32, usize, usize, usize)>,
     section: Section,
     pos: [u64; 2],
@@ -214,6 +220,8 @@ struct LineErr {
     kind: Box<ErrorKind>,
     /// Already reported elsewhere (a poisoned symbol): stay silent.
     silent: bool,
+    /// Refers to a symbol that may be defined further down: retry after pass 1.
+    forward: bool,
 }
 
 impl From<ExprError> for LineErr {
@@ -221,6 +229,7 @@ impl From<ExprError> for LineErr {
         LineErr {
             start: e.start,
             end: e.end,
+            forward: e.pending || matches!(*e.kind, ErrorKind::UndefinedSymbol { .. }),
             kind: e.kind,
             silent: e.pending,
         }
@@ -233,6 +242,7 @@ fn lerr(start: usize, end: usize, kind: ErrorKind) -> LineErr {
         end,
         kind: Box::new(kind),
         silent: false,
+        forward: false,
     }
 }
 
@@ -284,7 +294,11 @@ impl<'s> Asm<'s> {
             dropped: 0,
             syms: Vec::new(),
             map: HashMap::default(),
-            stmts: Vec::with_capacity(src.len() / 24),
+            stmts: Vec::new(),
+            fixups: Vec::new(),
+            out: [Vec::with_capacity(src.len() / 5), Vec::new()],
+            listing: Vec::with_capacity(src.len() / 24),
+            scratch: Vec::new(),
             globals: Vec::new(),
             section: Section::Text,
             pos: [0, 0],
@@ -314,9 +328,15 @@ impl<'s> Asm<'s> {
     fn run(mut self) -> Result<Program, AsmErrors> {
         self.pass1();
         self.resolve_equs();
-        let mut program = self.pass2();
+        self.fixups();
         self.check_globals();
-        program.symbols = self.symbols();
+        let [text, data] = std::mem::take(&mut self.out);
+        let program = Program {
+            text,
+            data,
+            symbols: self.symbols(),
+            listing: std::mem::take(&mut self.listing),
+        };
         if self.errors.is_empty() && self.dropped == 0 && !self.any_statement {
             self.errors.push(AsmError {
                 file: self.file.into(),
@@ -434,8 +454,8 @@ impl<'s> Asm<'s> {
         match crate::lex::lookup_mnemonic(word) {
             Some(op) => {
                 stmt.kind = StmtKind::Instr(op);
-                self.stmts.push(stmt);
                 self.advance(op.def().len() as u64, &stmt, code);
+                self.emit(stmt, code);
             }
             None => {
                 let suggestion = closest(word, INSTRUCTIONS.iter().map(|d| d.mnemonic));
@@ -596,8 +616,8 @@ impl<'s> Asm<'s> {
                     return;
                 }
                 stmt.kind = StmtKind::Data { width, name };
-                self.stmts.push(*stmt);
                 self.advance(n as u64 * u64::from(width), stmt, code);
+                self.emit(*stmt, code);
             }
             ".align" | ".balign" | ".p2align" | ".space" | ".skip" | ".zero" => {
                 let is_align = lower.contains("align");
@@ -672,8 +692,8 @@ impl<'s> Asm<'s> {
                     v as u64
                 };
                 stmt.kind = StmtKind::Fill(len);
-                self.stmts.push(*stmt);
                 self.advance(len, stmt, code);
+                self.emit(*stmt, code);
             }
             ".global" | ".globl" => {
                 let mut ranges = [(0usize, 0usize); 64];
@@ -886,46 +906,68 @@ impl<'s> Asm<'s> {
 
     // ---------------------------------------------------------------- pass 2
 
-    fn pass2(&mut self) -> Program {
-        let mut text = Vec::with_capacity(self.pos[0].min(MAX_SECTION) as usize);
-        let mut data = Vec::with_capacity(self.pos[1].min(MAX_SECTION) as usize);
-        let mut listing = Vec::with_capacity(self.stmts.len());
-        let stmts = std::mem::take(&mut self.stmts);
-        let mut errs: Vec<(u32, usize, LineErr)> = Vec::new();
-        for stmt in &stmts {
+    /// Encode a statement during pass 1. If it refers to a symbol not defined yet, its bytes
+    /// are placeholders and it is queued for [`Asm::fixups`].
+    fn emit(&mut self, stmt: Stmt, code: &str) {
+        let i = sec_index(stmt.section);
+        let len = self.pos[i] - stmt.addr;
+        if self.pos[i] > MAX_SECTION {
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out[i]);
+        let mut errs = std::mem::take(&mut self.scratch);
+        let at = out.len();
+        match stmt.kind {
+            StmtKind::Instr(op) => self.instr(op, &stmt, code, &mut out, &mut errs),
+            StmtKind::Data { width, name } => {
+                self.data(width, name, &stmt, code, &mut out, &mut errs)
+            }
+            StmtKind::Fill(n) => out.resize(at + n as usize, 0),
+            StmtKind::Equ(_) => {}
+        }
+        if errs.iter().any(|(_, _, e)| e.forward) {
+            errs.clear();
+            self.fixups.push(stmt);
+        }
+        for (line_no, line_start, e) in errs.drain(..) {
+            self.push_err(line_no, line_start, code, e);
+        }
+        if len > 0 {
+            self.listing.push(ListingLine {
+                section: stmt.section,
+                address: stmt.addr,
+                len,
+                line: stmt.line_no as usize,
+                source: stmt.line_start..stmt.raw_end,
+            });
+        }
+        self.out[i] = out;
+        self.scratch = errs;
+    }
+
+    /// Pass 2: encode again the statements that referred to later symbols, in place.
+    fn fixups(&mut self) {
+        let fixups = std::mem::take(&mut self.fixups);
+        let mut tmp = Vec::new();
+        let mut errs = Vec::new();
+        for stmt in &fixups {
             let code = &self.src[stmt.line_start..stmt.line_end];
-            let out = match stmt.section {
-                Section::Text => &mut text,
-                Section::Data => &mut data,
-            };
-            let at = out.len();
+            tmp.clear();
             match stmt.kind {
-                StmtKind::Instr(op) => self.instr(op, stmt, code, out, &mut errs),
+                StmtKind::Instr(op) => self.instr(op, stmt, code, &mut tmp, &mut errs),
                 StmtKind::Data { width, name } => {
-                    self.data(width, name, stmt, code, out, &mut errs)
+                    self.data(width, name, stmt, code, &mut tmp, &mut errs)
                 }
-                StmtKind::Fill(n) => out.resize(at + n as usize, 0),
-                StmtKind::Equ(_) => continue,
+                StmtKind::Fill(_) | StmtKind::Equ(_) => {}
             }
             for (line_no, line_start, e) in errs.drain(..) {
                 self.push_err(line_no, line_start, code, e);
             }
-            if out.len() > at {
-                listing.push(ListingLine {
-                    section: stmt.section,
-                    address: stmt.addr,
-                    len: (out.len() - at) as u64,
-                    line: stmt.line_no as usize,
-                    source: stmt.line_start..stmt.raw_end,
-                });
+            let out = &mut self.out[sec_index(stmt.section)];
+            let at = stmt.addr as usize;
+            if let Some(dst) = out.get_mut(at..at + tmp.len()) {
+                dst.copy_from_slice(&tmp);
             }
-        }
-        self.stmts = stmts;
-        Program {
-            text,
-            data,
-            symbols: Vec::new(),
-            listing,
         }
     }
 

@@ -17,9 +17,12 @@ pub fn is_ident_char(b: u8) -> bool {
 /// start of an operand, i.e. right after the mnemonic or a comma.
 pub fn strip_comment(line: &str) -> &str {
     let b = line.as_bytes();
-    // Most lines have no comment character at all.
-    if !b.iter().any(|&c| matches!(c, b';' | b'/' | b'#')) {
+    // Most lines have no comment character at all; jump to the first candidate.
+    let Some(first) = memchr::memchr3(b';', b'/', b'#', b) else {
         return line;
+    };
+    if b[first] == b';' {
+        return &line[..first];
     }
     let mut i = 0;
     // Whether the text since the last `,` (or since the mnemonic) is still blank, so a `#`
@@ -107,6 +110,16 @@ impl std::hash::Hasher for FastHasher {
     }
 
     #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
@@ -119,26 +132,33 @@ pub type FastHash = std::hash::BuildHasherDefault<FastHasher>;
 pub fn lookup_mnemonic(word: &str) -> Option<warpkit_isa::Op> {
     use std::collections::HashMap;
     use std::sync::OnceLock;
-    static MAP: OnceLock<HashMap<&'static str, warpkit_isa::Op, FastHash>> = OnceLock::new();
+    static MAP: OnceLock<HashMap<[u64; 4], warpkit_isa::Op, FastHash>> = OnceLock::new();
     let map = MAP.get_or_init(|| {
         warpkit_isa::INSTRUCTIONS
             .iter()
-            .map(|d| (d.mnemonic, d.op))
+            .filter_map(|d| mnemonic_key(d.mnemonic).map(|k| (k, d.op)))
             .collect()
     });
-    if let Some(op) = map.get(word) {
-        return Some(*op);
+    map.get(&mnemonic_key(word)?).copied()
+}
+
+/// A mnemonic folded to lower case and packed into fixed words: hashing and comparing it
+/// costs a few instructions, without a call to `memcmp`.
+#[inline]
+fn mnemonic_key(word: &str) -> Option<[u64; 4]> {
+    let b = word.as_bytes();
+    if b.len() > 32 {
+        return None;
     }
-    if word.len() <= 32 && word.bytes().any(|b| b.is_ascii_uppercase()) {
-        let mut buf = [0u8; 32];
-        let lower = &mut buf[..word.len()];
-        lower.copy_from_slice(word.as_bytes());
-        lower.make_ascii_lowercase();
-        return std::str::from_utf8(lower)
-            .ok()
-            .and_then(|w| map.get(w).copied());
+    let mut buf = [0u8; 32];
+    for (d, s) in buf.iter_mut().zip(b) {
+        *d = s.to_ascii_lowercase();
     }
-    None
+    let mut key = [0u64; 4];
+    for (k, c) in key.iter_mut().zip(buf.chunks_exact(8)) {
+        *k = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    }
+    Some(key)
 }
 
 /// Skip spaces and tabs from `pos`.
