@@ -143,3 +143,104 @@ pub fn run(args: Args) -> Outcome {
     }
     Err(Failure::Exit(1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("warpkit-run-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    fn args(file: PathBuf) -> Args {
+        Args {
+            file,
+            dump_state: None,
+            trace: None,
+            trace_format: TraceFormatArg::Json,
+            max_steps: DEFAULT_MAX_STEPS,
+        }
+    }
+
+    fn exit_code(o: Outcome) -> u8 {
+        match o {
+            Ok(()) => 0,
+            Err(Failure::Exit(c)) => c,
+            Err(Failure::Runtime(_)) => 1,
+            Err(Failure::BadInput(_)) => 2,
+        }
+    }
+
+    #[test]
+    fn runs_source_and_dumps_state() {
+        let src = tmp("ok.s");
+        std::fs::write(&src, "laneid v1\numovi u2, 5\nendpgm\n").unwrap();
+        let dump = tmp("ok.json");
+        let trace = tmp("ok.jsonl");
+        let mut a = args(src);
+        a.dump_state = Some(dump.clone());
+        a.trace = Some(trace.clone());
+        assert_eq!(exit_code(run(a)), 0);
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
+        let w = &v["warps"][0];
+        assert_eq!(w["pc"], 8);
+        assert_eq!(w["u"][2], 5);
+        assert_eq!(w["v"][1][31], 31);
+        assert_eq!(w["trap"], serde_json::Value::Null);
+        let t = std::fs::read_to_string(&trace).unwrap();
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].contains("\"version\":1"));
+    }
+
+    #[test]
+    fn trap_exits_1_and_is_dumped() {
+        let src = tmp("trap.s");
+        std::fs::write(&src, "nop\numov.l u1, 0xffffffff\ncsrw mode, u1\nendpgm\n").unwrap();
+        let dump = tmp("trap.json");
+        let mut a = args(src);
+        a.dump_state = Some(dump.clone());
+        assert_eq!(exit_code(run(a)), 1);
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
+        assert_eq!(
+            v["warps"][0]["trap"],
+            serde_json::json!({"cause": 8, "pc": 12, "info": 4294967295u32})
+        );
+    }
+
+    #[test]
+    fn step_limit_exits_1() {
+        let src = tmp("loop.s");
+        std::fs::write(&src, "top:\n  jmp top\n").unwrap();
+        let mut a = args(src);
+        a.max_steps = 50;
+        assert_eq!(exit_code(run(a)), 1);
+    }
+
+    #[test]
+    fn bad_input_exits_2() {
+        let src = tmp("bad.s");
+        std::fs::write(&src, "add v1, v2\n").unwrap();
+        assert_eq!(exit_code(run(args(src))), 2);
+        assert_eq!(exit_code(run(args(tmp("missing.s")))), 2);
+        let elf = tmp("bad.elf");
+        std::fs::write(&elf, b"\x7fELF garbage").unwrap();
+        assert_eq!(exit_code(run(args(elf))), 2);
+    }
+
+    #[test]
+    fn raw_binary_is_code() {
+        let bin = tmp("prog.bin");
+        // nop; endpgm
+        let mut bytes = Vec::new();
+        for op in [warpkit_isa::Op::Nop, warpkit_isa::Op::Endpgm] {
+            bytes.extend(warpkit_isa::Instr::from_raw(op, &[]).unwrap().to_bytes());
+        }
+        std::fs::write(&bin, bytes).unwrap();
+        assert_eq!(exit_code(run(args(bin.clone()))), 0);
+        std::fs::write(&bin, [0xff, 0xff, 0xff, 0xff]).unwrap();
+        assert_eq!(exit_code(run(args(bin))), 1);
+    }
+}
