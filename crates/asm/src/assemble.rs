@@ -361,11 +361,25 @@ impl<'s> Asm<'s> {
 
     fn pass1(&mut self) {
         let src = self.src;
-        let mut line_start = 0usize;
-        for (idx, raw_line) in src.split('\n').enumerate() {
-            let line_no = (idx + 1) as u32;
-            let this_start = line_start;
-            line_start += raw_line.len() + 1;
+        let mut newlines = memchr::memchr_iter(b'\n', src.as_bytes());
+        let mut this_start = 0usize;
+        let mut line_no = 0u32;
+        loop {
+            let end = newlines.next().unwrap_or(src.len());
+            // `\n` is ASCII, so both ends are character boundaries.
+            let raw_line = &src[this_start..end];
+            line_no += 1;
+            let next_start = end + 1;
+            self.line0(line_no, this_start, raw_line);
+            if end >= src.len() {
+                break;
+            }
+            this_start = next_start;
+        }
+    }
+
+    fn line0(&mut self, line_no: u32, this_start: usize, raw_line: &'s str) {
+        {
             if raw_line.len() > MAX_LINE_BYTES {
                 self.push_err(
                     line_no,
@@ -380,7 +394,7 @@ impl<'s> Asm<'s> {
                         },
                     ),
                 );
-                continue;
+                return;
             }
             let code = strip_comment(raw_line);
             self.line1(line_no, this_start, code, raw_line.len());
@@ -391,10 +405,12 @@ impl<'s> Asm<'s> {
         let b = code.as_bytes();
         let mut pos = skip_ws(b, 0);
         // Labels: `name:`, possibly several, before the statement.
+        let mut word_end = None;
         while pos < b.len() && is_ident_start(b[pos]) {
             let e = ident_end(b, pos);
             let after = skip_ws(b, e);
             if b.get(after) != Some(&b':') {
+                word_end = Some(e);
                 break;
             }
             self.any_statement = true;
@@ -433,7 +449,7 @@ impl<'s> Asm<'s> {
             );
             return;
         }
-        let word_end = ident_end(b, pos);
+        let word_end = word_end.unwrap_or_else(|| ident_end(b, pos));
         let word = &code[pos..word_end];
         let ops_start = skip_ws(b, word_end);
         let mut stmt = Stmt {
@@ -995,6 +1011,7 @@ impl<'s> Asm<'s> {
         let fail = |errs: &mut Vec<(u32, usize, LineErr)>, e: LineErr| {
             errs.push((stmt.line_no, stmt.line_start, e));
         };
+        let has_keyed = def.operands.iter().any(|o| o.kind.keyed);
         let npos = def.operands.iter().filter(|o| !o.kind.keyed).count();
         let required = def
             .operands
@@ -1021,7 +1038,11 @@ impl<'s> Asm<'s> {
                 );
                 continue;
             }
-            let (mut vs, key) = key_of(b, s, e);
+            let (mut vs, key) = if has_keyed {
+                key_of(b, s, e)
+            } else {
+                (s, None)
+            };
             let index = if let Some((ks, ke)) = key {
                 let key = &code[ks..ke];
                 match def

@@ -151,12 +151,20 @@ fn mnemonic_key(word: &str) -> Option<[u64; 4]> {
         return None;
     }
     let mut buf = [0u8; 32];
-    for (d, s) in buf.iter_mut().zip(b) {
-        *d = s.to_ascii_lowercase();
-    }
+    buf[..b.len()].copy_from_slice(b);
     let mut key = [0u64; 4];
-    for (k, c) in key.iter_mut().zip(buf.chunks_exact(8)) {
-        *k = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    for (i, (k, c)) in key.iter_mut().zip(buf.chunks_exact(8)).enumerate() {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // Setting bit 5 of every present byte folds A-Z to a-z and leaves digits, `.` and
+        // `$` alone; `_` becomes 0x7f on both sides of the comparison, which is no ident
+        // character, so no two identifiers fold together.
+        let n = b.len().saturating_sub(i * 8).min(8);
+        let present = if n == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        };
+        *k = w | (0x2020_2020_2020_2020 & present);
     }
     Some(key)
 }
