@@ -92,7 +92,60 @@ fn main() {
             LINES as f64 / cpu / 1e6
         );
     }
+    compare_with_gnu_as(wall);
     divan::main();
+}
+
+/// The same number of lines of RISC-V through `riscv64-linux-gnu-as` (Debian package
+/// binutils-riscv64-linux-gnu), when it is installed: whole-process wall time.
+fn compare_with_gnu_as(our_wall: f64) {
+    let mut src = String::with_capacity(LINES * 24);
+    let ops = [
+        "add x5, x6, x7",
+        "addi x10, x11, -12",
+        "lw x7, 8(x2)",
+        "sw x7, 16(x2)",
+        "xor x8, x9, x10",
+        "slli x11, x12, 3",
+        "lui x13, 0x12345",
+        "sub x14, x15, x16",
+    ];
+    for n in 0..LINES {
+        if n % 64 == 0 {
+            let _ = writeln!(src, "L{n}:");
+        } else if n % 97 == 0 {
+            let _ = writeln!(
+                src,
+                "    beq x1, x2, L{}    # back to the last label",
+                n - n % 64
+            );
+        } else {
+            let _ = writeln!(src, "    {}", ops[n % ops.len()]);
+        }
+    }
+    let dir = std::env::temp_dir();
+    let input = dir.join(format!("warpkit-bench-{}.S", std::process::id()));
+    let output = dir.join(format!("warpkit-bench-{}.o", std::process::id()));
+    if std::fs::write(&input, &src).is_err() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    let status = std::process::Command::new("riscv64-linux-gnu-as")
+        .arg("-o")
+        .arg(&output)
+        .arg(&input)
+        .status();
+    let wall = start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    match status {
+        Ok(s) if s.success() => println!(
+            "riscv64-linux-gnu-as, {LINES} RISC-V lines: {wall:.3} s, {:.2} M lines/s (warpkit is {:.1}x faster)",
+            LINES as f64 / wall / 1e6,
+            wall / our_wall
+        ),
+        _ => println!("riscv64-linux-gnu-as not available: no comparison"),
+    }
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
