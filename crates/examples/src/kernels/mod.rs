@@ -1,0 +1,93 @@
+//! One module per kernel: its launch description, its inputs and its host reference.
+
+mod bitonic;
+mod collatz;
+mod crc32;
+mod histogram;
+mod matmul;
+mod matmul_dp4a;
+mod reduce;
+mod saxpy;
+mod scan;
+mod stencil;
+mod vadd;
+
+use crate::{gen, Case, Example, Expected, Size, Stage, StageArg};
+
+macro_rules! example {
+    ($name:ident, $summary:expr) => {
+        Example {
+            name: stringify!($name),
+            summary: $summary,
+            source: include_str!(concat!("../../../../examples/", stringify!($name), ".s")),
+            build: $name::case,
+        }
+    };
+}
+
+pub(crate) static ALL: &[Example] = &[
+    example!(vadd, "vector add"),
+    example!(saxpy, "integer a*x + y, grid-stride loop"),
+    example!(reduce, "sum: per-workgroup fold, then a second pass"),
+    example!(scan, "inclusive prefix sum, one workgroup"),
+    example!(
+        histogram,
+        "256-bin byte histogram, shared then global atomics"
+    ),
+    example!(matmul, "u32 matrix multiply, shared tiles, mad.u32"),
+    example!(matmul_dp4a, "int8 matrix multiply with dp4a.i32"),
+    example!(bitonic, "bitonic sort of each workgroup's keys"),
+    example!(crc32, "CRC-32 of unaligned records: brev, alignbit, perm"),
+    example!(stencil, "3x3 blur, 2-D grid, partial last warp"),
+    example!(collatz, "Collatz steps: divergent per-lane loops"),
+];
+
+fn int(v: u64) -> StageArg {
+    StageArg::Int(v)
+}
+
+fn words(w: &[u32]) -> StageArg {
+    StageArg::Bytes(gen::to_bytes(w))
+}
+
+fn zeroed_words(n: usize) -> StageArg {
+    StageArg::Zeroed(4 * n)
+}
+
+fn stage(grid: [u32; 3], block: [u32; 3], shared_bytes: u32, args: Vec<(&str, StageArg)>) -> Stage {
+    Stage {
+        grid,
+        block,
+        shared_bytes,
+        args: args.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+    }
+}
+
+fn expect(stage: usize, buffer: &str, words: Vec<u32>) -> Expected {
+    Expected {
+        stage,
+        buffer: buffer.to_string(),
+        words,
+    }
+}
+
+fn blocks(n: u32, per: u32) -> u32 {
+    n.div_ceil(per)
+}
+
+/// Seeds per example, so changing one example's inputs leaves the others alone.
+fn rng(name: &str, size: Size) -> gen::Rng {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a over the name
+    for b in name.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    gen::Rng::new(h ^ if size == Size::Full { 0xf0 } else { 0x5a })
+}
+
+fn one_case(problem: String, stages: Vec<Stage>, expected: Vec<Expected>) -> Case {
+    Case {
+        problem,
+        stages,
+        expected,
+    }
+}

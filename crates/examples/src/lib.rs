@@ -1,0 +1,423 @@
+//! The example kernels of `examples/`, each with its launch description, deterministic
+//! inputs and a host-side reference, so a run proves the toolkit computed the right thing.
+//!
+//! [`all`] lists the kernels; [`Example::case`] builds the launches and the expected output
+//! for a [`Size`]; [`Example::run`] assembles the source, launches it on the functional
+//! model (`warpkit_sim::launch`), and compares the output buffers with the reference.
+
+mod gen;
+mod kernels;
+
+pub use gen::{to_bytes, to_words, Rng};
+
+use std::time::Duration;
+use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig, LaunchError, LaunchResult};
+
+/// How big a problem to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Size {
+    /// Small enough for the test suite in the test profile.
+    Small,
+    /// Meaningful sizes: what `warpkit examples` runs by default.
+    Full,
+}
+
+/// One kernel of `examples/`.
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    /// The file stem in `examples/`, and the name `warpkit examples NAME` takes.
+    pub name: &'static str,
+    /// What it computes, in a few words.
+    pub summary: &'static str,
+    /// The assembly source.
+    pub source: &'static str,
+    build: fn(Size) -> Case,
+}
+
+/// A value for one argument slot of a stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StageArg {
+    /// An integer slot.
+    Int(u64),
+    /// A buffer holding these bytes.
+    Bytes(Vec<u8>),
+    /// A zero-filled buffer of this many bytes.
+    Zeroed(usize),
+    /// A buffer holding the first `len` bytes (all of them if `None`) of buffer `buffer`
+    /// as stage `stage` left it: how a second pass consumes the first one's output.
+    Output {
+        stage: usize,
+        buffer: String,
+        len: Option<usize>,
+    },
+}
+
+/// One launch of the kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stage {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+    /// Argument slots in order: slot k is at byte 8*k of the argument block.
+    pub args: Vec<(String, StageArg)>,
+}
+
+/// The reference contents of one output buffer, as u32 words from its start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    pub stage: usize,
+    pub buffer: String,
+    pub words: Vec<u32>,
+}
+
+/// A problem instance: the launches to run, in order, and what they must produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Case {
+    /// The problem size, for people ("n=1048576", "256x256x256").
+    pub problem: String,
+    pub stages: Vec<Stage>,
+    pub expected: Vec<Expected>,
+}
+
+/// The first difference between the output and the reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Pass,
+    Mismatch {
+        buffer: String,
+        index: usize,
+        expected: u32,
+        got: u32,
+    },
+    /// The buffer is missing or shorter than the reference.
+    Short {
+        buffer: String,
+        expected_words: usize,
+        got_words: usize,
+    },
+}
+
+impl Check {
+    pub fn passed(&self) -> bool {
+        matches!(self, Check::Pass)
+    }
+}
+
+impl std::fmt::Display for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Check::Pass => f.write_str("ok"),
+            Check::Mismatch {
+                buffer,
+                index,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{buffer}[{index}]: expected {expected} ({expected:#010x}), got {got} ({got:#010x})"
+            ),
+            Check::Short {
+                buffer,
+                expected_words,
+                got_words,
+            } => write!(
+                f,
+                "{buffer}: expected {expected_words} words, the buffer holds {got_words}"
+            ),
+        }
+    }
+}
+
+/// What running an example measured and found.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub name: &'static str,
+    pub problem: String,
+    pub launches: usize,
+    pub workgroups: u64,
+    pub warps: u64,
+    /// Warp-instructions retired.
+    pub instructions: u64,
+    /// Active lanes summed over vector instructions.
+    pub lane_ops: u64,
+    /// Simulation time summed over the launches.
+    pub wall: Duration,
+    pub check: Check,
+    /// Every warp ended with `endpgm`.
+    pub completed: bool,
+    /// Traps, described.
+    pub traps: Vec<String>,
+    /// Register hazards the model reported, described.
+    pub hazards: Vec<String>,
+}
+
+impl Report {
+    /// The output matched, every warp finished, and the model saw no trap and no hazard.
+    pub fn passed(&self) -> bool {
+        self.check.passed() && self.completed && self.traps.is_empty() && self.hazards.is_empty()
+    }
+
+    /// Lane-operations per second of simulation.
+    pub fn lane_ops_per_sec(&self) -> f64 {
+        let secs = self.wall.as_secs_f64();
+        if secs > 0.0 {
+            self.lane_ops as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Why an example could not be run at all (as opposed to running and failing its check).
+#[derive(Debug, thiserror::Error)]
+pub enum ExampleError {
+    #[error("examples/{name}.s does not assemble:\n{rendered}")]
+    Assemble {
+        name: &'static str,
+        rendered: String,
+    },
+    #[error("{name}: launch {stage} failed: {source}")]
+    Launch {
+        name: &'static str,
+        stage: usize,
+        #[source]
+        source: LaunchError,
+    },
+    #[error(
+        "{name}: stage {stage} takes buffer `{buffer}` of stage {from}, which it does not have"
+    )]
+    MissingOutput {
+        name: &'static str,
+        stage: usize,
+        from: usize,
+        buffer: String,
+    },
+}
+
+/// Every example, in the order the suite runs them.
+pub fn all() -> &'static [Example] {
+    kernels::ALL
+}
+
+/// The example called `name`.
+pub fn find(name: &str) -> Option<&'static Example> {
+    all().iter().find(|e| e.name == name)
+}
+
+impl Example {
+    /// The launches and the reference output for `size`.
+    pub fn case(&self, size: Size) -> Case {
+        (self.build)(size)
+    }
+
+    /// The assembled `.text`, ready for the model.
+    pub fn program(&self) -> Result<warpkit_sim::Program, ExampleError> {
+        let file = format!("examples/{}.s", self.name);
+        match warpkit_asm::assemble(self.source, &file) {
+            Ok(p) => Ok(warpkit_sim::Program::new(p.text)),
+            Err(errors) => Err(ExampleError::Assemble {
+                name: self.name,
+                rendered: errors.render(self.source),
+            }),
+        }
+    }
+
+    /// Run at `size` with `threads` host threads (0 = every core).
+    pub fn run(&self, size: Size, threads: usize) -> Result<Report, ExampleError> {
+        self.run_case(&self.case(size), threads)
+    }
+
+    /// Run `case` (usually [`Example::case`], possibly altered) and check it.
+    pub fn run_case(&self, case: &Case, threads: usize) -> Result<Report, ExampleError> {
+        let program = self.program()?;
+        let mut results: Vec<LaunchResult> = Vec::with_capacity(case.stages.len());
+        for (index, stage) in case.stages.iter().enumerate() {
+            let args = self.stage_args(index, stage, &results)?;
+            let config = LaunchConfig {
+                grid: stage.grid,
+                block: stage.block,
+                shared_bytes: stage.shared_bytes,
+                threads,
+                ..LaunchConfig::default()
+            };
+            let result =
+                launch(&program, &config, args).map_err(|source| ExampleError::Launch {
+                    name: self.name,
+                    stage: index,
+                    source,
+                })?;
+            results.push(result);
+        }
+        let check = compare(&case.expected, |stage, name| {
+            results.get(stage).and_then(|r| r.buffer(name))
+        });
+        let mut report = Report {
+            name: self.name,
+            problem: case.problem.clone(),
+            launches: results.len(),
+            workgroups: 0,
+            warps: 0,
+            instructions: 0,
+            lane_ops: 0,
+            wall: Duration::ZERO,
+            check,
+            completed: true,
+            traps: Vec::new(),
+            hazards: Vec::new(),
+        };
+        for (stage, r) in results.iter().enumerate() {
+            report.workgroups += r.stats.workgroups;
+            report.warps += r.stats.warps;
+            report.instructions += r.stats.instructions;
+            report.lane_ops += r.stats.lane_ops;
+            report.wall += r.stats.wall;
+            report.completed &= r.ok();
+            let tag = |s: String| {
+                if results.len() > 1 {
+                    format!("launch {stage}: {s}")
+                } else {
+                    s
+                }
+            };
+            report
+                .traps
+                .extend(r.traps.iter().map(|t| tag(format!("{t:?}"))));
+            report
+                .hazards
+                .extend(r.hazards.iter().map(|h| tag(format!("{h:?}"))));
+        }
+        Ok(report)
+    }
+
+    fn stage_args(
+        &self,
+        index: usize,
+        stage: &Stage,
+        done: &[LaunchResult],
+    ) -> Result<Vec<Arg>, ExampleError> {
+        let mut args = Vec::with_capacity(stage.args.len());
+        for (name, value) in &stage.args {
+            let value = match value {
+                StageArg::Int(v) => ArgValue::Int(*v),
+                StageArg::Bytes(b) => ArgValue::Buffer(b.clone()),
+                StageArg::Zeroed(n) => ArgValue::Buffer(vec![0; *n]),
+                StageArg::Output { stage, buffer, len } => {
+                    let missing = || ExampleError::MissingOutput {
+                        name: self.name,
+                        stage: index,
+                        from: *stage,
+                        buffer: buffer.clone(),
+                    };
+                    let bytes = done
+                        .get(*stage)
+                        .and_then(|r| r.buffer(buffer))
+                        .ok_or_else(missing)?;
+                    let take = len.unwrap_or(bytes.len());
+                    ArgValue::Buffer(bytes.get(..take).ok_or_else(missing)?.to_vec())
+                }
+            };
+            args.push(Arg {
+                name: name.clone(),
+                value,
+            });
+        }
+        Ok(args)
+    }
+}
+
+/// Compare every expected buffer with what `lookup(stage, buffer)` returns; the first
+/// difference wins.
+pub fn compare<'a>(
+    expected: &[Expected],
+    lookup: impl Fn(usize, &str) -> Option<&'a [u8]>,
+) -> Check {
+    for e in expected {
+        let got = lookup(e.stage, &e.buffer).unwrap_or(&[]);
+        let got_words = got.len() / 4;
+        if got_words < e.words.len() {
+            return Check::Short {
+                buffer: e.buffer.clone(),
+                expected_words: e.words.len(),
+                got_words,
+            };
+        }
+        for (index, (want, chunk)) in e.words.iter().zip(got.chunks_exact(4)).enumerate() {
+            let have = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+            if have != *want {
+                return Check::Mismatch {
+                    buffer: e.buffer.clone(),
+                    index,
+                    expected: *want,
+                    got: have,
+                };
+            }
+        }
+    }
+    Check::Pass
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expected(words: Vec<u32>) -> Vec<Expected> {
+        vec![Expected {
+            stage: 0,
+            buffer: "out".into(),
+            words,
+        }]
+    }
+
+    #[test]
+    fn compare_finds_the_first_mismatch() {
+        let bytes = to_bytes(&[1, 2, 3, 4]);
+        let look = |_: usize, name: &str| (name == "out").then_some(&bytes[..]);
+        assert_eq!(compare(&expected(vec![1, 2, 3, 4]), look), Check::Pass);
+        assert_eq!(
+            compare(&expected(vec![1, 2, 9, 8]), look),
+            Check::Mismatch {
+                buffer: "out".into(),
+                index: 2,
+                expected: 9,
+                got: 3
+            }
+        );
+    }
+
+    #[test]
+    fn compare_reports_missing_and_short_buffers() {
+        let bytes = to_bytes(&[1]);
+        let look = |_: usize, name: &str| (name == "out").then_some(&bytes[..]);
+        assert!(matches!(
+            compare(&expected(vec![1, 2]), look),
+            Check::Short { got_words: 1, .. }
+        ));
+        assert!(matches!(
+            compare(&expected(vec![1]), |_, _| None),
+            Check::Short { got_words: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn every_example_assembles_and_has_a_consistent_case() {
+        for e in all() {
+            e.program().unwrap_or_else(|err| panic!("{err}"));
+            for size in [Size::Small, Size::Full] {
+                let case = e.case(size);
+                assert!(!case.stages.is_empty(), "{}", e.name);
+                assert!(!case.expected.is_empty(), "{}", e.name);
+                for x in &case.expected {
+                    assert!(x.stage < case.stages.len(), "{}", e.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_findable() {
+        for e in all() {
+            assert_eq!(find(e.name).map(|f| f.name), Some(e.name));
+        }
+        assert!(find("no-such-kernel").is_none());
+    }
+}

@@ -1,0 +1,110 @@
+//! Every example at `Size::Small` on the functional model: the output must match the host
+//! reference, every warp must reach `endpgm`, and the hazard checker must stay silent.
+
+use warpkit_examples::{all, find, Check, Size};
+
+fn run_and_check(name: &str) {
+    let example = find(name).unwrap_or_else(|| panic!("no example {name}"));
+    let report = example
+        .run(Size::Small, 0)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(report.check.passed(), "{name}: {}", report.check);
+    assert!(
+        report.completed,
+        "{name}: not every warp ended: {:?}",
+        report.traps
+    );
+    assert!(report.traps.is_empty(), "{name}: traps: {:?}", report.traps);
+    assert!(
+        report.hazards.is_empty(),
+        "{name}: hazards: {:?}",
+        report.hazards
+    );
+    assert!(
+        report.instructions > 0 && report.lane_ops > 0,
+        "{name}: no work counted"
+    );
+    assert!(report.passed());
+}
+
+macro_rules! kernel_tests {
+    ($($name:ident),* $(,)?) => {
+        $(#[test] fn $name() { run_and_check(stringify!($name)); })*
+
+        #[test]
+        fn every_example_has_a_test() {
+            let tested = [$(stringify!($name)),*];
+            for e in all() {
+                assert!(tested.contains(&e.name), "{} has no test", e.name);
+            }
+        }
+    };
+}
+
+kernel_tests!(
+    vadd,
+    saxpy,
+    reduce,
+    scan,
+    histogram,
+    matmul,
+    matmul_dp4a,
+    bitonic,
+    crc32,
+    stencil,
+    collatz,
+);
+
+#[test]
+fn a_wrong_reference_is_reported() {
+    let example = find("vadd").expect("vadd exists");
+    let mut case = example.case(Size::Small);
+    let want = &mut case.expected[0].words;
+    let index = want.len() - 1; // the last element, computed by the partial workgroup
+    want[index] ^= 0x8000_0000;
+    let report = example.run_case(&case, 1).expect("the launch itself works");
+    match &report.check {
+        Check::Mismatch {
+            buffer,
+            index: at,
+            expected,
+            got,
+        } => {
+            assert_eq!(buffer, "out");
+            assert_eq!(*at, index);
+            assert_eq!(*expected ^ 0x8000_0000, *got);
+        }
+        other => panic!("expected a mismatch, got {other:?}"),
+    }
+    assert!(!report.passed());
+}
+
+#[test]
+fn a_corrupted_input_is_reported() {
+    // The reference stays the same but the kernel sees different data: the check must
+    // catch outputs that are wrong because of what the kernel was given.
+    let example = find("reduce").expect("reduce exists");
+    let mut case = example.case(Size::Small);
+    if let Some((_, warpkit_examples::StageArg::Bytes(bytes))) = case.stages[0].args.first_mut() {
+        bytes[0] ^= 1;
+    } else {
+        panic!("reduce's first argument is its input buffer");
+    }
+    let report = example.run_case(&case, 0).expect("the launch itself works");
+    assert!(
+        matches!(report.check, Check::Mismatch { .. }),
+        "{}",
+        report.check
+    );
+    assert!(!report.passed());
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let example = find("histogram").expect("histogram exists");
+    let one = example.run(Size::Small, 1).expect("runs");
+    let two = example.run(Size::Small, 2).expect("runs");
+    assert!(one.passed() && two.passed());
+    assert_eq!(one.instructions, two.instructions);
+    assert_eq!(one.lane_ops, two.lane_ops);
+}
