@@ -248,7 +248,7 @@ fn render_one(e: &AsmError, source: &str, out: &mut String) {
     let _ = writeln!(out, "{gutter} | {text}");
     let mut caret = String::new();
     let col_start = start - line_start;
-    let span_end = e.span.end.clamp(start, line_start + text.len());
+    let span_end = e.span.end.min(line_start + text.len()).max(start);
     for c in text.get(..col_start).unwrap_or("").chars() {
         caret.push(if c == '\t' { '\t' } else { ' ' });
     }

@@ -151,6 +151,22 @@ impl<R: Resolve> Parser<'_, R> {
 
     fn unary(&mut self) -> Result<Val, ExprError> {
         self.ws();
+        if !matches!(self.peek(), Some(b'-' | b'+' | b'~')) {
+            return self.primary();
+        }
+        // Each prefix operator recurses: bound the depth like parentheses.
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err_here(format!(
+                "expression nested more than {MAX_DEPTH} operators deep"
+            )));
+        }
+        let v = self.prefixed();
+        self.depth -= 1;
+        v
+    }
+
+    fn prefixed(&mut self) -> Result<Val, ExprError> {
         let start = self.pos;
         match self.peek() {
             Some(b'-') => {
@@ -388,6 +404,9 @@ mod tests {
         assert!(ev("0x").is_err());
         assert!(ev("99999999999999999999").is_err());
         assert!(ev(&"(".repeat(1000)).is_err());
+        assert!(ev(&"-".repeat(100_000)).is_err());
+        let many = vec!["-1"; 200].join(" + ");
+        assert_eq!(ev(&many), Ok(-200));
         assert!(ev("(1 << 100) * (1 << 100)").is_err());
         assert!(ev("nope").unwrap_err().contains("undefined symbol `nope`"));
     }
