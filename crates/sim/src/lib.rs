@@ -10,6 +10,7 @@
 pub mod csr;
 mod dump;
 mod env;
+pub mod memory;
 mod program;
 mod trace;
 pub mod trap;
