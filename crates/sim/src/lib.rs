@@ -10,7 +10,6 @@
 pub mod csr;
 mod dump;
 mod env;
-pub mod memory;
 mod program;
 mod trace;
 pub mod trap;
