@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a short, fixed budget (FUZZ_SECONDS each, default 15).
+# By hand, for longer: FUZZ_SECONDS=600 fuzz/ci.sh, or `cargo fuzz run TARGET`.
+# Seeds come from the example kernels and the assembler's test inputs; a crash leaves its
+# input in fuzz/artifacts/TARGET/ and fails the run.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${FUZZ_SECONDS:-15}
+export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
+
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
+
+# Seed corpora: kernel sources for the assembler, their machine code for the rest.
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run
+for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
+  [ -f "$s" ] || continue
+  cp "$s" corpus/assemble/ 2>/dev/null || true
+done
+cargo build -q --release --manifest-path ../Cargo.toml -p warpkit
+for s in corpus/assemble/*.s; do
+  [ -f "$s" ] || continue
+  b="corpus/decode/$(basename "$s" .s).bin"
+  if ../target/release/warpkit asm "$s" -o "$b" --format bin 2>/dev/null; then
+    cp "$b" corpus/disassemble/; cp "$b" corpus/run/; cp "$b" corpus/roundtrip/
+    ../target/release/warpkit asm "$s" -o "corpus/disassemble/$(basename "$s" .s).elf" --format elf 2>/dev/null || true
+  fi
+done
+
+targets=(decode disassemble assemble roundtrip run)
+cargo fuzz build --sanitizer none -O
+for t in "${targets[@]}"; do
+  echo "== fuzz $t (${seconds}s)"
+  cargo fuzz run --sanitizer none -O "$t" "corpus/$t" -- -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 2>&1 \
+    | grep -E '^Done|ERROR|panicked|SUMMARY' || true
+  if ls "artifacts/$t"/crash-* "artifacts/$t"/timeout-* "artifacts/$t"/oom-* >/dev/null 2>&1; then
+    echo "fuzz target $t found a failing input:"; ls "artifacts/$t"
+    exit 1
+  fi
+done
+echo "fuzzing: every target ran ${seconds}s without a failure"
