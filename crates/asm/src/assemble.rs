@@ -451,7 +451,7 @@ impl<'s> Asm<'s> {
         }
         let word_end = word_end.unwrap_or_else(|| ident_end(b, pos));
         let word = &code[pos..word_end];
-        let ops_start = skip_ws(b, word_end);
+        let ops_start = skip_ws(b, word_end).min(end);
         let mut stmt = Stmt {
             kind: StmtKind::Fill(0),
             line_no,
@@ -1094,7 +1094,22 @@ impl<'s> Asm<'s> {
                 }
             };
             given[index] = true;
-            vs = skip_ws(b, vs);
+            vs = skip_ws(b, vs).min(e);
+            if vs >= e {
+                ok = false;
+                fail(
+                    errs,
+                    lerr(
+                        s,
+                        e,
+                        ErrorKind::Syntax(format!(
+                            "expected a value after `{}=`",
+                            def.operands[index].name
+                        )),
+                    ),
+                );
+                continue;
+            }
             match operand(
                 def.operands[index].kind,
                 code,
@@ -1340,7 +1355,7 @@ fn operand(
             if let Some(v) = ty.value_of(text) {
                 return Ok(v);
             }
-            if is_ident_start(b[s]) && ident_end(b, s) == e {
+            if s < e && is_ident_start(b[s]) && ident_end(b, s) == e {
                 let names: Vec<_> = ty.values.iter().map(|(n, _)| *n).collect();
                 return Err(lerr(
                     s,
