@@ -378,7 +378,14 @@ impl<'s> Asm<'s> {
         }
     }
 
-    fn line0(&mut self, line_no: u32, this_start: usize, raw_line: &'s str) {
+    fn line0(&mut self, line_no: u32, mut this_start: usize, mut raw_line: &'s str) {
+        // A UTF-8 byte order mark is not part of the first statement.
+        if this_start == 0 {
+            if let Some(rest) = raw_line.strip_prefix('\u{feff}') {
+                raw_line = rest;
+                this_start = 3;
+            }
+        }
         {
             if raw_line.len() > MAX_LINE_BYTES {
                 self.push_err(

@@ -169,10 +169,10 @@ fn mnemonic_key(word: &str) -> Option<[u64; 4]> {
     Some(key)
 }
 
-/// Skip spaces and tabs from `pos`.
+/// Skip blanks from `pos` (a `\r` can only be the end of a CRLF line).
 #[inline(always)]
 pub fn skip_ws(b: &[u8], mut pos: usize) -> usize {
-    while pos < b.len() && (b[pos] == b' ' || b[pos] == b'\t') {
+    while pos < b.len() && matches!(b[pos], b' ' | b'\t' | b'\r') {
         pos += 1;
     }
     pos

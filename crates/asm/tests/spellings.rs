@@ -262,3 +262,10 @@ fn labels_expressions_and_directives() {
         bytes("add.vi v1, v2, 5\nadd.vi v1, v2, 5\n")
     );
 }
+
+#[test]
+fn bom_crlf_tabs_and_tight_spacing() {
+    let a = bytes("\u{feff}start:\r\n\tadd v1,v2,v3\r\n  lbl:  lbl2:add.vi v1 , v2 , -0x80 ; x\r\n\tbz u1,start\r\n");
+    let b = bytes("add v1, v2, v3\nadd.vi v1, v2, -128\nbz u1, -8\n");
+    assert_eq!(a, b);
+}
