@@ -83,7 +83,7 @@ pub enum ErrorKind {
     },
     #[error("symbol `{name}` is already defined on line {first_line}")]
     DuplicateSymbol { name: String, first_line: usize },
-    #[error("`.global {name}` names a symbol that is never defined")]
+    #[error("`.global {name}` names no label: it must be a label defined in this file")]
     UndefinedGlobal { name: String },
     #[error("symbol `{name}` is defined in terms of itself")]
     CircularSymbol { name: String },

@@ -136,8 +136,6 @@ impl<R: Resolve> Parser<'_, R> {
             else {
                 return Ok(lhs);
             };
-            // `|` must not be mistaken for the start of `||`-like junk; none exists, so a
-            // plain prefix match is enough.
             self.pos += op.len();
             let rhs = self.binary(level + 1)?;
             lhs = apply(op, lhs, rhs).map_err(|kind| ExprError {

@@ -149,13 +149,7 @@ fn every_variant_in_every_spelling() {
             let mut pi = 0;
             let npos = def.operands.iter().filter(|o| !o.kind.keyed).count();
             let given_pos = positional.len();
-            for (i, o) in def
-                .operands
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| !o.kind.keyed)
-            {
-                let _ = i;
+            for o in def.operands.iter().filter(|o| !o.kind.keyed) {
                 if o.kind.optional && given_pos < npos && pi >= given_pos {
                     break;
                 }
