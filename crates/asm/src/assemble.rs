@@ -1174,7 +1174,13 @@ impl<'s> Asm<'s> {
             }
             match Instr::from_raw(op, &raw[..def.operands.len()]) {
                 Ok(ins) => {
-                    ins.write_bytes(out);
+                    // Fixed-size appends: a variable-length one would call memcpy.
+                    let w = ins.encode();
+                    if def.len() == 8 {
+                        out.extend_from_slice(&w.to_le_bytes());
+                    } else {
+                        out.extend_from_slice(&(w as u32).to_le_bytes());
+                    }
                     return;
                 }
                 Err(e) => fail(errs, lerr(os, oe, ErrorKind::Syntax(e.to_string()))),

@@ -3,7 +3,8 @@
 //! same bytes. Bad input never stops it: undecodable words become `.word`/`.dword` with a
 //! comment saying why, a truncated tail becomes `.byte`s.
 
-use std::collections::BTreeSet;
+use crate::{Program, Section};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use warpkit_isa::{decode, DecodeError, Instr, KindDef, Operand};
 
@@ -39,6 +40,58 @@ fn label(addr: u64) -> String {
 
 /// Disassemble `bytes`, the first of which is at address `base`.
 pub fn disassemble(bytes: &[u8], base: u64, options: &DisOptions) -> String {
+    disassemble_named(bytes, base, options, &BTreeMap::new())
+}
+
+/// Disassemble a whole program: `.text` with its labels as names (objdump style) and, if
+/// there is data, `.data` as `.byte` rows (in plain mode after a `.data` directive, so the
+/// text reassembles to the same program).
+pub fn disassemble_program(program: &Program, options: &DisOptions) -> String {
+    let mut names: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+    for s in program
+        .symbols
+        .iter()
+        .filter(|s| s.section == Section::Text)
+    {
+        names.entry(s.offset).or_default().push(&s.name);
+    }
+    let mut out = disassemble_named(&program.text, 0, options, &names);
+    if !program.data.is_empty() {
+        out.push_str(if options.plain {
+            ".data\n"
+        } else {
+            "\nContents of section .data:\n"
+        });
+        let mut data_names: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+        for s in program
+            .symbols
+            .iter()
+            .filter(|s| s.section == Section::Data)
+        {
+            data_names.entry(s.offset).or_default().push(&s.name);
+        }
+        for (i, chunk) in program.data.chunks(16).enumerate() {
+            if !options.plain {
+                let start = i as u64 * 16;
+                for (_, ns) in data_names.range(start..start + 16) {
+                    for n in ns {
+                        let _ = writeln!(out, "{n}:");
+                    }
+                }
+                let _ = write!(out, "{:8x}:  ", start);
+            }
+            let _ = writeln!(out, "{}", byte_list(chunk));
+        }
+    }
+    out
+}
+
+fn disassemble_named(
+    bytes: &[u8],
+    base: u64,
+    options: &DisOptions,
+    names: &BTreeMap<u64, Vec<&str>>,
+) -> String {
     let mut items = Vec::new();
     let mut off = 0usize;
     while off < bytes.len() {
@@ -91,15 +144,33 @@ pub fn disassemble(bytes: &[u8], base: u64, options: &DisOptions) -> String {
             }
         }
     }
+    // A target gets its symbol's name when it has one, a synthesized label otherwise.
+    let mut labels: BTreeMap<u64, String> = BTreeMap::new();
+    for t in &targets {
+        let name = names
+            .get(t)
+            .and_then(|n| n.first())
+            .map_or_else(|| label(*t), |n| n.to_string());
+        labels.insert(*t, name);
+    }
     let mut out = String::with_capacity(items.len() * 40);
     for (addr, item) in &items {
         if options.plain {
             plain_line(&mut out, item, *addr, bytes, base);
         } else {
-            if targets.contains(addr) {
-                let _ = writeln!(out, "{}:", label(*addr));
+            match names.get(addr) {
+                Some(ns) => {
+                    for n in ns {
+                        let _ = writeln!(out, "{n}:");
+                    }
+                }
+                None => {
+                    if let Some(l) = labels.get(addr) {
+                        let _ = writeln!(out, "{l}:");
+                    }
+                }
             }
-            dump_line(&mut out, item, *addr, bytes, base, &targets);
+            dump_line(&mut out, item, *addr, bytes, base, &labels);
         }
     }
     out
@@ -167,13 +238,13 @@ fn dump_line(
     addr: u64,
     bytes: &[u8],
     base: u64,
-    targets: &BTreeSet<u64>,
+    labels: &BTreeMap<u64, String>,
 ) {
     let _ = write!(out, "{addr:8x}:  ");
     match item {
         Item::Instr(ins) => {
             let _ = write!(out, "{:<19}  ", encoding(ins.encode(), ins.len()));
-            instr_with_targets(out, ins, addr, targets);
+            instr_with_targets(out, ins, addr, labels);
             if let Some(r) = ins.reserved_operand() {
                 let _ = write!(
                     out,
@@ -203,7 +274,7 @@ fn dump_line(
 
 /// `Display for Instr`, except that PC-relative operands show their absolute target and,
 /// where one was synthesized, its label.
-fn instr_with_targets(out: &mut String, ins: &Instr, addr: u64, targets: &BTreeSet<u64>) {
+fn instr_with_targets(out: &mut String, ins: &Instr, addr: u64, labels: &BTreeMap<u64, String>) {
     let def = ins.def();
     let has_branch = def.operands.iter().any(|o| pc_relative(o.kind));
     if !has_branch {
@@ -234,8 +305,8 @@ fn instr_with_targets(out: &mut String, ins: &Instr, addr: u64, targets: &BTreeS
         match op {
             Operand::Imm(v) if pc_relative(o.kind) => {
                 let t = addr.wrapping_add(v as u64);
-                if targets.contains(&t) {
-                    let _ = write!(out, "{}", label(t));
+                if let Some(l) = labels.get(&t) {
+                    out.push_str(l);
                 } else {
                     let _ = write!(out, "{t:#x}");
                 }

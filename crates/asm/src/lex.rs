@@ -150,11 +150,17 @@ fn mnemonic_key(word: &str) -> Option<[u64; 4]> {
     if b.len() > 32 {
         return None;
     }
-    let mut buf = [0u8; 32];
-    buf[..b.len()].copy_from_slice(b);
     let mut key = [0u64; 4];
-    for (i, (k, c)) in key.iter_mut().zip(buf.chunks_exact(8)).enumerate() {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    for (i, k) in key.iter_mut().enumerate() {
+        // Whole 8-byte loads where possible: a variable-length copy would call memcpy.
+        let chunk = b.get(i * 8..).unwrap_or(&[]);
+        let w = match chunk.first_chunk::<8>() {
+            Some(c) => u64::from_le_bytes(*c),
+            None => chunk
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &byte| (acc << 8) | u64::from(byte)),
+        };
         // Setting bit 5 of every present byte folds A-Z to a-z and leaves digits, `.` and
         // `$` alone; `_` becomes 0x7f on both sides of the comparison, which is no ident
         // character, so no two identifiers fold together.

@@ -15,3 +15,18 @@ fn smoke() {
     let e = assemble(bad, "b.s").unwrap_err();
     println!("{}", e.render(bad));
 }
+
+#[test]
+fn program_disassembly_uses_symbol_names() {
+    let src =
+        ".global main\nmain: nop\nloop: bz u1, loop\n bz u1, 8\n nop\n endpgm\n.data\nt: .word 5\n";
+    let p = assemble(src, "t.s").unwrap();
+    let dump = disassemble_program(&p, &DisOptions::default());
+    assert!(dump.contains("main:\n"), "{dump}");
+    assert!(dump.contains("bz u1, loop"), "{dump}");
+    assert!(dump.contains("L_0010:"), "{dump}");
+    assert!(dump.contains("t:\n"), "{dump}");
+    let plain = disassemble_program(&p, &DisOptions { plain: true });
+    let again = assemble(&plain, "p.s").unwrap();
+    assert_eq!((again.text, again.data), (p.text, p.data));
+}

@@ -2,8 +2,7 @@
 
 use crate::asm_cmd::read_bounded;
 use crate::{Failure, Outcome};
-use std::fmt::Write;
-use warpkit_asm::{disassemble, load_object, DisOptions, MAX_SOURCE_BYTES};
+use warpkit_asm::{disassemble_program, load_object, DisOptions, Program, MAX_SOURCE_BYTES};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -42,41 +41,25 @@ pub fn run(args: Args) -> Outcome {
     let format = args
         .format
         .unwrap_or(if is_elf { Format::Elf } else { Format::Bin });
-    let (text, data) = match format {
-        Format::Bin => (bytes, Vec::new()),
+    let program = match format {
+        Format::Bin => Program {
+            text: bytes,
+            ..Program::default()
+        },
         Format::Elf => {
             if !is_elf {
                 return Err(Failure::BadInput(format!(
                     "{name}: not an ELF file (no ELF magic at offset 0)"
                 )));
             }
-            let p = load_object(&bytes).map_err(|e| Failure::BadInput(format!("{name}: {e}")))?;
-            (p.text, p.data)
+            load_object(&bytes).map_err(|e| Failure::BadInput(format!("{name}: {e}")))?
         }
     };
     let options = DisOptions { plain: args.plain };
     let mut out = String::new();
     if !args.plain {
-        let _ = writeln!(out, "{name}:\n\nDisassembly of section .text:\n");
+        out.push_str(&format!("{name}:\n\nDisassembly of section .text:\n\n"));
     }
-    out.push_str(&disassemble(&text, 0, &options));
-    if !data.is_empty() {
-        // `.byte` rows keep the data exact when the plain text is reassembled.
-        out.push_str(if args.plain {
-            ".data\n"
-        } else {
-            "\nContents of section .data:\n"
-        });
-        for (i, chunk) in data.chunks(16).enumerate() {
-            if !args.plain {
-                let _ = write!(out, "{:8x}:  ", i * 16);
-            }
-            out.push_str(".byte ");
-            for (j, b) in chunk.iter().enumerate() {
-                let _ = write!(out, "{}{b:#04x}", if j > 0 { ", " } else { "" });
-            }
-            out.push('\n');
-        }
-    }
+    out.push_str(&disassemble_program(&program, &options));
     crate::output::write_output(std::path::Path::new("-"), out.as_bytes())
 }

@@ -19,8 +19,8 @@ pub struct Fault {
 }
 
 /// The machine around a warp. The interpreter hands it every instruction with an
-/// asynchronous latency (memory, cache control), and `waitcnt`; it may write the warp's
-/// registers, now or when the operation retires.
+/// asynchronous latency (memory, cache control); it performs the access and queues the
+/// write-back on the warp with [`Warp::issue`], to be applied when the operation retires.
 pub trait Env {
     /// Issue the asynchronous instruction `inst` at `pc`. The warp's PC has not moved yet.
     /// `prog.instr(pc)` gives the fields `Inst` does not resolve (cpol, waitcnt fields).
@@ -31,12 +31,6 @@ pub trait Env {
         inst: &Inst,
         pc: u32,
     ) -> Result<(), Fault>;
-
-    /// `waitcnt`: retire pending operations until every counter is at or below its field.
-    fn wait(&mut self, warp: &mut Warp, prog: &Program, inst: &Inst, pc: u32);
-
-    /// `endpgm`: retire every pending operation in issue order.
-    fn drain(&mut self, warp: &mut Warp);
 }
 
 /// An environment with no memory attached: every asynchronous instruction raises the
@@ -57,8 +51,4 @@ impl Env for NoMemory {
             info: prog.encoding(pc).0 as u32,
         })
     }
-
-    fn wait(&mut self, _warp: &mut Warp, _prog: &Program, _inst: &Inst, _pc: u32) {}
-
-    fn drain(&mut self, _warp: &mut Warp) {}
 }

@@ -7,19 +7,25 @@
 //! counting committed instructions in a [`Core`], tracing through a [`Tracer`] chosen at
 //! compile time ([`NoTrace`] costs nothing).
 
+mod asyncq;
 pub mod csr;
 mod dump;
 mod env;
+pub mod launch;
+mod mem_exec;
+pub mod memory;
 mod program;
 mod trace;
 pub mod trap;
 mod warp;
 mod workgroup;
 
+pub use asyncq::{AsyncQueue, Hazard, HazardKind, PendingOp, Writeback, NUM_COUNTERS};
 pub use csr::{CsrFile, CsrWrite};
 pub use dump::dump_state_json;
 pub use env::{Core, Env, Fault, NoMemory};
-pub use program::{resolve, Code, Inst, Program};
+pub use mem_exec::MemEnv;
+pub use program::{resolve, Code, Inst, Program, RegUse};
 pub use trace::{
     Commit, NoTrace, TraceFormat, Tracer, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION,
 };

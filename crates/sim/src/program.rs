@@ -24,6 +24,8 @@ pub struct Inst {
     pub rs1: u8,
     pub rs2: u8,
     pub rs3: u8,
+    /// A vector instruction (not `ei`): its active lanes count as lane-operations.
+    pub vector: bool,
     /// The immediate, sign-extended and scaled; for a PC-relative branch or `jal`, the
     /// absolute target; for CSR instructions, the CSR number; for `Illegal`, the low 32 bits
     /// of the word (IllegalInsn's trapinfo).
@@ -35,6 +37,42 @@ pub struct Inst {
 pub struct Program {
     text: Vec<u8>,
     slots: Vec<Inst>,
+    /// Registers each slot reads and writes, for hazard checks (slow path only).
+    uses: Vec<RegUse>,
+}
+
+/// The registers an instruction names, as bit sets (`movrel` counts its named fields).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RegUse {
+    pub vread: u128,
+    pub vwrite: u128,
+    pub uread: u64,
+    pub uwrite: u64,
+}
+
+fn reg_use(ins: &Instr) -> RegUse {
+    use crate::asyncq::{range_mask128, range_mask64};
+    use warpkit_isa::Role;
+    let mut u = RegUse::default();
+    for (k, o) in ins.def().operands.iter().enumerate() {
+        let raw = ins.raw(k);
+        let ty = o.kind.ty;
+        let (v, s) = match ty.class {
+            OperandClass::VReg if ty.half => (range_mask128((raw >> 1) as u8, 1), 0),
+            OperandClass::VReg => (range_mask128(raw as u8, o.kind.regs.max(1)), 0),
+            OperandClass::UReg => (0, range_mask64(raw as u8, o.kind.regs.max(1))),
+            _ => continue,
+        };
+        if matches!(o.role, Role::Read | Role::ReadWrite) {
+            u.vread |= v;
+            u.uread |= s;
+        }
+        if matches!(o.role, Role::Write | Role::ReadWrite) {
+            u.vwrite |= v;
+            u.uwrite |= s;
+        }
+    }
+    u
 }
 
 impl Program {
@@ -43,10 +81,24 @@ impl Program {
     pub fn new(text: Vec<u8>) -> Program {
         let words = text.len().div_ceil(4);
         let mut slots = Vec::with_capacity(words);
+        let mut uses = Vec::with_capacity(words);
         for k in 0..words {
             slots.push(predecode(&text, k * 4));
+            uses.push(
+                decode(&text[k * 4..])
+                    .map(|(i, _)| reg_use(&i))
+                    .unwrap_or_default(),
+            );
         }
-        Program { text, slots }
+        Program { text, slots, uses }
+    }
+
+    /// The registers the instruction at `pc` reads and writes.
+    pub fn uses(&self, pc: u32) -> Option<&RegUse> {
+        if pc & 3 != 0 {
+            return None;
+        }
+        self.uses.get((pc >> 2) as usize)
     }
 
     pub fn text(&self) -> &[u8] {
@@ -117,6 +169,7 @@ fn illegal(word: u32) -> Inst {
         rs1: 0,
         rs2: 0,
         rs3: 0,
+        vector: false,
         imm: word,
     }
 }
@@ -142,6 +195,7 @@ pub fn resolve(ins: &Instr, len: u8, pc: u32) -> Inst {
         rs1: 0,
         rs2: 0,
         rs3: 0,
+        vector: !def.flags.contains(Flags::EI),
         imm: 0,
     };
     let is_branch = def.flags.contains(Flags::BR);

@@ -1,6 +1,7 @@
 //! One warp: its registers, EXEC, PC and CSRs, and the interpreter that steps it through a
 //! pre-decoded program.
 
+use crate::asyncq::{AsyncQueue, Hazard, NUM_COUNTERS};
 use crate::csr::{self, num, CsrFile, CsrWrite};
 use crate::env::{Core, Env};
 use crate::program::{Code, Program};
@@ -62,6 +63,13 @@ pub struct Warp {
     pub vgprs: u32,
     /// The trap the last step raised (taken or fatal), for tracers.
     pub(crate) last_trap: Option<Trap>,
+    /// Active lanes summed over the retired vector instructions.
+    pub lane_ops: u64,
+    /// Pending asynchronous operations (§2.6).
+    pub queue: AsyncQueue,
+    /// Hazards seen (at most `MAX_HAZARDS_PER_WARP` kept) and their total count.
+    pub hazards: Vec<Hazard>,
+    pub hazard_count: u64,
 }
 
 impl std::fmt::Debug for Warp {
@@ -251,6 +259,10 @@ impl Warp {
             steps: 0,
             vgprs: NUM_VREGS as u32,
             last_trap: None,
+            lane_ops: 0,
+            queue: AsyncQueue::default(),
+            hazards: Vec::new(),
+            hazard_count: 0,
         };
         w.set_exec(exec);
         w
@@ -910,7 +922,7 @@ impl Warp {
             }
             // ---- provisional system instructions ----
             Op::Endpgm => {
-                env.drain(self);
+                self.drain();
                 self.retired += 1;
                 core.committed += 1;
                 self.status = WarpStatus::Ended;
@@ -924,7 +936,7 @@ impl Warp {
                 self.status = WarpStatus::AtBarrier;
                 return false;
             }
-            Op::Waitcnt => env.wait(self, prog, &inst, pc),
+            Op::Waitcnt => self.waitcnt(prog, pc),
             Op::Csrr => match self.csr_read(imm, core) {
                 Some(x) => self.u[d] = x,
                 None => return self.raise(pc, CAUSE_ILLEGAL_CSR, imm),
@@ -948,8 +960,39 @@ impl Warp {
         }
         self.pc = next;
         self.retired += 1;
+        self.lane_ops += u64::from(inst.vector) * u64::from(self.exec.count_ones());
         core.committed += 1;
         true
+    }
+
+    /// `waitcnt`: each field is the count allowed to stay outstanding; all ones does not
+    /// wait; `sm` 1 and 2 are reserved and act as 0 (errata v0.1.1).
+    #[cold]
+    fn waitcnt(&mut self, prog: &Program, pc: u32) {
+        if self.queue.is_empty() {
+            return;
+        }
+        let Some(ins) = prog.instr(pc) else {
+            return;
+        };
+        let mut thresholds = [u32::MAX; NUM_COUNTERS];
+        for (k, o) in ins.def().operands.iter().enumerate() {
+            let Some((c, def)) = warpkit_isa::counter_by_name(o.name) else {
+                continue;
+            };
+            let field = ins.raw(k);
+            let t = if field >= def.no_wait() {
+                u32::MAX
+            } else if def.name == "sm" {
+                0
+            } else {
+                field
+            };
+            if let Some(slot) = thresholds.get_mut(c) {
+                *slot = t;
+            }
+        }
+        self.wait_counters(&thresholds);
     }
 
     /// Run until the warp stops (end, trap, barrier) or has attempted `max_steps`
@@ -972,6 +1015,9 @@ impl Warp {
                 return;
             }
             self.steps += 1;
+            if self.queue.vpending != 0 || self.queue.upending != 0 {
+                self.check_hazards(prog, self.pc);
+            }
             if T::ENABLED {
                 let pc = self.pc;
                 let exec = self.exec;

@@ -1,0 +1,386 @@
+//! Grid dispatch as `docs/abi.md` defines it: the memory map, the argument block, the
+//! initial registers of every warp, and workgroups run in parallel (rayon) with the warps of
+//! one workgroup interleaved on one thread. Results never depend on the thread count:
+//! workgroups share only global memory, and outputs are gathered in workgroup order.
+
+use crate::env::Core;
+use crate::memory::{GlobalMemory, SharedMemory};
+use crate::program::Program;
+use crate::trace::{NoTrace, TraceFormat, Tracer, WriteTracer};
+use crate::trap::Trap;
+use crate::warp::{Warp, WarpStatus, LANES};
+use crate::workgroup::Workgroup;
+use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+/// Where the code is mapped; PC is an offset from it (`code_lo`/`code_hi`).
+pub const CODE_BASE: u64 = 0x1000_0000;
+/// The kernel-argument block, 8 bytes per argument.
+pub const ARGS_BASE: u64 = 0x2000_0000;
+/// The first buffer.
+pub const BUFFER_BASE: u64 = 0x1_0000_0000;
+/// Buffers start on this boundary, with at least this much unmapped space after each.
+pub const BUFFER_ALIGN: u64 = 0x1_0000;
+/// Threads per workgroup at most.
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// How to launch a kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Workgroups in x, y, z.
+    pub grid: [u32; 3],
+    /// Threads per workgroup in x, y, z.
+    pub block: [u32; 3],
+    /// Bytes of shared memory per workgroup.
+    pub shared_bytes: u32,
+    /// Host threads; 0 = one per core.
+    pub threads: usize,
+    /// Per-warp step limit.
+    pub max_steps: u64,
+    /// Keep every warp's final state in the result (for dumps).
+    pub keep_warps: bool,
+}
+
+impl Default for LaunchConfig {
+    fn default() -> LaunchConfig {
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            shared_bytes: 65536,
+            threads: 0,
+            max_steps: DEFAULT_MAX_STEPS,
+            keep_warps: false,
+        }
+    }
+}
+
+/// The value of one argument slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgValue {
+    /// Stored as a 64-bit little-endian integer.
+    Int(u64),
+    /// A buffer mapped with these bytes; the slot holds its address.
+    Buffer(Vec<u8>),
+}
+
+/// One kernel argument; slot k of the block is the k-th argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arg {
+    pub name: String,
+    pub value: ArgValue,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    #[error("every grid and block dimension must be at least 1 (grid {grid:?}, block {block:?})")]
+    ZeroDimension { grid: [u32; 3], block: [u32; 3] },
+    #[error("a workgroup of {0} threads is more than {MAX_BLOCK_THREADS}")]
+    BlockTooLarge(u64),
+    #[error("a grid of {0} workgroups is more than 2^32")]
+    GridTooLarge(u64),
+    #[error("buffer `{0}` does not fit the address space")]
+    Layout(String),
+    #[error("cannot start the host threads: {0}")]
+    Threads(String),
+}
+
+/// A warp stopped by a trap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrapReport {
+    pub workgroup: [u32; 3],
+    pub warp: u32,
+    pub trap: Trap,
+    /// The trapping instruction, disassembled.
+    pub asm: String,
+}
+
+/// A warp stopped by the step limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitReport {
+    pub workgroup: [u32; 3],
+    pub warp: u32,
+    pub pc: u32,
+    pub steps: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchStats {
+    pub workgroups: u64,
+    pub warps: u64,
+    /// Warp-instructions retired.
+    pub instructions: u64,
+    /// Active lanes summed over retired vector instructions.
+    pub lane_ops: u64,
+    /// Hazards seen (the reports keep at most a few per warp).
+    pub hazards: u64,
+    pub wall: Duration,
+}
+
+/// A buffer argument after the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferOut {
+    pub name: String,
+    pub address: u64,
+    pub bytes: Vec<u8>,
+}
+
+#[derive(Debug)]
+pub struct LaunchResult {
+    pub stats: LaunchStats,
+    pub traps: Vec<TrapReport>,
+    pub step_limits: Vec<LimitReport>,
+    pub hazards: Vec<Hazard>,
+    pub buffers: Vec<BufferOut>,
+    /// Final warp states in workgroup then warp order, if `keep_warps` was set.
+    pub warps: Vec<Warp>,
+    /// `time` of each kept warp's core (its workgroup), in the order of `warps`.
+    pub cores: Vec<Core>,
+}
+
+impl LaunchResult {
+    /// The final contents of the buffer argument `name`.
+    pub fn buffer(&self, name: &str) -> Option<&[u8]> {
+        self.buffers
+            .iter()
+            .find(|b| b.name == name)
+            .map(|b| b.bytes.as_slice())
+    }
+
+    /// Every warp ended with `endpgm`.
+    pub fn ok(&self) -> bool {
+        self.traps.is_empty() && self.step_limits.is_empty()
+    }
+}
+
+struct Layout {
+    global: GlobalMemory,
+    buffers: Vec<(String, u64)>,
+}
+
+fn layout(program: &Program, args: &[Arg]) -> Result<Layout, LaunchError> {
+    let mut global = GlobalMemory::default();
+    global.map(CODE_BASE, program.text());
+    let mut block = Vec::with_capacity(args.len() * 8);
+    let mut buffers = Vec::new();
+    let mut next = BUFFER_BASE;
+    for a in args {
+        let slot = match &a.value {
+            ArgValue::Int(v) => *v,
+            ArgValue::Buffer(bytes) => {
+                let base = next;
+                if !global.map(base, bytes) {
+                    return Err(LaunchError::Layout(a.name.clone()));
+                }
+                let end = base
+                    .checked_add(bytes.len() as u64 + BUFFER_ALIGN)
+                    .and_then(|e| e.checked_next_multiple_of(BUFFER_ALIGN))
+                    .ok_or_else(|| LaunchError::Layout(a.name.clone()))?;
+                next = end;
+                buffers.push((a.name.clone(), base));
+                base
+            }
+        };
+        block.extend_from_slice(&slot.to_le_bytes());
+    }
+    if !block.is_empty() {
+        global.map(ARGS_BASE, &block);
+    }
+    Ok(Layout { global, buffers })
+}
+
+/// The initial state of warp `w` of workgroup `wg` (docs/abi.md, "Initial registers").
+fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, warps: u32) {
+    let [bx, by, _] = cfg.block;
+    let w = warp.id.warp;
+    warp.u[0] = ARGS_BASE as u32;
+    warp.u[1] = (ARGS_BASE >> 32) as u32;
+    warp.u[2..5].copy_from_slice(&wg);
+    warp.u[5..8].copy_from_slice(&cfg.grid);
+    warp.u[8..11].copy_from_slice(&cfg.block);
+    warp.u[11] = warps;
+    warp.u[12] = flat_wg;
+    warp.u[13] = cfg.shared_bytes;
+    warp.u[29] = w;
+    for l in 0..LANES {
+        let flat = 32 * w + l as u32;
+        warp.v[0][l] = flat % bx;
+        warp.v[1][l] = (flat / bx) % by;
+        warp.v[2][l] = flat / (bx * by);
+        warp.v[3][l] = flat;
+    }
+    warp.csr.warpid = w;
+    warp.csr.wgslot = flat_wg;
+    warp.csr.code_lo = CODE_BASE as u32;
+    warp.csr.code_hi = (CODE_BASE >> 32) as u32;
+}
+
+/// What one workgroup's run produced.
+struct Outcome {
+    warps: Vec<Warp>,
+    core: Core,
+}
+
+fn run_workgroup<T: Tracer>(
+    program: &Program,
+    cfg: &LaunchConfig,
+    global: &GlobalMemory,
+    flat: u64,
+    tracer: &mut T,
+) -> Outcome {
+    let [gx, gy, _] = cfg.grid;
+    let flat32 = flat as u32;
+    let wg = [flat32 % gx, (flat32 / gx) % gy, (flat32 / gx / gy)];
+    let threads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
+    let nwarps = threads.div_ceil(32) as u32;
+    let exec: Vec<u32> = (0..nwarps)
+        .map(|w| {
+            let left = threads - 32 * u64::from(w);
+            if left >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << left) - 1
+            }
+        })
+        .collect();
+    let mut group = Workgroup::new(wg, &exec);
+    for warp in group.warps.iter_mut() {
+        init_warp(warp, cfg, wg, flat32, nwarps);
+    }
+    let mut shared = SharedMemory::new(cfg.shared_bytes);
+    let mut env = MemEnv {
+        global,
+        shared: &mut shared,
+    };
+    let mut core = Core::default();
+    group.run(program, &mut core, &mut env, tracer, cfg.max_steps);
+    Outcome {
+        warps: group.warps,
+        core,
+    }
+}
+
+fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
+    if cfg.grid.contains(&0) || cfg.block.contains(&0) {
+        return Err(LaunchError::ZeroDimension {
+            grid: cfg.grid,
+            block: cfg.block,
+        });
+    }
+    let threads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
+    if threads > MAX_BLOCK_THREADS {
+        return Err(LaunchError::BlockTooLarge(threads));
+    }
+    let groups = cfg.grid.iter().map(|&d| u64::from(d)).product::<u64>();
+    if groups > u64::from(u32::MAX) {
+        return Err(LaunchError::GridTooLarge(groups));
+    }
+    Ok(groups)
+}
+
+fn finish(
+    program: &Program,
+    cfg: &LaunchConfig,
+    layout: Layout,
+    outcomes: Vec<Outcome>,
+    wall: Duration,
+) -> LaunchResult {
+    let mut r = LaunchResult {
+        stats: LaunchStats {
+            workgroups: outcomes.len() as u64,
+            wall,
+            ..LaunchStats::default()
+        },
+        traps: Vec::new(),
+        step_limits: Vec::new(),
+        hazards: Vec::new(),
+        buffers: Vec::new(),
+        warps: Vec::new(),
+        cores: Vec::new(),
+    };
+    for o in outcomes {
+        for mut w in o.warps {
+            r.stats.warps += 1;
+            r.stats.instructions += w.retired;
+            r.stats.lane_ops += w.lane_ops;
+            r.stats.hazards += w.hazard_count;
+            match w.status {
+                WarpStatus::Trapped(t) => r.traps.push(TrapReport {
+                    workgroup: w.id.workgroup,
+                    warp: w.id.warp,
+                    trap: t,
+                    asm: program.disassemble(t.pc),
+                }),
+                WarpStatus::StepLimit => r.step_limits.push(LimitReport {
+                    workgroup: w.id.workgroup,
+                    warp: w.id.warp,
+                    pc: w.pc,
+                    steps: w.steps,
+                }),
+                _ => {}
+            }
+            r.hazards.append(&mut w.hazards);
+            if cfg.keep_warps {
+                r.warps.push(w);
+                r.cores.push(o.core.clone());
+            }
+        }
+    }
+    for (name, base) in layout.buffers {
+        let bytes = layout.global.bytes_at(base).unwrap_or_default();
+        r.buffers.push(BufferOut {
+            name,
+            address: base,
+            bytes,
+        });
+    }
+    r
+}
+
+/// Run `program` as `config` says with `args`. Workgroups run on `config.threads` host
+/// threads; the result does not depend on how many.
+pub fn launch(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+) -> Result<LaunchResult, LaunchError> {
+    let groups = check(config)?;
+    let layout = layout(program, &args)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| LaunchError::Threads(e.to_string()))?;
+    let start = Instant::now();
+    let global = &layout.global;
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        (0..groups)
+            .into_par_iter()
+            .map(|g| run_workgroup(program, config, global, g, &mut NoTrace))
+            .collect()
+    });
+    let wall = start.elapsed();
+    Ok(finish(program, config, layout, outcomes, wall))
+}
+
+/// As [`launch`], on the calling thread, workgroup after workgroup, writing the commit
+/// log to `out` in that order. Returns the result and the trace writer's I/O outcome.
+pub fn launch_traced<W: std::io::Write>(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+    out: W,
+    format: TraceFormat,
+) -> Result<(LaunchResult, std::io::Result<W>), LaunchError> {
+    let groups = check(config)?;
+    let layout = layout(program, &args)?;
+    let mut tracer = WriteTracer::new(out, format);
+    let start = Instant::now();
+    let outcomes: Vec<Outcome> = (0..groups)
+        .map(|g| run_workgroup(program, config, &layout.global, g, &mut tracer))
+        .collect();
+    let wall = start.elapsed();
+    Ok((
+        finish(program, config, layout, outcomes, wall),
+        tracer.finish(),
+    ))
+}

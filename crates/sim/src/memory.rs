@@ -1,0 +1,300 @@
+//! Memory spaces: the sparse 64-bit global space shared by every workgroup of a launch, and
+//! one workgroup's shared memory. Alignment rules (docs/abi.md): 16-bit accesses are
+//! 2-byte aligned, 32-bit and wider 4-byte aligned, so every access lies in whole 32-bit
+//! words or inside one word; memory is therefore stored as 32-bit words.
+
+use crate::env::Fault;
+use crate::trap::{CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The 32-bit atomic operations of `gatomic.*` / `dsatomic.*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Smin,
+    Umin,
+    Smax,
+    Umax,
+    And,
+    Or,
+    Xor,
+    Swap,
+    /// `mem = (mem == compare) ? value : mem`.
+    Cmpswap,
+}
+
+impl AtomicOp {
+    /// The new memory value from the old one, the data and (for `Cmpswap`) the compare value.
+    pub fn apply(self, old: u32, data: u32, compare: u32) -> u32 {
+        match self {
+            AtomicOp::Add => old.wrapping_add(data),
+            AtomicOp::Sub => old.wrapping_sub(data),
+            AtomicOp::Smin => (old as i32).min(data as i32) as u32,
+            AtomicOp::Umin => old.min(data),
+            AtomicOp::Smax => (old as i32).max(data as i32) as u32,
+            AtomicOp::Umax => old.max(data),
+            AtomicOp::And => old & data,
+            AtomicOp::Or => old | data,
+            AtomicOp::Xor => old ^ data,
+            AtomicOp::Swap => data,
+            AtomicOp::Cmpswap => {
+                if old == compare {
+                    data
+                } else {
+                    old
+                }
+            }
+        }
+    }
+}
+
+fn misaligned(addr: u64) -> Fault {
+    Fault {
+        cause: CAUSE_MISALIGNED,
+        info: addr as u32,
+    }
+}
+
+fn unmapped(addr: u64) -> Fault {
+    Fault {
+        cause: CAUSE_ACCESS_FAULT,
+        info: addr as u32,
+    }
+}
+
+/// Check the alignment rule for an access of `size` bytes.
+pub fn check_alignment(addr: u64, size: u32) -> Result<(), Fault> {
+    let align = u64::from(size.min(4));
+    if !addr.is_multiple_of(align) {
+        return Err(misaligned(addr));
+    }
+    Ok(())
+}
+
+/// A word-addressed memory: global or shared.
+pub trait Space {
+    /// The word holding byte `addr` if bytes `addr..addr+size` are all accessible.
+    fn word_index(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault>;
+    fn load_word(&self, region: usize, index: usize) -> u32;
+    fn store_word(&mut self, region: usize, index: usize, value: u32);
+
+    /// Read `size` (1, 2, 4, 8, 16, 32) bytes at `addr` into `out` as little-endian words;
+    /// sub-word reads return the bytes in the low bits of `out[0]`.
+    fn read(&self, addr: u64, size: u32, out: &mut [u32]) -> Result<(), Fault> {
+        check_alignment(addr, size)?;
+        let (region, index) = self.word_index(addr, size)?;
+        if size < 4 {
+            let w = self.load_word(region, index);
+            let shift = 8 * (addr & 3) as u32;
+            let mask = if size == 1 { 0xff } else { 0xffff };
+            out[0] = (w >> shift) & mask;
+        } else {
+            for (k, o) in out.iter_mut().take(size as usize / 4).enumerate() {
+                *o = self.load_word(region, index + k);
+            }
+        }
+        Ok(())
+    }
+
+    /// Write `size` bytes at `addr` from `data` (sub-word writes take the low bits).
+    fn write(&mut self, addr: u64, size: u32, data: &[u32]) -> Result<(), Fault> {
+        check_alignment(addr, size)?;
+        let (region, index) = self.word_index(addr, size)?;
+        if size < 4 {
+            let shift = 8 * (addr & 3) as u32;
+            let mask: u32 = if size == 1 { 0xff } else { 0xffff };
+            let old = self.load_word(region, index);
+            let new = (old & !(mask << shift)) | ((data[0] & mask) << shift);
+            self.store_word(region, index, new);
+        } else {
+            for (k, &d) in data.iter().take(size as usize / 4).enumerate() {
+                self.store_word(region, index + k, d);
+            }
+        }
+        Ok(())
+    }
+
+    /// A 32-bit read-modify-write; returns the old value.
+    fn atomic(&mut self, addr: u64, op: AtomicOp, data: u32, compare: u32) -> Result<u32, Fault>;
+}
+
+/// One mapped range of global memory.
+#[derive(Debug)]
+struct Region {
+    base: u64,
+    len: u64,
+    words: Box<[AtomicU32]>,
+}
+
+/// The global address space: mapped regions, everything else unmapped. Words are atomics
+/// so workgroups running on several host threads share it without locks; plain loads and
+/// stores are relaxed, as the ISA orders nothing across workgroups without atomics.
+#[derive(Debug, Default)]
+pub struct GlobalMemory {
+    /// Sorted by base, non-overlapping.
+    regions: Vec<Region>,
+}
+
+impl GlobalMemory {
+    /// Map `bytes` at `base` (4-byte aligned). Returns false, mapping nothing, if the range
+    /// is misaligned, wraps, or overlaps a mapping.
+    pub fn map(&mut self, base: u64, bytes: &[u8]) -> bool {
+        let len = bytes.len() as u64;
+        let Some(end) = base.checked_add(len) else {
+            return false;
+        };
+        if !base.is_multiple_of(4)
+            || self
+                .regions
+                .iter()
+                .any(|r| base < r.base + r.len && r.base < end.max(base + 1))
+        {
+            return false;
+        }
+        let words: Box<[AtomicU32]> = bytes
+            .chunks(4)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                AtomicU32::new(u32::from_le_bytes(b))
+            })
+            .collect();
+        let at = self.regions.partition_point(|r| r.base < base);
+        self.regions.insert(at, Region { base, len, words });
+        true
+    }
+
+    /// The current bytes of the region mapped at `base`.
+    pub fn bytes_at(&self, base: u64) -> Option<Vec<u8>> {
+        let r = self.regions.iter().find(|r| r.base == base)?;
+        let mut out = Vec::with_capacity(r.len as usize);
+        for w in r.words.iter() {
+            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        }
+        out.truncate(r.len as usize);
+        Some(out)
+    }
+
+    fn find(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault> {
+        let i = self.regions.partition_point(|r| r.base <= addr);
+        let Some(k) = i.checked_sub(1) else {
+            return Err(unmapped(addr));
+        };
+        let r = &self.regions[k];
+        let off = addr - r.base;
+        match off.checked_add(u64::from(size)) {
+            Some(end) if end <= r.len => Ok((k, (off / 4) as usize)),
+            _ => Err(unmapped(addr)),
+        }
+    }
+
+    /// Whether an access of `size` bytes at `addr` is aligned and mapped.
+    pub fn check(&self, addr: u64, size: u32) -> Result<(), Fault> {
+        check_alignment(addr, size)?;
+        self.find(addr, size).map(|_| ())
+    }
+
+    /// Read through a shared reference (global memory is shared between host threads).
+    pub fn read_shared(&self, addr: u64, size: u32, out: &mut [u32]) -> Result<(), Fault> {
+        check_alignment(addr, size)?;
+        let (region, index) = self.find(addr, size)?;
+        let words = &self.regions[region].words;
+        if size < 4 {
+            let w = words[index].load(Ordering::Relaxed);
+            let shift = 8 * (addr & 3) as u32;
+            let mask = if size == 1 { 0xff } else { 0xffff };
+            out[0] = (w >> shift) & mask;
+        } else {
+            for (k, o) in out.iter_mut().take(size as usize / 4).enumerate() {
+                *o = words[index + k].load(Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Write through a shared reference; sub-word writes are compare-and-swap loops so
+    /// neighbouring bytes written by other threads survive.
+    pub fn write_shared(&self, addr: u64, size: u32, data: &[u32]) -> Result<(), Fault> {
+        check_alignment(addr, size)?;
+        let (region, index) = self.find(addr, size)?;
+        let words = &self.regions[region].words;
+        if size < 4 {
+            let shift = 8 * (addr & 3) as u32;
+            let mask: u32 = if size == 1 { 0xff } else { 0xffff };
+            let _ = words[index].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                Some((old & !(mask << shift)) | ((data[0] & mask) << shift))
+            });
+        } else {
+            for (k, &d) in data.iter().take(size as usize / 4).enumerate() {
+                words[index + k].store(d, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    /// A 32-bit atomic read-modify-write through a shared reference; returns the old value.
+    pub fn atomic_shared(
+        &self,
+        addr: u64,
+        op: AtomicOp,
+        data: u32,
+        compare: u32,
+    ) -> Result<u32, Fault> {
+        check_alignment(addr, 4)?;
+        let (region, index) = self.find(addr, 4)?;
+        let w = &self.regions[region].words[index];
+        let old = w
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                Some(op.apply(old, data, compare))
+            })
+            .unwrap_or_else(|x| x);
+        Ok(old)
+    }
+}
+
+/// One workgroup's shared memory, addressed from 0.
+#[derive(Debug, Clone, Default)]
+pub struct SharedMemory {
+    words: Vec<u32>,
+    len: u64,
+}
+
+impl SharedMemory {
+    pub fn new(bytes: u32) -> SharedMemory {
+        SharedMemory {
+            words: vec![0; (bytes as usize).div_ceil(4)],
+            len: u64::from(bytes),
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Space for SharedMemory {
+    fn word_index(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault> {
+        match addr.checked_add(u64::from(size)) {
+            Some(end) if end <= self.len => Ok((0, (addr / 4) as usize)),
+            _ => Err(unmapped(addr)),
+        }
+    }
+    fn load_word(&self, _: usize, index: usize) -> u32 {
+        self.words[index]
+    }
+    fn store_word(&mut self, _: usize, index: usize, value: u32) {
+        self.words[index] = value;
+    }
+    fn atomic(&mut self, addr: u64, op: AtomicOp, data: u32, compare: u32) -> Result<u32, Fault> {
+        check_alignment(addr, 4)?;
+        let (_, index) = self.word_index(addr, 4)?;
+        let old = self.words[index];
+        self.words[index] = op.apply(old, data, compare);
+        Ok(old)
+    }
+}
