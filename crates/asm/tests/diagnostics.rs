@@ -57,3 +57,13 @@ fn non_utf8_and_limits() {
     );
     assert!(text.len() < 1000, "the over-long line is not quoted");
 }
+
+#[test]
+fn a_million_bad_lines_are_capped_and_quick() {
+    let src = "ad v1, v2, v3\nbz u1, nowhere\n".repeat(500_000);
+    // Suggestions stop once diagnostics are capped, so this stays linear.
+    let e = warpkit_asm::assemble(&src, "many.s").unwrap_err();
+    assert_eq!(e.errors.len(), warpkit_asm::MAX_ERRORS);
+    assert_eq!(e.len(), 1_000_000);
+    assert!(e.render(&src).ends_with("1000000 errors in many.s\n"));
+}

@@ -190,6 +190,11 @@ impl Resolve for Here<'_, '_> {
     }
 
     fn similar(&self, name: &str) -> Option<String> {
+        // Suggestions cost time proportional to the symbol count: skip them once the
+        // diagnostics are capped, or when a generated file has a huge symbol table.
+        if self.asm.saturated() || self.asm.syms.len() > 10_000 {
+            return None;
+        }
         closest(name, self.asm.syms.iter().map(|s| s.name)).map(String::from)
     }
 }
@@ -251,6 +256,11 @@ impl<'s> Asm<'s> {
             pos: [0, 0],
             any_statement: false,
         }
+    }
+
+    /// No more diagnostics will be kept, so nothing costly should be computed for them.
+    fn saturated(&self) -> bool {
+        self.errors.len() >= MAX_ERRORS
     }
 
     fn push_err(&mut self, line_no: u32, line_start: usize, line: &str, e: LineErr) {
@@ -428,7 +438,11 @@ impl<'s> Asm<'s> {
                 self.emit(stmt, code);
             }
             None => {
-                let suggestion = closest(word, INSTRUCTIONS.iter().map(|d| d.mnemonic));
+                let suggestion = if self.saturated() {
+                    None
+                } else {
+                    closest(word, INSTRUCTIONS.iter().map(|d| d.mnemonic))
+                };
                 self.push_err(
                     line_no,
                     line_start,
