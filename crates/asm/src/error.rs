@@ -125,8 +125,8 @@ pub enum ErrorKind {
     LineTooLong { len: usize, limit: usize },
     #[error("source is {len} bytes; the limit is {limit} bytes (MAX_SOURCE_BYTES, 256 MiB)")]
     SourceTooLarge { len: usize, limit: usize },
-    #[error("fp32 literal `{text}` is out of range (its magnitude exceeds the largest fp32, about 3.4e38)")]
-    FloatOverflow { text: String },
+    #[error("floating-point literal `{text}` is out of range for fp{bits} (it would be infinite)")]
+    FloatOverflow { text: String, bits: u32 },
     #[error("invalid UTF-8 at byte offset {offset}")]
     InvalidUtf8 { offset: usize },
     #[error("empty source: no statements to assemble")]

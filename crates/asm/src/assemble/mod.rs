@@ -907,19 +907,22 @@ impl<'s> Asm<'s> {
             };
             addr += u64::from(width);
             let value = if let Some(f) = parse_f32_literal(&code[s..e]).filter(|_| width >= 4) {
-                if width == 4 && !f.is_finite() {
+                let (bits, finite) = if width == 4 {
+                    (f.to_bits().into(), f.is_finite())
+                } else {
+                    let d = code[s..e].parse::<f64>().unwrap_or(f64::INFINITY);
+                    (d.to_bits().into(), d.is_finite())
+                };
+                if finite {
+                    Ok(bits)
+                } else {
                     Err(lerr(
                         s,
                         e,
                         ErrorKind::FloatOverflow {
                             text: code[s..e].into(),
+                            bits: u32::from(width) * 8,
                         },
-                    ))
-                } else if width == 4 {
-                    Ok(i128::from(f.to_bits()))
-                } else {
-                    Ok(i128::from(
-                        code[s..e].parse::<f64>().map_or(0, f64::to_bits),
                     ))
                 }
             } else if s == e {

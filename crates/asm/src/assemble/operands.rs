@@ -170,7 +170,14 @@ pub(super) fn operand(
             }
             let v = match parse_f32_literal(text) {
                 Some(f) if !f.is_finite() => {
-                    return Err(lerr(s, e, ErrorKind::FloatOverflow { text: text.into() }))
+                    return Err(lerr(
+                        s,
+                        e,
+                        ErrorKind::FloatOverflow {
+                            text: text.into(),
+                            bits: 32,
+                        },
+                    ))
                 }
                 Some(f) => i128::from(f.to_bits()),
                 None => match fast_int(text) {

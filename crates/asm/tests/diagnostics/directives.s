@@ -17,3 +17,6 @@
 .equ x
 .equ 1x, 2
 later: nop
+.data
+.word 1.5e39
+.dword 1e309, 1e39
