@@ -240,9 +240,16 @@ pub fn parse_reg(text: &str) -> Option<RegTok> {
     };
     if let Some(inner) = rest.strip_prefix(b"[") {
         let inner = inner.strip_suffix(b"]")?;
-        let colon = inner.iter().position(|&c| c == b':')?;
-        let lo = small_number(trim_bytes(&inner[..colon]))?;
-        let hi = small_number(trim_bytes(&inner[colon + 1..]))?;
+        // `v[4:7]` (seed 000 section 2.4); `u[4..7]` is how seed 001 writes descriptors.
+        let (lo, hi) = match inner.iter().position(|&c| c == b':') {
+            Some(colon) => (&inner[..colon], &inner[colon + 1..]),
+            None => {
+                let dots = inner.windows(2).position(|w| w == b"..")?;
+                (&inner[..dots], &inner[dots + 2..])
+            }
+        };
+        let lo = small_number(trim_bytes(lo))?;
+        let hi = small_number(trim_bytes(hi))?;
         return Some(if vector {
             RegTok::VGroup(lo, hi)
         } else {
@@ -342,6 +349,8 @@ mod tests {
         assert_eq!(parse_reg("v5.h"), Some(RegTok::VHalf(5, true)));
         assert_eq!(parse_reg("v[4:5]"), Some(RegTok::VGroup(4, 5)));
         assert_eq!(parse_reg("u[ 8 : 11 ]"), Some(RegTok::UGroup(8, 11)));
+        assert_eq!(parse_reg("u[8..11]"), Some(RegTok::UGroup(8, 11)));
+        assert_eq!(parse_reg("u[8...11]"), None);
         assert_eq!(parse_reg("vm"), None);
         assert_eq!(parse_reg("v"), None);
         assert_eq!(parse_reg("v05"), None);
