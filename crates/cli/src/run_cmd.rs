@@ -1,15 +1,14 @@
-//! `warpkit run`: assemble or load a kernel, run it on the functional model, report how each
-//! warp stopped, and optionally dump the final state and a commit trace.
+//! `warpkit run`: assemble or load a kernel, launch it on the functional model (docs/abi.md),
+//! report how each warp stopped, hazards and a summary, and optionally dump the final state,
+//! a commit trace and output buffers.
 
 use crate::output::{read_input, write_output};
 use crate::{Failure, Outcome};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use warpkit_sim::launch::{launch, launch_traced, Arg, ArgValue, LaunchConfig, LaunchResult};
 use warpkit_sim::trap::cause_name;
-use warpkit_sim::{
-    dump_state_json, Core, NoMemory, NoTrace, Program, RunSummary, TraceFormat, Warp, WarpStatus,
-    Workgroup, WriteTracer, DEFAULT_MAX_STEPS,
-};
+use warpkit_sim::{dump_states_json, Program, TraceFormat, DEFAULT_MAX_STEPS};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceFormatArg {
@@ -24,6 +23,29 @@ pub struct Args {
     /// The kernel: assembly source (.s), an ELF code object, or a raw binary (its bytes are
     /// the code, PC 0 = the first byte).
     pub file: PathBuf,
+    /// Workgroups in the grid: X[,Y[,Z]]. With any launch option, registers start as
+    /// docs/abi.md says; without, every register starts at 0 (one warp, EXEC all ones).
+    #[arg(long, value_name = "X[,Y,Z]")]
+    pub grid: Option<String>,
+    /// Threads per workgroup: X[,Y[,Z]] (at most 1024 in all).
+    #[arg(long, value_name = "X[,Y,Z]")]
+    pub block: Option<String>,
+    /// A kernel argument, one 8-byte slot each in order: NAME=INT, NAME=buf:BYTES (a
+    /// zero-filled buffer) or NAME=@FILE (a buffer holding the file).
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub args: Vec<String>,
+    /// After the run, write buffer NAME to FILE.
+    #[arg(long = "out", value_name = "NAME=FILE")]
+    pub outs: Vec<String>,
+    /// Bytes of shared memory per workgroup.
+    #[arg(long, value_name = "BYTES")]
+    pub shared: Option<u32>,
+    /// Host threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Exit 1 when the model reports a register hazard (§2.6).
+    #[arg(long)]
+    pub strict_hazards: bool,
     /// After the run, write the state of every warp as JSON to PATH (`-` = stdout).
     #[arg(long, value_name = "PATH")]
     pub dump_state: Option<PathBuf>,
@@ -78,68 +100,200 @@ fn open_trace(path: &Path) -> Result<Box<dyn Write>, Failure> {
     Ok(Box::new(std::io::BufWriter::with_capacity(1 << 20, file)))
 }
 
-fn warp_name(w: &Warp) -> String {
-    let [x, y, z] = w.id.workgroup;
-    format!("workgroup ({x},{y},{z}) warp {}", w.id.warp)
+fn dims(option: &str, text: &str) -> Result<[u32; 3], Failure> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let bad = || {
+        Failure::BadInput(format!(
+            "--{option} {text}: expected X[,Y[,Z]] with each a positive integer"
+        ))
+    };
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(bad());
+    }
+    let mut out = [1u32; 3];
+    for (o, p) in out.iter_mut().zip(&parts) {
+        *o = p.parse().map_err(|_| bad())?;
+        if *o == 0 {
+            return Err(bad());
+        }
+    }
+    Ok(out)
+}
+
+fn parse_int(text: &str) -> Option<u64> {
+    let (neg, t) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<u64>().ok()?,
+    };
+    Some(if neg { 0u64.wrapping_sub(v) } else { v })
+}
+
+fn parse_arg(text: &str) -> Result<Arg, Failure> {
+    let bad = |why: &str| Failure::BadInput(format!("--arg {text}: {why}"));
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| bad("expected NAME=VALUE"))?;
+    if name.is_empty() {
+        return Err(bad("the name is empty"));
+    }
+    let value = if let Some(n) = value.strip_prefix("buf:") {
+        let n: usize = n.parse().map_err(|_| bad("buf:BYTES needs a byte count"))?;
+        if n > (1 << 32) {
+            return Err(bad("a buffer may hold at most 4 GiB"));
+        }
+        ArgValue::Buffer(vec![0; n])
+    } else if let Some(file) = value.strip_prefix('@') {
+        ArgValue::Buffer(read_input(Path::new(file))?)
+    } else {
+        ArgValue::Int(
+            parse_int(value).ok_or_else(|| bad("expected an integer, buf:BYTES or @FILE"))?,
+        )
+    };
+    Ok(Arg {
+        name: name.to_string(),
+        value,
+    })
+}
+
+fn warp_name(workgroup: [u32; 3], warp: u32) -> String {
+    let [x, y, z] = workgroup;
+    format!("workgroup ({x},{y},{z}) warp {warp}")
+}
+
+/// At most this many hazards are printed; the summary gives the total.
+const MAX_HAZARDS_SHOWN: usize = 20;
+
+fn report(r: &LaunchResult, max_steps: u64) {
+    for t in &r.traps {
+        eprintln!(
+            "error: {} trapped: cause {} ({}) at pc {:#x}: `{}`, trapinfo {:#x}",
+            warp_name(t.workgroup, t.warp),
+            t.trap.cause,
+            cause_name(t.trap.cause),
+            t.trap.pc,
+            t.asm,
+            t.trap.info
+        );
+    }
+    for l in &r.step_limits {
+        eprintln!(
+            "error: {} stopped at pc {:#x} after {} instructions: the step limit \
+             (--max-steps {max_steps}) was reached; raise it with --max-steps N if the \
+             program is not stuck in a loop",
+            warp_name(l.workgroup, l.warp),
+            l.pc,
+            l.steps
+        );
+    }
+    for h in r.hazards.iter().take(MAX_HAZARDS_SHOWN) {
+        eprintln!("warning: hazard: {h}");
+    }
+}
+
+fn summary(r: &LaunchResult) {
+    let s = &r.stats;
+    eprintln!(
+        "{} workgroup{}, {} warp{}, {} instructions, {} lane-operations, {:.3} s, {} hazard{}",
+        s.workgroups,
+        if s.workgroups == 1 { "" } else { "s" },
+        s.warps,
+        if s.warps == 1 { "" } else { "s" },
+        s.instructions,
+        s.lane_ops,
+        s.wall.as_secs_f64(),
+        s.hazards,
+        if s.hazards == 1 { "" } else { "s" }
+    );
 }
 
 pub fn run(args: Args) -> Outcome {
     if args.max_steps == 0 {
         return Err(Failure::BadInput("--max-steps must be at least 1".into()));
     }
+    let launch_options = args.grid.is_some()
+        || args.block.is_some()
+        || !args.args.is_empty()
+        || args.shared.is_some();
+    let mut config = LaunchConfig {
+        threads: args.threads,
+        max_steps: args.max_steps,
+        keep_warps: args.dump_state.is_some(),
+        bare: !launch_options,
+        ..LaunchConfig::default()
+    };
+    if let Some(g) = &args.grid {
+        config.grid = dims("grid", g)?;
+    }
+    if let Some(b) = &args.block {
+        config.block = dims("block", b)?;
+    }
+    if let Some(s) = args.shared {
+        config.shared_bytes = s;
+    }
+    let kernel_args = args
+        .args
+        .iter()
+        .map(|a| parse_arg(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut outs = Vec::new();
+    for o in &args.outs {
+        let (name, file) = o
+            .split_once('=')
+            .ok_or_else(|| Failure::BadInput(format!("--out {o}: expected NAME=FILE")))?;
+        if !kernel_args
+            .iter()
+            .any(|a| a.name == name && matches!(a.value, ArgValue::Buffer(_)))
+        {
+            return Err(Failure::BadInput(format!(
+                "--out {o}: there is no buffer argument `{name}`"
+            )));
+        }
+        outs.push((name.to_string(), PathBuf::from(file)));
+    }
     let text = load(&args.file)?;
     let prog = Program::new(text);
-    let mut wg = Workgroup::new([0, 0, 0], &[u32::MAX]);
-    let mut core = Core::default();
-    let summary: RunSummary = match &args.trace {
-        None => wg.run(
-            &prog,
-            &mut core,
-            &mut NoMemory,
-            &mut NoTrace,
-            args.max_steps,
-        ),
+    let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
+    let result = match &args.trace {
+        None => launch(&prog, &config, kernel_args).map_err(bad_launch)?,
         Some(path) => {
             let format = match args.trace_format {
                 TraceFormatArg::Json => TraceFormat::Json,
                 TraceFormatArg::Text => TraceFormat::Text,
             };
-            let mut tracer = WriteTracer::new(open_trace(path)?, format);
-            let s = wg.run(&prog, &mut core, &mut NoMemory, &mut tracer, args.max_steps);
-            tracer.finish().map_err(|e| {
+            let (r, io) = launch_traced(&prog, &config, kernel_args, open_trace(path)?, format)
+                .map_err(bad_launch)?;
+            io.map_err(|e| {
                 Failure::BadInput(format!("cannot write trace {}: {e}", path.display()))
             })?;
-            s
+            r
         }
     };
     if let Some(path) = &args.dump_state {
-        write_output(path, dump_state_json(&wg.warps, &core).as_bytes())?;
+        let text = dump_states_json(result.warps.iter().zip(&result.cores));
+        write_output(path, text.as_bytes())?;
     }
-    if summary.all_ended() {
+    for (name, file) in &outs {
+        if let Some(bytes) = result.buffer(name) {
+            write_output(file, bytes)?;
+        }
+    }
+    report(&result, args.max_steps);
+    if launch_options {
+        summary(&result);
+    }
+    let hazard_failure = args.strict_hazards && result.stats.hazards > 0;
+    if result.ok() && !hazard_failure {
         return Ok(());
     }
-    for w in &wg.warps {
-        match w.status {
-            WarpStatus::Trapped(t) => eprintln!(
-                "error: {} trapped: cause {} ({}) at pc {:#x}: `{}`, trapinfo {:#x}",
-                warp_name(w),
-                t.cause,
-                cause_name(t.cause),
-                t.pc,
-                prog.disassemble(t.pc),
-                t.info
-            ),
-            WarpStatus::StepLimit => eprintln!(
-                "error: {} stopped at pc {:#x} after {} instructions: the step limit \
-                 (--max-steps {}) was reached; raise it with --max-steps N if the program \
-                 is not stuck in a loop",
-                warp_name(w),
-                w.pc,
-                w.steps,
-                args.max_steps
-            ),
-            _ => {}
-        }
+    if hazard_failure && result.ok() {
+        eprintln!(
+            "error: {} hazard(s) reported and --strict-hazards is set",
+            result.stats.hazards
+        );
     }
     Err(Failure::Exit(1))
 }
@@ -157,6 +311,13 @@ mod tests {
     fn args(file: PathBuf) -> Args {
         Args {
             file,
+            grid: None,
+            block: None,
+            args: Vec::new(),
+            outs: Vec::new(),
+            shared: None,
+            threads: 0,
+            strict_hazards: false,
             dump_state: None,
             trace: None,
             trace_format: TraceFormatArg::Json,

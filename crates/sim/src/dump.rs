@@ -9,9 +9,14 @@ use warpkit_isa::CSRS;
 /// "u":[64],"v":[[32] x 128],"csr":{name:value,...},"trap":null|{"cause","pc","info"}}]}`.
 /// `core` gives `time`/`timeh`.
 pub fn dump_state_json<'a>(warps: impl IntoIterator<Item = &'a Warp>, core: &Core) -> String {
+    dump_states_json(warps.into_iter().map(|w| (w, core)))
+}
+
+/// As [`dump_state_json`], each warp with the core it ran on (its workgroup's).
+pub fn dump_states_json<'a>(warps: impl IntoIterator<Item = (&'a Warp, &'a Core)>) -> String {
     let mut s = String::with_capacity(64 * 1024);
     s.push_str("{\"warps\":[");
-    for (i, w) in warps.into_iter().enumerate() {
+    for (i, (w, core)) in warps.into_iter().enumerate() {
         if i > 0 {
             s.push(',');
         }

@@ -40,6 +40,9 @@ pub struct LaunchConfig {
     pub max_steps: u64,
     /// Keep every warp's final state in the result (for dumps).
     pub keep_warps: bool,
+    /// Start every register at 0 and CODE_BASE at 0 instead of the ABI's initial state
+    /// (memory is still mapped): the bare launch of `warpkit run` without launch options.
+    pub bare: bool,
 }
 
 impl Default for LaunchConfig {
@@ -51,6 +54,7 @@ impl Default for LaunchConfig {
             threads: 0,
             max_steps: DEFAULT_MAX_STEPS,
             keep_warps: false,
+            bare: false,
         }
     }
 }
@@ -244,8 +248,10 @@ fn run_workgroup<T: Tracer>(
         })
         .collect();
     let mut group = Workgroup::new(wg, &exec);
-    for warp in group.warps.iter_mut() {
-        init_warp(warp, cfg, wg, flat32, nwarps);
+    if !cfg.bare {
+        for warp in group.warps.iter_mut() {
+            init_warp(warp, cfg, wg, flat32, nwarps);
+        }
     }
     let mut shared = SharedMemory::new(cfg.shared_bytes);
     let mut env = MemEnv {

@@ -22,7 +22,7 @@ mod workgroup;
 
 pub use asyncq::{AsyncQueue, Hazard, HazardKind, PendingOp, Writeback, NUM_COUNTERS};
 pub use csr::{CsrFile, CsrWrite};
-pub use dump::dump_state_json;
+pub use dump::{dump_state_json, dump_states_json};
 pub use env::{Core, Env, Fault, NoMemory};
 pub use mem_exec::MemEnv;
 pub use program::{resolve, Code, Inst, Program, RegUse};
