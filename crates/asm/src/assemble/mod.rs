@@ -701,6 +701,7 @@ impl<'s> Asm<'s> {
         let mut given = [false; MAX_OPERANDS];
         let mut positional = 0usize;
         let mut ok = true;
+        let mut split = false;
         let here = Val {
             v: i128::from(stmt.addr),
             sec: Some(stmt.section),
@@ -817,12 +818,14 @@ impl<'s> Asm<'s> {
                 Ok(v) => raw[index] = v,
                 Err(err) => {
                     ok = false;
+                    split |= err.split;
                     fail(errs, err);
                 }
             }
         }
         let extra_ops = n > ranges.len();
-        if positional < required || positional > npos || extra_ops {
+        // A missing `,` already explains a wrong count.
+        if !split && (positional < required || positional > npos || extra_ops) {
             ok = false;
             let expected = if required == npos {
                 required.to_string()

@@ -22,6 +22,8 @@ pub(super) struct LineErr {
     pub(super) silent: bool,
     /// Refers to a symbol that may be defined further down: retry after pass 1.
     pub(super) forward: bool,
+    /// The text looks like two operands with the `,` between them missing.
+    pub(super) split: bool,
 }
 
 impl From<ExprError> for LineErr {
@@ -30,6 +32,7 @@ impl From<ExprError> for LineErr {
             start: e.start,
             end: e.end,
             forward: e.pending || matches!(*e.kind, ErrorKind::UndefinedSymbol { .. }),
+            split: false,
             kind: e.kind,
             silent: e.pending,
         }
@@ -43,6 +46,7 @@ pub(super) fn lerr(start: usize, end: usize, kind: ErrorKind) -> LineErr {
         kind: Box::new(kind),
         silent: false,
         forward: false,
+        split: false,
     }
 }
 
@@ -378,6 +382,21 @@ pub(super) fn register(kind: &KindDef, text: &str, s: usize, e: usize) -> Result
         )
     };
     let Some(tok) = parse_reg(text) else {
+        if let Some(gap) = text.find([' ', '\t']) {
+            if parse_reg(&text[..gap]).is_some() {
+                let rest = text[gap..].trim_start();
+                let mut err = lerr(
+                    e - rest.len(),
+                    e,
+                    ErrorKind::Syntax(format!(
+                        "expected `,` between operands, found {}",
+                        quote(rest)
+                    )),
+                );
+                err.split = true;
+                return Err(err);
+            }
+        }
         return Err(wrong(quote(text)));
     };
     let regs = u32::from(kind.regs);
