@@ -142,7 +142,7 @@ fn known_encodings() {
     let jmp = Instr::new(Op::Jmp, &[Operand::Imm(-8)]).unwrap();
     assert_eq!(
         jmp.encode(),
-        ((-2i64 as u64 & 0x3f_ffff) << 10) | (0 << 7) | 0x46
+        ((-2i64 as u64 & 0x3f_ffff) << 10) | 0x46
     );
     assert_eq!(jmp.to_string(), "jmp -8");
     // mov.vl v0, 0x3fc00000: XL, 64-bit, imm[63:32]
