@@ -2,7 +2,7 @@
 //! `(w & (mask | zero)) == match`. O(1): index by the 7-bit opcode, then by the key made of
 //! the instruction's other fixed fields.
 
-use crate::{Instr, Op, ALL_OPS, DECODE_HOT, DECODE_INDEX, DECODE_KEYS, INSTRUCTIONS};
+use crate::{Instr, Op, DECODE_HOT, DECODE_INDEX, DECODE_KEYS, INSTRUCTIONS};
 use std::fmt;
 
 /// Why bytes do not decode to an instruction.
@@ -74,9 +74,9 @@ pub fn decode(bytes: &[u8]) -> Result<(Instr, usize), DecodeError> {
         if w & 0x3 == 0x3 {
             return Err(DecodeError::ReservedLength { word: w as u32 });
         }
-        let wide = (w & 1) as u32;
-        let len = 4usize << wide;
-        let word = w & (u64::MAX >> (32 - 32 * wide));
+        let wide = w & 1 != 0;
+        let len = 4 + 4 * (w & 1) as usize;
+        let word = if wide { w } else { u64::from(w as u32) };
         return decode_word(word, (len * 8) as u8).map(|i| (i, len));
     }
     let Some(w0) = bytes.first_chunk::<4>() else {
@@ -100,28 +100,31 @@ pub fn decode(bytes: &[u8]) -> Result<(Instr, usize), DecodeError> {
 #[inline]
 pub fn decode_word(word: u64, width: u8) -> Result<Instr, DecodeError> {
     let k = &DECODE_KEYS[(word & 0x7f) as usize];
-    let hi = (word >> k.hi_shift) as u32 & k.hi_mask;
-    let lo = (word >> k.lo_shift) as u32 & k.lo_mask;
-    let key = ((hi << k.lo_width) | lo) as usize;
-    if key >= usize::from(k.len) {
-        return Err(DecodeError::NoMatch { word, width });
-    }
-    let index = DECODE_INDEX[usize::from(k.base) + key];
-    let Some(hot) = DECODE_HOT.get(usize::from(index)) else {
+    let slot =
+        usize::from(k.base) + ((word & k.key_mask).wrapping_mul(k.multiplier) >> k.shift) as usize;
+    let candidate = DECODE_INDEX.get(slot).copied().unwrap_or(u16::MAX);
+    let Some(hot) = DECODE_HOT.get(usize::from(candidate)) else {
         return Err(DecodeError::NoMatch { word, width });
     };
-    // The opcode's low bits are the length bits, so the variant's width is `width`.
-    debug_assert_eq!(INSTRUCTIONS[usize::from(index)].width, width);
     if word & hot.check != hot.match_bits {
-        // The fixed fields match by construction of the index; what is left of section
-        // 2.3's test is the reserved-must-be-zero bits.
-        let def = &INSTRUCTIONS[usize::from(index)];
-        return Err(DecodeError::ReservedBits {
+        return Err(mismatch(word, width, usize::from(candidate)));
+    }
+    Ok(Instr::from_word(hot.op, word))
+}
+
+/// Why `word` fails section 2.3's test for the candidate its opcode and function fields
+/// hashed to: other function fields (no instruction), or reserved bits set.
+#[cold]
+fn mismatch(word: u64, width: u8, candidate: usize) -> DecodeError {
+    let def = &INSTRUCTIONS[candidate];
+    if word & def.mask != def.match_bits {
+        DecodeError::NoMatch { word, width }
+    } else {
+        DecodeError::ReservedBits {
             word,
             width,
             op: def.op,
             bits: word & def.zero,
-        });
+        }
     }
-    Ok(Instr::from_word(ALL_OPS[usize::from(index)], word))
 }

@@ -311,22 +311,21 @@ pub struct SubgroupDef {
     pub len: u16,
 }
 
-/// The decode index of one 7-bit opcode: up to two other fixed fields form a key into
-/// `DECODE_INDEX[base..base + len]`.
+/// The decode index of one 7-bit opcode: the slot of word `w` in [`crate::DECODE_INDEX`]
+/// is `base + ((w & key_mask) * multiplier) >> shift`, a perfect hash of the function
+/// fields of the variants sharing the opcode.
 #[derive(Debug)]
 pub struct DecodeKey {
-    pub hi_shift: u8,
-    pub hi_mask: u32,
-    pub lo_shift: u8,
-    pub lo_mask: u32,
-    pub lo_width: u8,
+    pub key_mask: u64,
+    pub multiplier: u64,
+    pub shift: u8,
     pub base: u16,
-    pub len: u16,
 }
 
 /// What decoding one variant touches: the section 2.3 test and where each operand sits.
 #[derive(Debug)]
 pub struct DecodeHot {
+    pub op: crate::Op,
     /// `mask | zero`.
     pub check: u64,
     pub match_bits: u64,

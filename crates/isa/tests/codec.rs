@@ -140,10 +140,7 @@ fn known_encodings() {
     assert_eq!(add.to_string(), "add v1, v2, v3");
     // jmp -8: J, imm[31:10] = -2 (scale 4)
     let jmp = Instr::new(Op::Jmp, &[Operand::Imm(-8)]).unwrap();
-    assert_eq!(
-        jmp.encode(),
-        ((-2i64 as u64 & 0x3f_ffff) << 10) | (0 << 7) | 0x46
-    );
+    assert_eq!(jmp.encode(), ((-2i64 as u64 & 0x3f_ffff) << 10) | 0x46);
     assert_eq!(jmp.to_string(), "jmp -8");
     // mov.vl v0, 0x3fc00000: XL, 64-bit, imm[63:32]
     let mov = Instr::new(Op::MovVl, &[Operand::V(VReg(0)), Operand::Imm(0x3fc0_0000)]).unwrap();

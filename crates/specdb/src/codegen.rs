@@ -270,63 +270,39 @@ pub fn generate(db: &Database) -> String {
     }
     o.push_str("];\n\n");
 
-    // Decode index: opcode, then the key made of the other fixed fields (at most two,
-    // checked by the validator), then a flat index; plus a compact per-variant table of
-    // what decode touches, so the hot path is branch-light.
+    // Decode index: the 7-bit opcode selects a multiplicative hash of the word's function
+    // fields (the fixed fields other than the opcode), found here so that the variants
+    // sharing an opcode land in distinct slots of a small table. The slot names at most
+    // one candidate; decode then applies section 2.3's test to it, which also rejects any
+    // word whose function fields hash to a slot they do not own.
     let mut by_opcode: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (i, ins) in db.instructions.iter().enumerate() {
         let op = ins.fixed.iter().find(|(n, _)| n == "opcode").unwrap().1;
         by_opcode.entry(op).or_default().push(i);
     }
     let mut keys = String::new();
-    let mut index: Vec<u16> = Vec::new();
+    // Slot 0 is shared by every unused opcode and never holds a variant.
+    let mut index: Vec<u16> = vec![u16::MAX];
     for opcode in 0..128u64 {
         let Some(list) = by_opcode.get(&opcode) else {
-            keys.push_str("    DecodeKey { hi_shift: 0, hi_mask: 0, lo_shift: 0, lo_mask: 0, lo_width: 0, base: 0, len: 0 },\n");
+            keys.push_str("    DecodeKey { key_mask: 0, multiplier: 0, shift: 63, base: 0 },\n");
             continue;
         };
-        let first = &db.instructions[list[0]];
-        let fmt = &db.formats[first.format];
-        let key_fields: Vec<(&str, u32, u32)> = first
-            .fixed
+        let key_mask = db.instructions[list[0]].mask & !0x7f;
+        let keys_of: Vec<u64> = list
             .iter()
-            .filter(|(n, _)| n != "opcode")
-            .map(|(n, _)| {
-                let (msb, lsb) = fmt.field(n).unwrap();
-                (n.as_str(), msb, lsb)
-            })
+            .map(|&i| db.instructions[i].match_bits & key_mask)
             .collect();
-        let mask = |f: Option<&(&str, u32, u32)>| {
-            f.map_or(0u64, |(_, msb, lsb)| (1u64 << (msb - lsb + 1)) - 1)
-        };
-        let (hi, lo) = match key_fields.len() {
-            0 => (None, None),
-            1 => (None, key_fields.first()),
-            _ => (key_fields.first(), key_fields.get(1)),
-        };
-        let lo_width = lo.map_or(0, |(_, msb, lsb)| msb - lsb + 1);
-        let key_of = |i: usize| -> usize {
-            let ins = &db.instructions[i];
-            let v = |f: Option<&(&str, u32, u32)>| {
-                f.map_or(0, |(n, _, _)| {
-                    ins.fixed.iter().find(|(x, _)| x == n).unwrap().1 as usize
-                })
-            };
-            (v(hi) << lo_width) | v(lo)
-        };
-        let size = list.iter().map(|&i| key_of(i)).max().unwrap() + 1;
+        let (multiplier, bits) = perfect_hash(&keys_of);
         let base = index.len();
-        index.extend(std::iter::repeat_n(u16::MAX, size));
-        for &i in list {
-            index[base + key_of(i)] = i as u16;
+        index.extend(std::iter::repeat_n(u16::MAX, 1 << bits));
+        for (&i, &k) in list.iter().zip(&keys_of) {
+            index[base + (k.wrapping_mul(multiplier) >> (64 - bits)) as usize] = i as u16;
         }
         let _ = writeln!(
             keys,
-            "    DecodeKey {{ hi_shift: {}, hi_mask: {:#x}, lo_shift: {}, lo_mask: {:#x}, lo_width: {lo_width}, base: {base}, len: {size} }},",
-            hi.map_or(0, |f| f.2),
-            mask(hi),
-            lo.map_or(0, |f| f.2),
-            mask(lo),
+            "    DecodeKey {{ key_mask: {key_mask:#x}, multiplier: {multiplier:#x}, shift: {}, base: {base} }},",
+            64 - bits
         );
     }
     let _ = writeln!(
@@ -352,7 +328,8 @@ pub fn generate(db: &Database) -> String {
         }
         let _ = writeln!(
             o,
-            "    DecodeHot {{ check: {:#x}, match_bits: {:#x}, fields: [{}] }},",
+            "    DecodeHot {{ op: Op::{}, check: {:#x}, match_bits: {:#x}, fields: [{}] }},",
+            op_ident(&ins.mnemonic),
             ins.mask | ins.zero,
             ins.match_bits,
             fields.join(", ")
@@ -360,4 +337,31 @@ pub fn generate(db: &Database) -> String {
     }
     o.push_str("];\n");
     o
+}
+
+/// A multiplier and a table size (in bits, at least 1) under which
+/// `(key * multiplier) >> (64 - bits)` is distinct for every key: the smallest table found
+/// by a deterministic search.
+fn perfect_hash(keys: &[u64]) -> (u64, u32) {
+    if keys.len() == 1 {
+        return (0, 1);
+    }
+    let min_bits = usize::BITS - (keys.len() - 1).leading_zeros();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for bits in min_bits..=12 {
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let m = state | 1;
+            let mut seen = std::collections::HashSet::new();
+            if keys
+                .iter()
+                .all(|k| seen.insert(k.wrapping_mul(m) >> (64 - bits)))
+            {
+                return (m, bits);
+            }
+        }
+    }
+    panic!("no perfect hash for {} decode keys", keys.len());
 }

@@ -273,8 +273,8 @@ fn check_instructions(db: &Database, errors: &mut Vec<String>) {
     }
 }
 
-/// Decode indexes by opcode, then by the other fixed fields: every instruction sharing an
-/// opcode must have the same fixed fields.
+/// Decode indexes by opcode, then by a hash of the other fixed fields: every instruction
+/// sharing an opcode must have the same fixed fields.
 fn check_decode_index(db: &Database, errors: &mut Vec<String>) {
     let mut by_opcode: BTreeMap<u64, Vec<&crate::Instruction>> = BTreeMap::new();
     for ins in &db.instructions {
@@ -284,12 +284,6 @@ fn check_decode_index(db: &Database, errors: &mut Vec<String>) {
     }
     for (op, list) in by_opcode {
         let first = list[0];
-        if first.fixed.len() > 3 {
-            errors.push(format!(
-                "{}: instruction `{}`: decode keys on at most two fixed fields besides the opcode",
-                first.source, first.mnemonic
-            ));
-        }
         for ins in &list[1..] {
             if ins.mask != first.mask || ins.width != first.width {
                 errors.push(format!(
