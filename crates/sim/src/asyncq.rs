@@ -198,6 +198,9 @@ impl Warp {
             self.queue.counts[usize::from(op.counter)] -= 1;
             self.apply(&op.writeback);
             self.queue.recompute();
+            if let Some(log) = &mut self.retire_log {
+                log.push(op);
+            }
         }
     }
 

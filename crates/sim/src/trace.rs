@@ -65,6 +65,9 @@ pub struct Commit {
     /// A trap the instruction raised, and whether a handler took it.
     pub trap: Option<(Trap, bool)>,
     pub ended: bool,
+    /// Asynchronous write-backs this instruction retired (`waitcnt`, `endpgm`, a counter at
+    /// its limit): the PC of the issuing instruction and what it wrote.
+    pub retired: Vec<(u32, Vec<Written>)>,
 }
 
 impl Commit {
@@ -83,7 +86,11 @@ impl Commit {
             writes: Vec::new(),
             trap: None,
             ended: warp.status == WarpStatus::Ended,
+            retired: Vec::new(),
         };
+        for op in warp.retire_log.iter().flatten() {
+            c.retired.push((op.pc, writeback_writes(&op.writeback)));
+        }
         if let Some(t) = warp.last_trap {
             let handled = !matches!(warp.status, WarpStatus::Trapped(_));
             c.trap = Some((t, handled));
@@ -105,8 +112,10 @@ impl Commit {
             return c;
         };
         let def = op.def();
+        // An asynchronous result is written when it retires, reported there.
+        let is_async = matches!(def.latency, warpkit_isa::Latency::Async(_));
         for (k, o) in def.operands.iter().enumerate() {
-            if !matches!(o.role, Role::Write | Role::ReadWrite) {
+            if is_async || !matches!(o.role, Role::Write | Role::ReadWrite) {
                 continue;
             }
             let first = ins.raw(k);
@@ -198,26 +207,7 @@ impl Commit {
             serde_json::Value::String(self.asm.clone()),
             self.exec
         );
-        let vs: Vec<String> = self
-            .writes
-            .iter()
-            .filter_map(|w| match w {
-                Written::V { reg, lanes } => {
-                    let lanes: Vec<String> =
-                        lanes.iter().map(|(l, v)| format!("[{l},{v}]")).collect();
-                    Some(format!("{{\"reg\":{reg},\"lanes\":[{}]}}", lanes.join(",")))
-                }
-                _ => None,
-            })
-            .collect();
-        let us: Vec<String> = self
-            .writes
-            .iter()
-            .filter_map(|w| match w {
-                Written::U { reg, value } => Some(format!("{{\"reg\":{reg},\"value\":{value}}}")),
-                _ => None,
-            })
-            .collect();
+        let (vs, us) = writes_json(&self.writes);
         let csrs: Vec<String> = self
             .writes
             .iter()
@@ -232,7 +222,7 @@ impl Commit {
                 _ => None,
             })
             .collect();
-        let _ = write!(s, ",\"v\":[{}],\"u\":[{}]", vs.join(","), us.join(","));
+        let _ = write!(s, ",\"v\":[{vs}],\"u\":[{us}]");
         match self.writes.iter().find_map(|w| match w {
             Written::Exec(e) => Some(*e),
             _ => None,
@@ -253,7 +243,20 @@ impl Commit {
             }
             None => s.push_str(",\"trap\":null"),
         }
-        let _ = write!(s, ",\"end\":{}}}", self.ended);
+        let retired: Vec<String> = self
+            .retired
+            .iter()
+            .map(|(pc, w)| {
+                let (vs, us) = writes_json(w);
+                format!("{{\"pc\":{pc},\"v\":[{vs}],\"u\":[{us}]}}")
+            })
+            .collect();
+        let _ = write!(
+            s,
+            ",\"retired\":[{}],\"end\":{}}}",
+            retired.join(","),
+            self.ended
+        );
         s
     }
 
@@ -269,31 +272,11 @@ impl Commit {
             self.asm,
             self.exec
         );
-        for w in &self.writes {
-            match w {
-                Written::V { reg, lanes } => {
-                    let first = lanes[0].1;
-                    if lanes.len() == LANES && lanes.iter().all(|&(_, v)| v == first) {
-                        let _ = write!(s, " v{reg}={first:#x}");
-                    } else {
-                        let _ = write!(s, " v{reg}={{");
-                        for (i, (l, v)) in lanes.iter().enumerate() {
-                            let sep = if i == 0 { "" } else { " " };
-                            let _ = write!(s, "{sep}{l}:{v:#x}");
-                        }
-                        s.push('}');
-                    }
-                }
-                Written::U { reg, value } => {
-                    let _ = write!(s, " u{reg}={value:#x}");
-                }
-                Written::Exec(e) => {
-                    let _ = write!(s, " exec<-{e:#010x}");
-                }
-                Written::Csr { name, value, .. } => {
-                    let _ = write!(s, " {name}={value:#x}");
-                }
-            }
+        writes_text(&mut s, &self.writes);
+        for (pc, w) in &self.retired {
+            let _ = write!(s, " [retire {pc:#x}:");
+            writes_text(&mut s, w);
+            s.push(']');
         }
         if let Some((t, handled)) = self.trap {
             let _ = write!(
@@ -309,6 +292,91 @@ impl Commit {
             s.push_str(" end");
         }
         s
+    }
+}
+
+fn writeback_writes(wb: &crate::Writeback) -> Vec<Written> {
+    let mut out = Vec::new();
+    match wb {
+        crate::Writeback::None => {}
+        crate::Writeback::V {
+            first,
+            count,
+            mask,
+            data,
+        } => {
+            for (k, lanes) in data.iter().enumerate().take(usize::from(*count)) {
+                let lanes: Vec<(u32, u32)> = (0..LANES as u32)
+                    .filter(|l| (mask >> l) & 1 != 0)
+                    .map(|l| (l, lanes[l as usize]))
+                    .collect();
+                if !lanes.is_empty() {
+                    out.push(Written::V {
+                        reg: u32::from(*first) + k as u32,
+                        lanes,
+                    });
+                }
+            }
+        }
+        crate::Writeback::U { first, count, data } => {
+            for (k, &value) in data.iter().enumerate().take(usize::from(*count)) {
+                out.push(Written::U {
+                    reg: u32::from(*first) + k as u32,
+                    value,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn writes_json(writes: &[Written]) -> (String, String) {
+    let vs: Vec<String> = writes
+        .iter()
+        .filter_map(|w| match w {
+            Written::V { reg, lanes } => {
+                let lanes: Vec<String> = lanes.iter().map(|(l, v)| format!("[{l},{v}]")).collect();
+                Some(format!("{{\"reg\":{reg},\"lanes\":[{}]}}", lanes.join(",")))
+            }
+            _ => None,
+        })
+        .collect();
+    let us: Vec<String> = writes
+        .iter()
+        .filter_map(|w| match w {
+            Written::U { reg, value } => Some(format!("{{\"reg\":{reg},\"value\":{value}}}")),
+            _ => None,
+        })
+        .collect();
+    (vs.join(","), us.join(","))
+}
+
+fn writes_text(s: &mut String, writes: &[Written]) {
+    for w in writes {
+        match w {
+            Written::V { reg, lanes } => {
+                let first = lanes[0].1;
+                if lanes.len() == LANES && lanes.iter().all(|&(_, v)| v == first) {
+                    let _ = write!(s, " v{reg}={first:#x}");
+                } else {
+                    let _ = write!(s, " v{reg}={{");
+                    for (i, (l, v)) in lanes.iter().enumerate() {
+                        let sep = if i == 0 { "" } else { " " };
+                        let _ = write!(s, "{sep}{l}:{v:#x}");
+                    }
+                    s.push('}');
+                }
+            }
+            Written::U { reg, value } => {
+                let _ = write!(s, " u{reg}={value:#x}");
+            }
+            Written::Exec(e) => {
+                let _ = write!(s, " exec<-{e:#010x}");
+            }
+            Written::Csr { name, value, .. } => {
+                let _ = write!(s, " {name}={value:#x}");
+            }
+        }
     }
 }
 

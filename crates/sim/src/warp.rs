@@ -70,6 +70,8 @@ pub struct Warp {
     /// Hazards seen (at most `MAX_HAZARDS_PER_WARP` kept) and their total count.
     pub hazards: Vec<Hazard>,
     pub hazard_count: u64,
+    /// Write-backs retired by the last step, kept only while tracing.
+    pub(crate) retire_log: Option<Vec<crate::PendingOp>>,
 }
 
 impl std::fmt::Debug for Warp {
@@ -263,6 +265,7 @@ impl Warp {
             queue: AsyncQueue::default(),
             hazards: Vec::new(),
             hazard_count: 0,
+            retire_log: None,
         };
         w.set_exec(exec);
         w
@@ -1022,6 +1025,7 @@ impl Warp {
                 let pc = self.pc;
                 let exec = self.exec;
                 self.last_trap = None;
+                self.retire_log.get_or_insert_with(Vec::new).clear();
                 let going = self.step(prog, core, env);
                 tracer.commit(self, prog, pc, exec);
                 if !going {

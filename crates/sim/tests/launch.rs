@@ -232,3 +232,29 @@ fn sm_fields_one_and_two_act_as_zero() {
         assert!(r.hazards.is_empty());
     }
 }
+
+#[test]
+fn trace_reports_write_backs_when_they_retire() {
+    let src = "uload.b64 u[16:17], u[0:1], 0\nwaitcnt sm=0\nendpgm";
+    let (r, out) = launch_traced(
+        &program(src),
+        &LaunchConfig::default(),
+        vec![arg("d", buf(&[7]))],
+        Vec::new(),
+        TraceFormat::Json,
+    )
+    .unwrap();
+    assert!(r.ok());
+    let text = String::from_utf8(out.unwrap()).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[1]["u"], serde_json::json!([]), "nothing written at issue");
+    assert_eq!(lines[2]["retired"][0]["pc"], 0);
+    assert_eq!(
+        lines[2]["retired"][0]["u"],
+        serde_json::json!([{"reg": 16, "value": BUFFER_BASE as u32}, {"reg": 17, "value": 1}])
+    );
+}
