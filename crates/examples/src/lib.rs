@@ -12,6 +12,7 @@ pub use gen::{to_bytes, to_words, Rng};
 
 use std::time::Duration;
 use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig, LaunchError, LaunchResult};
+use warpkit_sim::trap::cause_name;
 
 /// How big a problem to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,16 +146,22 @@ pub struct Report {
     pub check: Check,
     /// Every warp ended with `endpgm`.
     pub completed: bool,
-    /// Traps, described.
+    /// Warps stopped by a trap or the step limit, described.
     pub traps: Vec<String>,
-    /// Register hazards the model reported, described.
+    /// Register hazards the model counted (§2.6 RAW/WAW on pending write-backs).
+    pub hazard_count: u64,
+    /// A few of them, described.
     pub hazards: Vec<String>,
 }
 
 impl Report {
     /// The output matched, every warp finished, and the model saw no trap and no hazard.
     pub fn passed(&self) -> bool {
-        self.check.passed() && self.completed && self.traps.is_empty() && self.hazards.is_empty()
+        self.check.passed()
+            && self.completed
+            && self.traps.is_empty()
+            && self.hazard_count == 0
+            && self.hazards.is_empty()
     }
 
     /// Lane-operations per second of simulation.
@@ -263,6 +270,7 @@ impl Example {
             check,
             completed: true,
             traps: Vec::new(),
+            hazard_count: 0,
             hazards: Vec::new(),
         };
         for (stage, r) in results.iter().enumerate() {
@@ -279,12 +287,29 @@ impl Example {
                     s
                 }
             };
-            report
-                .traps
-                .extend(r.traps.iter().map(|t| tag(format!("{t:?}"))));
+            report.hazard_count += r.stats.hazards.max(r.hazards.len() as u64);
+            report.traps.extend(r.traps.iter().map(|t| {
+                let [x, y, z] = t.workgroup;
+                tag(format!(
+                    "workgroup ({x},{y},{z}) warp {}: {} (cause {}) at pc {:#x}, info {:#x}: `{}`",
+                    t.warp,
+                    cause_name(t.trap.cause),
+                    t.trap.cause,
+                    t.trap.pc,
+                    t.trap.info,
+                    t.asm
+                ))
+            }));
+            report.traps.extend(r.step_limits.iter().map(|l| {
+                let [x, y, z] = l.workgroup;
+                tag(format!(
+                    "workgroup ({x},{y},{z}) warp {}: stopped by the step limit after {} steps at pc {:#x}",
+                    l.warp, l.steps, l.pc
+                ))
+            }));
             report
                 .hazards
-                .extend(r.hazards.iter().map(|h| tag(format!("{h:?}"))));
+                .extend(r.hazards.iter().map(|h| tag(h.to_string())));
         }
         Ok(report)
     }

@@ -108,3 +108,17 @@ fn results_do_not_depend_on_the_thread_count() {
     assert_eq!(one.instructions, two.instructions);
     assert_eq!(one.lane_ops, two.lane_ops);
 }
+
+#[test]
+fn a_missing_waitcnt_is_reported_as_a_hazard() {
+    // Without its `waitcnt vm=0` vadd adds registers whose loads are still in flight: the
+    // zero-hazard assertion above only means something if this is caught.
+    let mut example = *find("vadd").expect("vadd exists");
+    let source = example.source.replace("    waitcnt    vm=0", "");
+    assert_ne!(source, example.source);
+    example.source = Box::leak(source.into_boxed_str());
+    let report = example.run(Size::Small, 1).expect("runs");
+    assert!(report.hazard_count > 0, "no hazard reported");
+    assert!(!report.hazards.is_empty());
+    assert!(!report.passed());
+}
