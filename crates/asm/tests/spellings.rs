@@ -263,3 +263,18 @@ fn bom_crlf_tabs_and_tight_spacing() {
     let b = bytes("add v1, v2, v3\nadd.vi v1, v2, -128\nbz u1, -8\n");
     assert_eq!(a, b);
 }
+
+#[test]
+fn directive_aliases_and_section_switches() {
+    let a = assemble(
+        ".data\n.hword 1\n.short 2\n.long 3\n.int 4\n.quad 5\n.skip 2\n.text\nnop\n.section data\n.byte 9\n.section .text, \"ax\"\nendpgm\n",
+        "a.s",
+    )
+    .unwrap();
+    let b = assemble(
+        ".data\n.half 1, 2\n.word 3, 4\n.dword 5\n.space 2\n.byte 9\n.text\nnop\nendpgm\n",
+        "b.s",
+    )
+    .unwrap();
+    assert_eq!((a.text, a.data), (b.text, b.data));
+}
