@@ -5,6 +5,7 @@
 mod asm_cmd;
 mod dis_cmd;
 mod doc_cmd;
+mod examples_cmd;
 mod output;
 mod run_cmd;
 mod spec_cmd;
@@ -35,6 +36,8 @@ enum Command {
     Dis(dis_cmd::Args),
     /// Assemble (if needed) and run a kernel on the functional model.
     Run(run_cmd::Args),
+    /// Run the example kernels and check their outputs against host references.
+    Examples(examples_cmd::Args),
 }
 
 /// How a verb failed; the variant decides the exit code.
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Asm(a) => asm_cmd::run(a),
         Command::Dis(a) => dis_cmd::run(a),
         Command::Run(a) => run_cmd::run(a),
+        Command::Examples(a) => examples_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,173 @@
+//! `warpkit examples`: assemble and run the kernels of `examples/` on the functional model,
+//! compare their outputs with host references, and print what each run measured.
+
+use crate::{Failure, Outcome};
+use std::time::Instant;
+use warpkit_examples::{Example, Report, Size};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Kernels to run (default: all of them).
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Run the small problem sizes of the test suite.
+    #[arg(long)]
+    pub small: bool,
+    /// Host threads for the workgroups (0 = every core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+}
+
+fn select(names: &[String]) -> Result<Vec<&'static Example>, Failure> {
+    if names.is_empty() {
+        return Ok(warpkit_examples::all().iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            warpkit_examples::find(n).ok_or_else(|| {
+                let known: Vec<&str> = warpkit_examples::all().iter().map(|e| e.name).collect();
+                Failure::BadInput(format!(
+                    "no example `{n}`; the examples are: {}",
+                    known.join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+/// `1234567` as `1.23M`: the table's columns stay narrow whatever the problem size.
+fn si(x: f64) -> String {
+    let (v, unit) = if x >= 1e9 {
+        (x / 1e9, "G")
+    } else if x >= 1e6 {
+        (x / 1e6, "M")
+    } else if x >= 1e3 {
+        (x / 1e3, "k")
+    } else {
+        return format!("{x:.0}");
+    };
+    format!("{v:.2}{unit}")
+}
+
+fn row(r: &Report) -> [String; 9] {
+    [
+        r.name.to_string(),
+        r.problem.clone(),
+        r.workgroups.to_string(),
+        r.warps.to_string(),
+        si(r.instructions as f64),
+        si(r.lane_ops as f64),
+        format!("{:.1} ms", r.wall.as_secs_f64() * 1e3),
+        si(r.lane_ops_per_sec()),
+        if r.passed() { "✓" } else { "✗" }.to_string(),
+    ]
+}
+
+const HEADER: [&str; 9] = [
+    "kernel",
+    "problem",
+    "workgroups",
+    "warps",
+    "instructions",
+    "lane-ops",
+    "wall",
+    "lane-ops/s",
+    "check",
+];
+
+fn print_table(rows: &[[String; 9]]) {
+    let mut width = HEADER.map(|h| h.chars().count());
+    for r in rows {
+        for (w, cell) in width.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut out = String::new();
+        for (k, (cell, w)) in cells.iter().zip(width).enumerate() {
+            let pad = w - cell.chars().count();
+            // Names left-aligned, numbers right-aligned.
+            if k <= 1 {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(cell);
+            }
+            out.push_str("  ");
+        }
+        println!("{}", out.trim_end());
+    };
+    line(&HEADER.map(String::from));
+    for r in rows {
+        line(r);
+    }
+}
+
+/// Why a report failed, one line each.
+fn failures(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    if !r.check.passed() {
+        out.push(format!("{}: output mismatch: {}", r.name, r.check));
+    }
+    if !r.completed && r.traps.is_empty() {
+        out.push(format!("{}: not every warp reached endpgm", r.name));
+    }
+    for t in r.traps.iter().take(3) {
+        out.push(format!("{}: trap: {t}", r.name));
+    }
+    if r.traps.len() > 3 {
+        out.push(format!("{}: ... {} traps in all", r.name, r.traps.len()));
+    }
+    for h in r.hazards.iter().take(3) {
+        out.push(format!("{}: hazard: {h}", r.name));
+    }
+    if r.hazard_count > 3 {
+        out.push(format!("{}: ... {} hazards in all", r.name, r.hazard_count));
+    }
+    out
+}
+
+pub fn run(args: Args) -> Outcome {
+    let examples = select(&args.names)?;
+    let size = if args.small { Size::Small } else { Size::Full };
+    let start = Instant::now();
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    let mut failed = 0usize;
+    for e in examples {
+        match e.run(size, args.threads) {
+            Ok(report) => {
+                if !report.passed() {
+                    failed += 1;
+                    problems.extend(failures(&report));
+                }
+                rows.push(row(&report));
+            }
+            Err(err) => {
+                failed += 1;
+                problems.push(err.to_string());
+                let mut r: [String; 9] = Default::default();
+                r[0] = e.name.to_string();
+                r[1] = "-".into();
+                r[8] = "✗".into();
+                rows.push(r);
+            }
+        }
+    }
+    print_table(&rows);
+    for p in &problems {
+        eprintln!("error: {p}");
+    }
+    println!(
+        "{} of {} kernels checked ✓ in {:.2} s",
+        rows.len() - failed,
+        rows.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if failed > 0 {
+        return Err(Failure::Exit(1));
+    }
+    Ok(())
+}
