@@ -22,11 +22,11 @@ enum Item {
     Bad {
         word: u64,
         len: usize,
-        why: String,
+        why: DecodeError,
     },
     /// Bytes too few for the instruction their length bits announce.
     Tail {
-        why: String,
+        why: DecodeError,
     },
 }
 
@@ -86,6 +86,59 @@ pub fn disassemble_program(program: &Program, options: &DisOptions) -> String {
     out
 }
 
+/// Like [`disassemble_program`], written to `out` piece by piece, so a large input never
+/// becomes one huge string. Text is cut into pieces of about 1 MiB at instruction
+/// boundaries; a branch whose target lies in another piece shows the target's address (or
+/// its symbol) without a synthesized label line.
+pub fn disassemble_program_to(
+    program: &Program,
+    options: &DisOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    const PIECE: usize = 1 << 20;
+    if program.text.len() <= PIECE {
+        return out.write_all(disassemble_program(program, options).as_bytes());
+    }
+    let mut names: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+    for s in program
+        .symbols
+        .iter()
+        .filter(|s| s.section == Section::Text)
+    {
+        names.entry(s.offset).or_default().push(&s.name);
+    }
+    let text = &program.text;
+    let mut start = 0usize;
+    while start < text.len() {
+        // Walk instruction lengths (as the decoder will) to a boundary past PIECE bytes.
+        let mut end = start;
+        while end < text.len() && end - start < PIECE {
+            let len = match text.get(end..end + 4) {
+                Some(w) => {
+                    let w0 = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                    warpkit_isa::instruction_len(w0).unwrap_or(4)
+                }
+                None => text.len() - end,
+            };
+            end = (end + len).min(text.len());
+        }
+        let piece = disassemble_named(&text[start..end], start as u64, options, &names);
+        out.write_all(piece.as_bytes())?;
+        start = end;
+    }
+    let data_only = Program {
+        data: program.data.clone(),
+        symbols: program
+            .symbols
+            .iter()
+            .filter(|s| s.section == Section::Data)
+            .cloned()
+            .collect(),
+        ..Program::default()
+    };
+    out.write_all(disassemble_program(&data_only, options).as_bytes())
+}
+
 fn disassemble_named(
     bytes: &[u8],
     base: u64,
@@ -99,26 +152,19 @@ fn disassemble_named(
         let (item, len) = match decode(rest) {
             Ok((ins, len)) => (Item::Instr(ins), len),
             Err(e) => match e {
-                DecodeError::Truncated { .. } => (Item::Tail { why: e.to_string() }, rest.len()),
+                DecodeError::Truncated { .. } => (Item::Tail { why: e }, rest.len()),
                 DecodeError::ReservedLength { word } => (
                     Item::Bad {
                         word: u64::from(word),
                         len: 4,
-                        why: e.to_string(),
+                        why: e,
                     },
                     4,
                 ),
                 DecodeError::NoMatch { word, width }
                 | DecodeError::ReservedBits { word, width, .. } => {
                     let len = usize::from(width / 8);
-                    (
-                        Item::Bad {
-                            word,
-                            len,
-                            why: e.to_string(),
-                        },
-                        len,
-                    )
+                    (Item::Bad { word, len, why: e }, len)
                 }
             },
         };

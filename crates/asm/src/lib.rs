@@ -14,7 +14,7 @@ mod expr;
 mod lex;
 
 pub use assemble::{assemble, assemble_bytes, MAX_LINE_BYTES, MAX_SOURCE_BYTES};
-pub use disasm::{disassemble, disassemble_program, DisOptions};
+pub use disasm::{disassemble, disassemble_program, disassemble_program_to, DisOptions};
 pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
 pub use error::{AsmError, AsmErrors, ErrorKind, MAX_ERRORS};
 

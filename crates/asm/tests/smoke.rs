@@ -30,3 +30,29 @@ fn program_disassembly_uses_symbol_names() {
     let again = assemble(&plain, "p.s").unwrap();
     assert_eq!((again.text, again.data), (p.text, p.data));
 }
+
+#[test]
+fn streamed_disassembly_matches_for_large_inputs() {
+    // 3 MiB of instructions and junk: pieces cut at instruction boundaries give the same
+    // plain text as one piece.
+    let mut text = Vec::new();
+    let mut x = 0x1234_5678u32;
+    while text.len() < 3 << 20 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        text.extend_from_slice(&x.to_le_bytes());
+    }
+    text.extend_from_slice(&[0x01, 0, 0]);
+    let p = Program {
+        text,
+        ..Program::default()
+    };
+    let opts = DisOptions { plain: true };
+    let mut streamed = Vec::new();
+    disassemble_program_to(&p, &opts, &mut streamed).unwrap();
+    assert_eq!(
+        String::from_utf8(streamed).unwrap(),
+        disassemble_program(&p, &opts)
+    );
+}

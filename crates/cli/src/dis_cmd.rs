@@ -2,7 +2,8 @@
 
 use crate::asm_cmd::read_bounded;
 use crate::{Failure, Outcome};
-use warpkit_asm::{disassemble_program, load_object, DisOptions, Program, MAX_SOURCE_BYTES};
+use std::io::Write;
+use warpkit_asm::{disassemble_program_to, load_object, DisOptions, Program, MAX_SOURCE_BYTES};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -56,10 +57,15 @@ pub fn run(args: Args) -> Outcome {
         }
     };
     let options = DisOptions { plain: args.plain };
-    let mut out = String::new();
-    if !args.plain {
-        out.push_str(&format!("{name}:\n\nDisassembly of section .text:\n\n"));
-    }
-    out.push_str(&disassemble_program(&program, &options));
-    crate::output::write_output(std::path::Path::new("-"), out.as_bytes())
+    // Streamed: a large input never becomes one huge string.
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = (|| {
+        if !args.plain {
+            writeln!(out, "{name}:\n\nDisassembly of section .text:\n")?;
+        }
+        disassemble_program_to(&program, &options, &mut out)?;
+        out.flush()
+    })();
+    result.map_err(|e| Failure::Runtime(format!("writing to stdout: {e}")))
 }
