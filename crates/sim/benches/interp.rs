@@ -2,7 +2,8 @@
 //!
 //! `cargo bench -p warpkit-sim` prints divan's timings (items = warp-instructions) and,
 //! before them, a summary in warp-instructions/s and lane-operations/s (a lane-operation
-//! is one EXEC-active lane of one vector instruction).
+//! is one EXEC-active lane of one vector instruction), and the memory-bound `vadd` kernel
+//! in simulated bytes/s with 1 and 2 host threads.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -110,10 +111,70 @@ fn summary(name: &str, src: &str, exec: u32) {
     );
 }
 
+/// A memory-bound kernel: `out[i] = a[i] + b[i]` (examples/vadd.s) over `n` words.
+fn vadd_launch(n: u32, threads: usize) -> (f64, u64) {
+    use warpkit_sim::launch::*;
+    let src = include_str!("../../../examples/vadd.s");
+    let prog = Program::new(warpkit_asm::assemble(src, "vadd.s").expect("vadd.s").text);
+    let words =
+        |f: &dyn Fn(u32) -> u32| -> Vec<u8> { (0..n).flat_map(|i| f(i).to_le_bytes()).collect() };
+    let args = vec![
+        Arg {
+            name: "a".into(),
+            value: ArgValue::Buffer(words(&|i| i)),
+        },
+        Arg {
+            name: "b".into(),
+            value: ArgValue::Buffer(words(&|i| i * 3)),
+        },
+        Arg {
+            name: "out".into(),
+            value: ArgValue::Buffer(vec![0; 4 * n as usize]),
+        },
+        Arg {
+            name: "n".into(),
+            value: ArgValue::Int(u64::from(n)),
+        },
+    ];
+    let cfg = LaunchConfig {
+        grid: [n.div_ceil(256), 1, 1],
+        block: [256, 1, 1],
+        threads,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&prog, &cfg, args).expect("launch");
+    assert!(r.ok());
+    // Two loads and one store of 4 bytes per element.
+    (r.stats.wall.as_secs_f64(), 12 * u64::from(n))
+}
+
+fn memory_summary() {
+    let n = 1 << 20;
+    let mut best = [f64::MAX; 2];
+    let mut bytes = 0;
+    for _ in 0..3 {
+        for (k, threads) in [1, 2].into_iter().enumerate() {
+            let (secs, b) = vadd_launch(n, threads);
+            best[k] = best[k].min(secs);
+            bytes = b;
+        }
+    }
+    println!(
+        "vadd n=2^20, 1 thread  {:>8.1} MB/s simulated memory traffic",
+        bytes as f64 / best[0] / 1e6
+    );
+    println!(
+        "vadd n=2^20, 2 threads {:>8.1} MB/s ({:.2}x the 1-thread rate)",
+        bytes as f64 / best[1] / 1e6,
+        best[0] / best[1]
+    );
+}
+
 fn main() {
     summary("valu loop, exec full", &valu_loop(), u32::MAX);
     summary("valu loop, exec half", &valu_loop(), 0x5555_5555);
     summary("branch/salu loop", &branch_loop(), u32::MAX);
+    memory_summary();
     divan::main();
 }
 

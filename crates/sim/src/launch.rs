@@ -219,9 +219,16 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
     warp.csr.code_hi = (CODE_BASE >> 32) as u32;
 }
 
-/// What one workgroup's run produced.
+/// What one workgroup's run produced: its reports, and its warps only when kept.
 struct Outcome {
-    warps: Vec<Warp>,
+    warps: u64,
+    instructions: u64,
+    lane_ops: u64,
+    hazard_count: u64,
+    traps: Vec<TrapReport>,
+    step_limits: Vec<LimitReport>,
+    hazards: Vec<Hazard>,
+    kept: Vec<Warp>,
     core: Core,
 }
 
@@ -260,10 +267,42 @@ fn run_workgroup<T: Tracer>(
     };
     let mut core = Core::default();
     group.run(program, &mut core, &mut env, tracer, cfg.max_steps);
-    Outcome {
-        warps: group.warps,
+    let mut o = Outcome {
+        warps: group.warps.len() as u64,
+        instructions: 0,
+        lane_ops: 0,
+        hazard_count: 0,
+        traps: Vec::new(),
+        step_limits: Vec::new(),
+        hazards: Vec::new(),
+        kept: Vec::new(),
         core,
+    };
+    for mut w in group.warps {
+        o.instructions += w.retired;
+        o.lane_ops += w.lane_ops;
+        o.hazard_count += w.hazard_count;
+        match w.status {
+            WarpStatus::Trapped(t) => o.traps.push(TrapReport {
+                workgroup: w.id.workgroup,
+                warp: w.id.warp,
+                trap: t,
+                asm: program.disassemble(t.pc),
+            }),
+            WarpStatus::StepLimit => o.step_limits.push(LimitReport {
+                workgroup: w.id.workgroup,
+                warp: w.id.warp,
+                pc: w.pc,
+                steps: w.steps,
+            }),
+            _ => {}
+        }
+        o.hazards.append(&mut w.hazards);
+        if cfg.keep_warps {
+            o.kept.push(w);
+        }
     }
+    o
 }
 
 fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
@@ -284,13 +323,7 @@ fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
     Ok(groups)
 }
 
-fn finish(
-    program: &Program,
-    cfg: &LaunchConfig,
-    layout: Layout,
-    outcomes: Vec<Outcome>,
-    wall: Duration,
-) -> LaunchResult {
+fn finish(layout: Layout, outcomes: Vec<Outcome>, wall: Duration) -> LaunchResult {
     let mut r = LaunchResult {
         stats: LaunchStats {
             workgroups: outcomes.len() as u64,
@@ -304,32 +337,17 @@ fn finish(
         warps: Vec::new(),
         cores: Vec::new(),
     };
-    for o in outcomes {
-        for mut w in o.warps {
-            r.stats.warps += 1;
-            r.stats.instructions += w.retired;
-            r.stats.lane_ops += w.lane_ops;
-            r.stats.hazards += w.hazard_count;
-            match w.status {
-                WarpStatus::Trapped(t) => r.traps.push(TrapReport {
-                    workgroup: w.id.workgroup,
-                    warp: w.id.warp,
-                    trap: t,
-                    asm: program.disassemble(t.pc),
-                }),
-                WarpStatus::StepLimit => r.step_limits.push(LimitReport {
-                    workgroup: w.id.workgroup,
-                    warp: w.id.warp,
-                    pc: w.pc,
-                    steps: w.steps,
-                }),
-                _ => {}
-            }
-            r.hazards.append(&mut w.hazards);
-            if cfg.keep_warps {
-                r.warps.push(w);
-                r.cores.push(o.core.clone());
-            }
+    for mut o in outcomes {
+        r.stats.warps += o.warps;
+        r.stats.instructions += o.instructions;
+        r.stats.lane_ops += o.lane_ops;
+        r.stats.hazards += o.hazard_count;
+        r.traps.append(&mut o.traps);
+        r.step_limits.append(&mut o.step_limits);
+        r.hazards.append(&mut o.hazards);
+        for w in o.kept {
+            r.warps.push(w);
+            r.cores.push(o.core.clone());
         }
     }
     for (name, base) in layout.buffers {
@@ -365,7 +383,7 @@ pub fn launch(
             .collect()
     });
     let wall = start.elapsed();
-    Ok(finish(program, config, layout, outcomes, wall))
+    Ok(finish(layout, outcomes, wall))
 }
 
 /// As [`launch`], on the calling thread, workgroup after workgroup, writing the commit
@@ -385,8 +403,5 @@ pub fn launch_traced<W: std::io::Write>(
         .map(|g| run_workgroup(program, config, &layout.global, g, &mut tracer))
         .collect();
     let wall = start.elapsed();
-    Ok((
-        finish(program, config, layout, outcomes, wall),
-        tracer.finish(),
-    ))
+    Ok((finish(layout, outcomes, wall), tracer.finish()))
 }

@@ -253,7 +253,8 @@ impl GlobalMemory {
     }
 }
 
-/// One workgroup's shared memory, addressed from 0.
+/// One workgroup's shared memory, addressed from 0, zero-filled. The words are allocated
+/// on the first store, so workgroups that never use shared memory cost nothing.
 #[derive(Debug, Clone, Default)]
 pub struct SharedMemory {
     words: Vec<u32>,
@@ -263,8 +264,14 @@ pub struct SharedMemory {
 impl SharedMemory {
     pub fn new(bytes: u32) -> SharedMemory {
         SharedMemory {
-            words: vec![0; (bytes as usize).div_ceil(4)],
+            words: Vec::new(),
             len: u64::from(bytes),
+        }
+    }
+
+    fn materialise(&mut self) {
+        if self.words.is_empty() && self.len > 0 {
+            self.words = vec![0; (self.len as usize).div_ceil(4)];
         }
     }
 
@@ -285,14 +292,16 @@ impl Space for SharedMemory {
         }
     }
     fn load_word(&self, _: usize, index: usize) -> u32 {
-        self.words[index]
+        self.words.get(index).copied().unwrap_or(0)
     }
     fn store_word(&mut self, _: usize, index: usize, value: u32) {
+        self.materialise();
         self.words[index] = value;
     }
     fn atomic(&mut self, addr: u64, op: AtomicOp, data: u32, compare: u32) -> Result<u32, Fault> {
         check_alignment(addr, 4)?;
         let (_, index) = self.word_index(addr, 4)?;
+        self.materialise();
         let old = self.words[index];
         self.words[index] = op.apply(old, data, compare);
         Ok(old)

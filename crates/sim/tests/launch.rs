@@ -251,7 +251,11 @@ fn trace_reports_write_backs_when_they_retire() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 4);
-    assert_eq!(lines[1]["u"], serde_json::json!([]), "nothing written at issue");
+    assert_eq!(
+        lines[1]["u"],
+        serde_json::json!([]),
+        "nothing written at issue"
+    );
     assert_eq!(lines[2]["retired"][0]["pc"], 0);
     assert_eq!(
         lines[2]["retired"][0]["u"],
