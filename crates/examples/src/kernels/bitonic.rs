@@ -6,7 +6,7 @@ const RUN: usize = 2 * BLOCK as usize;
 pub(super) fn case(size: Size) -> Case {
     let groups: u32 = match size {
         Size::Small => 3,
-        Size::Full => 256,
+        Size::Full => 1024,
     };
     let mut r = rng("bitonic", size);
     let total = groups as usize * RUN;

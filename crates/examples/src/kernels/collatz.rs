@@ -3,7 +3,7 @@ use super::*;
 pub(super) fn case(size: Size) -> Case {
     let n: u32 = match size {
         Size::Small => 700,
-        Size::Full => 1 << 16,
+        Size::Full => 1 << 18,
     };
     let mut r = rng("collatz", size);
     // Below 100000 every trajectory stays under 2^32 (the peak is 1570824736, from 77671).

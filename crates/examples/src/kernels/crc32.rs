@@ -3,7 +3,7 @@ use super::*;
 pub(super) fn case(size: Size) -> Case {
     let (records, payload_words, hdr): (u32, u32, u32) = match size {
         Size::Small => (300, 5, 3),
-        Size::Full => (16384, 16, 3),
+        Size::Full => (65536, 16, 3),
     };
     let mut r = rng("crc32", size);
     let stride = 4 * (payload_words as usize + 1);

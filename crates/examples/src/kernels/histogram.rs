@@ -3,7 +3,7 @@ use super::*;
 pub(super) fn case(size: Size) -> Case {
     let (nwords, grid): (u32, u32) = match size {
         Size::Small => (4099, 3),
-        Size::Full => (1 << 20, 128),
+        Size::Full => (1 << 22, 256),
     };
     let mut r = rng("histogram", size);
     // Skewed bytes (the AND of two uniform bytes favours small values and low popcounts),

@@ -3,7 +3,7 @@ use super::*;
 pub(super) fn case(size: Size) -> Case {
     let (m, n, k): (u32, u32, u32) = match size {
         Size::Small => (32, 48, 64),
-        Size::Full => (256, 256, 256),
+        Size::Full => (384, 384, 384),
     };
     let mut r = rng("matmul", size);
     let a = r.words((m * k) as usize);

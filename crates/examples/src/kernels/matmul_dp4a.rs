@@ -3,7 +3,7 @@ use super::*;
 pub(super) fn case(size: Size) -> Case {
     let (m, n, k): (u32, u32, u32) = match size {
         Size::Small => (32, 32, 64),
-        Size::Full => (256, 256, 1024),
+        Size::Full => (512, 512, 1024),
     };
     let mut r = rng("matmul_dp4a", size);
     let a = r.bytes((m * k) as usize);

@@ -6,7 +6,7 @@ const SHARED: u32 = 4096 + 128;
 pub(super) fn case(size: Size) -> Case {
     let (n, groups): (u32, u32) = match size {
         Size::Small => (5000, 3),
-        Size::Full => (1 << 21, 256),
+        Size::Full => (1 << 23, 512),
     };
     let mut r = rng("reduce", size);
     let input = r.words(n as usize);

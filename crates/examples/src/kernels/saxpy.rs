@@ -5,7 +5,7 @@ pub(super) fn case(size: Size) -> Case {
     // so lanes leave the loop at different trips.
     let (n, grid): (u32, u32) = match size {
         Size::Small => (3001, 4),
-        Size::Full => ((1 << 20) + 77, 256),
+        Size::Full => ((1 << 22) + 77, 512),
     };
     let mut r = rng("saxpy", size);
     let x = r.words(n as usize);

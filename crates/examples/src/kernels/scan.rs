@@ -4,7 +4,7 @@ pub(super) fn case(size: Size) -> Case {
     // Small: two and a half chunks of 1024, so the carry and the ragged end both matter.
     let n: u32 = match size {
         Size::Small => 2600,
-        Size::Full => 1 << 18,
+        Size::Full => 1 << 20,
     };
     let mut r = rng("scan", size);
     let input = r.words(n as usize);

@@ -6,7 +6,7 @@ pub(super) fn case(size: Size) -> Case {
     // Neither dimension a multiple of the block: the right and bottom workgroups mask off.
     let (w, h): (u32, u32) = match size {
         Size::Small => (50, 29),
-        Size::Full => (1000, 750),
+        Size::Full => (1920, 1080),
     };
     let mut r = rng("stencil", size);
     let img = r.words_in((w * h) as usize, 0, 256);

@@ -4,7 +4,7 @@ pub(super) fn case(size: Size) -> Case {
     // Small: not a multiple of the block, so the last workgroup masks lanes off.
     let n: u32 = match size {
         Size::Small => 1000,
-        Size::Full => 1 << 20,
+        Size::Full => 1 << 22,
     };
     let mut r = rng("vadd", size);
     let a = r.words(n as usize);
