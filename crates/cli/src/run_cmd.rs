@@ -299,16 +299,16 @@ pub fn run(args: Args) -> Outcome {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests_support {
     use super::*;
 
-    fn tmp(name: &str) -> PathBuf {
+    pub fn tmp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("warpkit-run-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir.join(name)
     }
 
-    fn args(file: PathBuf) -> Args {
+    pub fn args(file: PathBuf) -> Args {
         Args {
             file,
             grid: None,
@@ -325,7 +325,7 @@ mod tests {
         }
     }
 
-    fn exit_code(o: Outcome) -> u8 {
+    pub fn exit_code(o: Outcome) -> u8 {
         match o {
             Ok(()) => 0,
             Err(Failure::Exit(c)) => c,
@@ -333,6 +333,12 @@ mod tests {
             Err(Failure::BadInput(_)) => 2,
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::*;
+    use super::*;
 
     #[test]
     fn runs_source_and_dumps_state() {
@@ -403,5 +409,72 @@ mod tests {
         assert_eq!(exit_code(run(args(bin.clone()))), 0);
         std::fs::write(&bin, [0xff, 0xff, 0xff, 0xff]).unwrap();
         assert_eq!(exit_code(run(args(bin))), 1);
+    }
+}
+
+#[cfg(test)]
+mod launch_tests {
+    use super::tests_support::*;
+    use super::*;
+
+    #[test]
+    fn grid_args_and_outputs() {
+        let a = tmp("a.bin");
+        std::fs::write(
+            &a,
+            (0..64u32)
+                .flat_map(|i| i.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        let src = tmp("double.s");
+        std::fs::write(
+            &src,
+            "uload.b128 u[16:19], u[0:1], 0\nwaitcnt sm=0\nsll.vi v5, v3, 2\numul u23, u2, u8\nuslli u23, u23, 2\nadd.vu v5, v5, u23\ngload.b32 v6, v5, u[16:17], 0\nwaitcnt vm=0\nadd v6, v6, v6\ngstore.b32 v6, v5, u[18:19], 0\nendpgm\n",
+        )
+        .unwrap();
+        let out = tmp("out.bin");
+        let mut a_ = args(src);
+        a_.grid = Some("2".into());
+        a_.block = Some("32,1,1".into());
+        a_.args = vec![format!("in=@{}", a.display()), "out=buf:256".into()];
+        a_.outs = vec![format!("out={}", out.display())];
+        a_.threads = 2;
+        assert_eq!(exit_code(run(a_)), 0);
+        let got = std::fs::read(&out).unwrap();
+        let words: Vec<u32> = got
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(words, (0..64u32).map(|i| 2 * i).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn strict_hazards_and_bad_options() {
+        let src = tmp("hazard.s");
+        std::fs::write(
+            &src,
+            "uload.b64 u[16:17], u[0:1], 0\numov u20, u16\nendpgm\n",
+        )
+        .unwrap();
+        let mut a = args(src.clone());
+        a.args = vec!["x=buf:8".into()];
+        assert_eq!(exit_code(run(a)), 0, "hazards only warn by default");
+        let mut a = args(src.clone());
+        a.args = vec!["x=buf:8".into()];
+        a.strict_hazards = true;
+        assert_eq!(exit_code(run(a)), 1);
+        let mut a = args(src.clone());
+        a.grid = Some("0".into());
+        assert_eq!(exit_code(run(a)), 2);
+        let mut a = args(src.clone());
+        a.block = Some("64,32".into());
+        assert_eq!(exit_code(run(a)), 2, "2048 threads");
+        let mut a = args(src.clone());
+        a.args = vec!["x".into()];
+        assert_eq!(exit_code(run(a)), 2);
+        let mut a = args(src);
+        a.outs = vec!["nothere=x.bin".into()];
+        assert_eq!(exit_code(run(a)), 2);
     }
 }
