@@ -88,8 +88,8 @@ pub fn disassemble_program(program: &Program, options: &DisOptions) -> String {
 
 /// Like [`disassemble_program`], written to `out` piece by piece, so a large input never
 /// becomes one huge string. Text is cut into pieces of about 1 MiB at instruction
-/// boundaries; a branch whose target lies in another piece shows the target's address (or
-/// its symbol) without a synthesized label line.
+/// boundaries; a branch whose target lies in another piece shows the target's address
+/// instead of a label.
 pub fn disassemble_program_to(
     program: &Program,
     options: &DisOptions,
@@ -172,9 +172,9 @@ fn disassemble_named(
         off += len.max(1);
     }
     let end = base.wrapping_add(bytes.len() as u64);
-    let starts: BTreeSet<u64> = items.iter().map(|(a, _)| *a).collect();
     let mut targets = BTreeSet::new();
     if !options.plain {
+        let starts: BTreeSet<u64> = items.iter().map(|(a, _)| *a).collect();
         for (addr, item) in &items {
             if let Item::Instr(ins) = item {
                 for (i, o) in ins.def().operands.iter().enumerate() {
