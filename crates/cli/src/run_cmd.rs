@@ -4,9 +4,13 @@
 
 use crate::output::{read_input, write_output};
 use crate::{Failure, Outcome};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use warpkit_sim::launch::{launch, launch_traced, Arg, ArgValue, LaunchConfig, LaunchResult};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use warpkit_sim::launch::{
+    launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, LaunchConfig, LaunchResult,
+};
 use warpkit_sim::trap::cause_name;
 use warpkit_sim::{dump_states_json, Program, TraceFormat, DEFAULT_MAX_STEPS};
 
@@ -159,6 +163,39 @@ fn parse_arg(text: &str) -> Result<Arg, Failure> {
     })
 }
 
+/// Run `f`, showing `done/total workgroups` on stderr once it has taken a second, if
+/// stderr is a terminal; the line is erased when `f` returns.
+fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
+    let done = AtomicU64::new(0);
+    if !std::io::stderr().is_terminal() {
+        return f(&done);
+    }
+    let finished = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let start = Instant::now();
+            let mut shown = false;
+            while !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if start.elapsed() >= Duration::from_secs(1) {
+                    let d = done.load(Ordering::Relaxed);
+                    eprint!(
+                        "\rrunning: {d}/{total} workgroups, {:.0} s",
+                        start.elapsed().as_secs_f64()
+                    );
+                    shown = true;
+                }
+            }
+            if shown {
+                eprint!("\r\x1b[K");
+            }
+        });
+        let r = f(&done);
+        finished.store(true, Ordering::Relaxed);
+        r
+    })
+}
+
 fn warp_name(workgroup: [u32; 3], warp: u32) -> String {
     let [x, y, z] = workgroup;
     format!("workgroup ({x},{y},{z}) warp {warp}")
@@ -258,7 +295,13 @@ pub fn run(args: Args) -> Outcome {
     let prog = Program::new(text);
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let result = match &args.trace {
-        None => launch(&prog, &config, kernel_args).map_err(bad_launch)?,
+        None => {
+            let total = workgroup_count(&config).map_err(bad_launch)?;
+            with_progress(total, |done| {
+                launch_with_progress(&prog, &config, kernel_args, done)
+            })
+            .map_err(bad_launch)?
+        }
         Some(path) => {
             let format = match args.trace_format {
                 TraceFormatArg::Json => TraceFormat::Json,
@@ -282,9 +325,7 @@ pub fn run(args: Args) -> Outcome {
         }
     }
     report(&result, args.max_steps);
-    if launch_options {
-        summary(&result);
-    }
+    summary(&result);
     let hazard_failure = args.strict_hazards && result.stats.hazards > 0;
     if result.ok() && !hazard_failure {
         return Ok(());

@@ -12,6 +12,7 @@ use crate::warp::{Warp, WarpStatus, LANES};
 use crate::workgroup::Workgroup;
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Where the code is mapped; PC is an offset from it (`code_lo`/`code_hi`).
@@ -368,6 +369,21 @@ pub fn launch(
     config: &LaunchConfig,
     args: Vec<Arg>,
 ) -> Result<LaunchResult, LaunchError> {
+    launch_with_progress(program, config, args, &AtomicU64::new(0))
+}
+
+/// The number of workgroups `config` launches, or why it cannot.
+pub fn workgroup_count(config: &LaunchConfig) -> Result<u64, LaunchError> {
+    check(config)
+}
+
+/// As [`launch`], adding 1 to `done` as each workgroup finishes (for progress displays).
+pub fn launch_with_progress(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+    done: &AtomicU64,
+) -> Result<LaunchResult, LaunchError> {
     let groups = check(config)?;
     let layout = layout(program, &args)?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -379,7 +395,11 @@ pub fn launch(
     let outcomes: Vec<Outcome> = pool.install(|| {
         (0..groups)
             .into_par_iter()
-            .map(|g| run_workgroup(program, config, global, g, &mut NoTrace))
+            .map(|g| {
+                let o = run_workgroup(program, config, global, g, &mut NoTrace);
+                done.fetch_add(1, Ordering::Relaxed);
+                o
+            })
             .collect()
     });
     let wall = start.elapsed();
