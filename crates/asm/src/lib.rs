@@ -82,7 +82,7 @@ impl ListingLine {
 pub struct Program {
     pub text: Vec<u8>,
     pub data: Vec<u8>,
-    /// Labels and `.equ`-free symbols in definition order.
+    /// Every label, in definition order (`.equ` constants are not symbols).
     pub symbols: Vec<Symbol>,
     /// Empty for programs read by [`load_object`].
     pub listing: Vec<ListingLine>,
