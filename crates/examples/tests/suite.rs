@@ -122,3 +122,36 @@ fn a_missing_waitcnt_is_reported_as_a_hazard() {
     assert!(!report.hazards.is_empty());
     assert!(!report.passed());
 }
+
+/// Run `name` at the small size with another launch shape: the outputs do not depend on
+/// the shape, so the same reference must match.
+fn reshaped(name: &str, grid: [u32; 3], block: [u32; 3]) {
+    let example = find(name).expect("example exists");
+    let mut case = example.case(Size::Small);
+    case.stages[0].grid = grid;
+    case.stages[0].block = block;
+    let report = example.run_case(&case, 0).expect("runs");
+    assert!(
+        report.passed(),
+        "{name} {grid:?}x{block:?}: {} {:?} {:?}",
+        report.check,
+        report.traps,
+        report.hazards
+    );
+}
+
+#[test]
+fn kernels_follow_the_abi_for_other_launch_shapes() {
+    // Partial last warps (block sizes that are not multiples of 32) and grids smaller or
+    // larger than the kernels' usual ones.
+    reshaped("vadd", [11, 1, 1], [100, 1, 1]);
+    reshaped("saxpy", [1, 1, 1], [33, 1, 1]);
+    reshaped("saxpy", [50, 1, 1], [1024, 1, 1]);
+    reshaped("histogram", [1, 1, 1], [256, 1, 1]);
+    reshaped("scan", [1, 1, 1], [64, 1, 1]);
+    reshaped("scan", [1, 1, 1], [32, 1, 1]);
+    reshaped("stencil", [4, 8, 1], [13, 4, 1]);
+    reshaped("stencil", [1, 2, 1], [50, 20, 1]);
+    reshaped("collatz", [8, 1, 1], [90, 1, 1]);
+    reshaped("crc32", [10, 1, 1], [31, 1, 1]);
+}
