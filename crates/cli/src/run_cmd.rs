@@ -206,8 +206,12 @@ const MAX_HAZARDS_SHOWN: usize = 20;
 
 fn report(r: &LaunchResult, max_steps: u64) {
     for t in &r.traps {
+        let address = match t.address {
+            Some((a, lane)) => format!(" (address {a:#x}, lane {lane})"),
+            None => String::new(),
+        };
         eprintln!(
-            "error: {} trapped: cause {} ({}) at pc {:#x}: `{}`, trapinfo {:#x}",
+            "error: {} trapped: cause {} ({}) at pc {:#x}: `{}`, trapinfo {:#x}{address}",
             warp_name(t.workgroup, t.warp),
             t.trap.cause,
             cause_name(t.trap.cause),

@@ -7,7 +7,7 @@ use crate::env::Core;
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::program::Program;
 use crate::trace::{NoTrace, TraceFormat, Tracer, WriteTracer};
-use crate::trap::Trap;
+use crate::trap::{Trap, CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
 use crate::warp::{Warp, WarpStatus, LANES};
 use crate::workgroup::Workgroup;
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
@@ -98,6 +98,8 @@ pub struct TrapReport {
     pub trap: Trap,
     /// The trapping instruction, disassembled.
     pub asm: String,
+    /// For a memory fault: the full address and the lane that faulted first.
+    pub address: Option<(u64, u32)>,
 }
 
 /// A warp stopped by the step limit.
@@ -289,6 +291,10 @@ fn run_workgroup<T: Tracer>(
                 warp: w.id.warp,
                 trap: t,
                 asm: program.disassemble(t.pc),
+                address: match t.cause {
+                    CAUSE_MISALIGNED | CAUSE_ACCESS_FAULT => w.fault_address,
+                    _ => None,
+                },
             }),
             WarpStatus::StepLimit => o.step_limits.push(LimitReport {
                 workgroup: w.id.workgroup,

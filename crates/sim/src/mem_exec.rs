@@ -206,7 +206,10 @@ impl Env for MemEnv<'_> {
             Kind::ULoad { size } => {
                 let addr = warp.u64(rs1).wrapping_add(offset);
                 let mut data = [0u32; 8];
-                self.global.read_shared(addr, size, &mut data)?;
+                if let Err(f) = self.global.read_shared(addr, size, &mut data) {
+                    warp.fault_address = Some((addr, 0));
+                    return Err(f);
+                }
                 warp.issue(
                     counter,
                     pc,
@@ -250,7 +253,10 @@ impl Env for MemEnv<'_> {
         // nothing (docs/abi.md). The lowest faulting lane names the address.
         for (l, &a) in addrs.iter().enumerate() {
             if (exec >> l) & 1 != 0 {
-                self.check(space, a, size)?;
+                if let Err(f) = self.check(space, a, size) {
+                    warp.fault_address = Some((a, l as u32));
+                    return Err(f);
+                }
             }
         }
         let regs = (size as usize).div_ceil(4);

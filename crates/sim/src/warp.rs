@@ -70,6 +70,8 @@ pub struct Warp {
     /// Hazards seen (at most `MAX_HAZARDS_PER_WARP` kept) and their total count.
     pub hazards: Vec<Hazard>,
     pub hazard_count: u64,
+    /// The full address and lane of the last memory fault (trapinfo has only 32 bits).
+    pub fault_address: Option<(u64, u32)>,
     /// Write-backs retired by the last step, kept only while tracing.
     pub(crate) retire_log: Option<Vec<crate::PendingOp>>,
 }
@@ -266,6 +268,7 @@ impl Warp {
             hazards: Vec::new(),
             hazard_count: 0,
             retire_log: None,
+            fault_address: None,
         };
         w.set_exec(exec);
         w
