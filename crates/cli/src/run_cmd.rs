@@ -146,8 +146,8 @@ fn parse_arg(text: &str) -> Result<Arg, Failure> {
     }
     let value = if let Some(n) = value.strip_prefix("buf:") {
         let n: usize = n.parse().map_err(|_| bad("buf:BYTES needs a byte count"))?;
-        if n > (1 << 32) {
-            return Err(bad("a buffer may hold at most 4 GiB"));
+        if n > MAX_BUFFER_BYTES {
+            return Err(bad("a buffer may hold at most 1 GiB"));
         }
         ArgValue::Buffer(vec![0; n])
     } else if let Some(file) = value.strip_prefix('@') {
@@ -200,6 +200,11 @@ fn warp_name(workgroup: [u32; 3], warp: u32) -> String {
     let [x, y, z] = workgroup;
     format!("workgroup ({x},{y},{z}) warp {warp}")
 }
+
+/// The largest buffer `--arg NAME=buf:BYTES` may ask for.
+const MAX_BUFFER_BYTES: usize = 1 << 30;
+/// The most host threads `--threads` accepts.
+const MAX_THREADS: usize = 1024;
 
 /// At most this many hazards are printed; the summary gives the total.
 const MAX_HAZARDS_SHOWN: usize = 20;
@@ -254,6 +259,12 @@ fn summary(r: &LaunchResult) {
 pub fn run(args: Args) -> Outcome {
     if args.max_steps == 0 {
         return Err(Failure::BadInput("--max-steps must be at least 1".into()));
+    }
+    if args.threads > MAX_THREADS {
+        return Err(Failure::BadInput(format!(
+            "--threads {}: at most {MAX_THREADS}",
+            args.threads
+        )));
     }
     let launch_options = args.grid.is_some()
         || args.block.is_some()

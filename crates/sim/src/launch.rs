@@ -84,7 +84,7 @@ pub enum LaunchError {
     BlockTooLarge(u64),
     #[error("a grid of {0} workgroups is more than 2^32")]
     GridTooLarge(u64),
-    #[error("buffer `{0}` does not fit the address space")]
+    #[error("{0} does not fit the address space")]
     Layout(String),
     #[error("cannot start the host threads: {0}")]
     Threads(String),
@@ -167,7 +167,9 @@ struct Layout {
 
 fn layout(program: &Program, args: &[Arg]) -> Result<Layout, LaunchError> {
     let mut global = GlobalMemory::default();
-    global.map(CODE_BASE, program.text());
+    if !global.map(CODE_BASE, program.text()) {
+        return Err(LaunchError::Layout("the code".into()));
+    }
     let mut block = Vec::with_capacity(args.len() * 8);
     let mut buffers = Vec::new();
     let mut next = BUFFER_BASE;
@@ -177,12 +179,12 @@ fn layout(program: &Program, args: &[Arg]) -> Result<Layout, LaunchError> {
             ArgValue::Buffer(bytes) => {
                 let base = next;
                 if !global.map(base, bytes) {
-                    return Err(LaunchError::Layout(a.name.clone()));
+                    return Err(LaunchError::Layout(format!("buffer `{}`", a.name)));
                 }
                 let end = base
                     .checked_add(bytes.len() as u64 + BUFFER_ALIGN)
                     .and_then(|e| e.checked_next_multiple_of(BUFFER_ALIGN))
-                    .ok_or_else(|| LaunchError::Layout(a.name.clone()))?;
+                    .ok_or_else(|| LaunchError::Layout(format!("buffer `{}`", a.name)))?;
                 next = end;
                 buffers.push((a.name.clone(), base));
                 base
@@ -190,8 +192,8 @@ fn layout(program: &Program, args: &[Arg]) -> Result<Layout, LaunchError> {
         };
         block.extend_from_slice(&slot.to_le_bytes());
     }
-    if !block.is_empty() {
-        global.map(ARGS_BASE, &block);
+    if !block.is_empty() && !global.map(ARGS_BASE, &block) {
+        return Err(LaunchError::Layout("the argument block".into()));
     }
     Ok(Layout { global, buffers })
 }
