@@ -31,7 +31,7 @@ enum Item {
 }
 
 fn pc_relative(kind: &KindDef) -> bool {
-    kind.ty.description.contains("PC-relative")
+    kind.ty.pc_relative
 }
 
 fn label(addr: u64) -> String {

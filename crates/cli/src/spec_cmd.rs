@@ -80,6 +80,7 @@ pub fn database_json() -> Value {
                 "regs": t.regs,
                 "align": t.align,
                 "half": t.half,
+                "pc_relative": t.pc_relative,
                 "description": t.description,
                 "values": t.values.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
                 "reserved": t.reserved.map(|(lo, hi)| json!([lo, hi])),

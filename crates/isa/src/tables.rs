@@ -90,6 +90,8 @@ pub struct OperandTypeDef {
     pub align: u8,
     /// `raw[7:1]` is the register, `raw[0]` the half.
     pub half: bool,
+    /// A byte offset from the instruction's own address (branch offsets of §2.4).
+    pub pc_relative: bool,
     pub description: &'static str,
     pub values: &'static [(&'static str, u32)],
     /// Inclusive range of encoded values that decode but are illegal at execution.

@@ -96,7 +96,7 @@ pub fn generate(db: &Database) -> String {
         };
         let _ = writeln!(
             o,
-            "    OperandTypeDef {{ name: {}, class: {}, bits: {}, scale: {}, regs: {}, align: {}, half: {}, description: {}, values: &[{values}], reserved: {reserved} }},",
+            "    OperandTypeDef {{ name: {}, class: {}, bits: {}, scale: {}, regs: {}, align: {}, half: {}, pc_relative: {}, description: {}, values: &[{values}], reserved: {reserved} }},",
             s(&t.name),
             class(&t.class),
             t.bits,
@@ -104,6 +104,7 @@ pub fn generate(db: &Database) -> String {
             t.regs,
             t.align,
             t.half,
+            t.pc_relative,
             s(&t.description)
         );
     }

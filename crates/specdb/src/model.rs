@@ -51,6 +51,8 @@ pub struct OperandType {
     pub align: u32,
     #[serde(default)]
     pub half: bool,
+    #[serde(default)]
+    pub pc_relative: bool,
     pub description: String,
     #[serde(default)]
     pub values: Vec<(String, u32)>,

@@ -8,9 +8,9 @@ use crate::lex::{ident_end, is_ident_start, parse_f32_literal, parse_reg, skip_w
 use warpkit_isa::{KindDef, OperandClass};
 
 /// PC-relative offsets (section 2.4: "relative to this instruction's address") are the
-/// operand types whose database description says so; a label there means "offset to it".
+/// operand types the database marks `pc_relative`; a label there means "offset to it".
 pub(super) fn pc_relative(kind: &KindDef) -> bool {
-    kind.ty.description.contains("PC-relative")
+    kind.ty.pc_relative
 }
 
 /// A located failure inside one line.
