@@ -262,3 +262,237 @@ fn trace_reports_write_backs_when_they_retire() {
         serde_json::json!([{"reg": 16, "value": BUFFER_BASE as u32}, {"reg": 17, "value": 1}])
     );
 }
+
+fn run_kept(src: &str, args: Vec<Arg>) -> LaunchResult {
+    let cfg = LaunchConfig {
+        keep_warps: true,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&program(src), &cfg, args).unwrap();
+    assert!(r.ok(), "{:?}", r.traps);
+    r
+}
+
+#[test]
+fn load_widths_and_extension() {
+    let data = [
+        0x8180_ff7fu32,
+        0x1122_3344,
+        0x5566_7788,
+        0x99aa_bbcc,
+        0xdead_beef,
+    ];
+    let src = "uload.b64 u[16:17], u[0:1], 0
+        waitcnt sm=0
+        movi v10, 0
+        movi v11, 2
+        gload.u8 v1, v10, u[16:17], 0
+        gload.i8 v2, v10, u[16:17], 1
+        gload.u16 v3, v11, u[16:17], 0
+        gload.i16 v4, v11, u[16:17], 0
+        gload.b32 v5, v10, u[16:17], 4
+        gload.b64 v[6:7], v10, u[16:17], 4
+        gload.b128 v[12:15], v10, u[16:17], 4
+        mov64.vu v[20:21], u[16:17]
+        gload.i8.a64 v22, v[20:21], 3
+        gload.b32.a64 v23, v[20:21], 16
+        uload.b128 u[20:23], u[16:17], 4
+        uload.b256 u[24:31], u[16:17], 0
+        waitcnt vm=0, sm=0
+        endpgm";
+    let mut padded = data.to_vec();
+    padded.resize(16, 0);
+    let r = run_kept(src, vec![arg("d", buf(&padded))]);
+    let w = &r.warps[0];
+    let lane = |r: usize| w.v[r][9];
+    assert_eq!(lane(1), 0x7f);
+    assert_eq!(lane(2), 0xffff_ffff, "sext(0xff)");
+    assert_eq!(lane(3), 0x8180);
+    assert_eq!(lane(4), 0xffff_8180);
+    assert_eq!(lane(5), 0x1122_3344);
+    assert_eq!((lane(6), lane(7)), (0x1122_3344, 0x5566_7788));
+    assert_eq!(
+        (lane(12), lane(13), lane(14), lane(15)),
+        (0x1122_3344, 0x5566_7788, 0x99aa_bbcc, 0xdead_beef)
+    );
+    assert_eq!(lane(22), 0xffff_ff81);
+    assert_eq!(lane(23), 0xdead_beef);
+    assert_eq!(&w.u[20..24], &data[1..5]);
+    assert_eq!(&w.u[24..29], &data[..]);
+}
+
+#[test]
+fn store_widths() {
+    let src = "uload.b64 u[16:17], u[0:1], 0
+        waitcnt sm=0
+        movi v10, 0
+        mov.vl v1, 0xaabbccdd
+        mov.vl v2, 0x11223344
+        mov.vl v3, 0x55667788
+        mov.vl v4, 0x99000099
+        gstore.b8 v1, v10, u[16:17], 1
+        gstore.b16 v1, v10, u[16:17], 6
+        gstore.b64 v[2:3], v10, u[16:17], 8
+        gstore.b128 v[1:4], v10, u[16:17], 16
+        mov64.vu v[20:21], u[16:17]
+        gstore.b32.a64 v4, v[20:21], 32
+        waitcnt vst=0
+        endpgm";
+    let r = run_kept(src, vec![arg("m", ArgValue::Buffer(vec![0; 40]))]);
+    assert_eq!(
+        words(r.buffer("m").unwrap()),
+        vec![
+            0x0000_dd00,
+            0xccdd_0000,
+            0x1122_3344,
+            0x5566_7788,
+            0xaabb_ccdd,
+            0x1122_3344,
+            0x5566_7788,
+            0x9900_0099,
+            0x9900_0099,
+            0
+        ]
+    );
+}
+
+#[test]
+fn every_atomic() {
+    // One active lane, so each atomic applies once; m[k] starts at 10, data 3 (cmpswap: 10 -> 99).
+    let ops = [
+        ("add", 13u32),
+        ("sub", 7),
+        ("smin", 3),
+        ("umin", 3),
+        ("smax", 10),
+        ("umax", 10),
+        ("and", 2),
+        ("or", 11),
+        ("xor", 9),
+        ("swap", 3),
+    ];
+    for (op, expect) in ops {
+        for rtn in [false, true] {
+            let suffix = if rtn { ".rtn" } else { "" };
+            let src = format!(
+                "uload.b64 u[16:17], u[0:1], 0\nwaitcnt sm=0\nmovi v10, 0\nmovi v1, 3\ngatomic.{op}{suffix} v1, v10, u[16:17], 0\nmovi v5, 0\ndsstore.b32 v5, v10, 0\nmovi v6, 10\ndsstore.b32 v6, v10, 0\nmovi v2, 3\ndsatomic.{op}{suffix} v2, v10, 0\ndsload.b32 v3, v10, 0\nwaitcnt vm=0, vst=0, ls=0\nendpgm"
+            );
+            let cfg = LaunchConfig {
+                block: [1, 1, 1],
+                keep_warps: true,
+                ..LaunchConfig::default()
+            };
+            let r = launch(&program(&src), &cfg, vec![arg("m", buf(&[10]))]).unwrap();
+            assert!(r.ok(), "{op}{suffix}: {:?}", r.traps);
+            assert_eq!(
+                words(r.buffer("m").unwrap())[0],
+                expect,
+                "gatomic.{op}{suffix}"
+            );
+            let w = &r.warps[0];
+            assert_eq!(w.v[3][0], expect, "dsatomic.{op}{suffix}");
+            let old = if rtn { 10 } else { 3 };
+            assert_eq!(
+                (w.v[1][0], w.v[2][0]),
+                (old, old),
+                "{op}{suffix} return value"
+            );
+        }
+    }
+    // Signed versus unsigned min/max on a negative value.
+    let src = "uload.b64 u[16:17], u[0:1], 0\nwaitcnt sm=0\nmovi v10, 0\nmovi v1, -1\ngatomic.smin v1, v10, u[16:17], 0\ngatomic.umax v1, v10, u[16:17], 4\ngatomic.umin v1, v10, u[16:17], 8\ngatomic.smax v1, v10, u[16:17], 12\nendpgm";
+    let cfg = LaunchConfig {
+        block: [1, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let r = launch(&program(src), &cfg, vec![arg("m", buf(&[5, 5, 5, 5]))]).unwrap();
+    assert_eq!(
+        words(r.buffer("m").unwrap()),
+        vec![u32::MAX, u32::MAX, 5, 5]
+    );
+    // cmpswap: the pair's low register is the compare value, the high one the new value.
+    let src = "uload.b64 u[16:17], u[0:1], 0\nwaitcnt sm=0\nmovi v10, 0\nmovi v2, 10\nmovi v3, 99\ngatomic.cmpswap.rtn v[2:3], v10, u[16:17], 0\ngatomic.cmpswap v[2:3], v10, u[16:17], 4\nwaitcnt vm=0\nendpgm";
+    let cfg = LaunchConfig {
+        block: [1, 1, 1],
+        keep_warps: true,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&program(src), &cfg, vec![arg("m", buf(&[10, 11]))]).unwrap();
+    assert_eq!(words(r.buffer("m").unwrap()), vec![99, 11]);
+    assert_eq!((r.warps[0].v[2][0], r.warps[0].v[3][0]), (10, 99));
+}
+
+#[test]
+fn vm_saturates_at_62() {
+    // 63 loads into v1..v63 with the data word k+1; the 63rd issue retires the first.
+    let mut src = String::from("uload.b64 u[16:17], u[0:1], 0\nwaitcnt sm=0\nmovi v100, 0\n");
+    for k in 0..63 {
+        src += &format!("gload.b32 v{}, v100, u[16:17], {}\n", k + 1, 4 * k);
+    }
+    src += "mov v101, v1\nmov v102, v2\nendpgm";
+    let data: Vec<u32> = (1..=63).collect();
+    let r = run_kept(&src, vec![arg("d", buf(&data))]);
+    let w = &r.warps[0];
+    assert_eq!(w.v[101][0], 1, "retired by saturation");
+    assert_eq!(w.v[102][0], 0, "still pending");
+    assert_eq!(w.v[63][0], 63, "drained by endpgm");
+    assert!(r.hazards.iter().any(|h| h.register == "v2"));
+    assert!(!r.hazards.iter().any(|h| h.register == "v1"));
+}
+
+#[test]
+fn waw_between_two_pending_loads() {
+    let src = "uload.b64 u[16:17], u[0:1], 0\nwaitcnt sm=0\nmovi v10, 0\ngload.b32 v1, v10, u[16:17], 0\ngload.b32 v1, v10, u[16:17], 4\nwaitcnt vm=0\nendpgm";
+    let r = run_kept(src, vec![arg("d", buf(&[1, 2]))]);
+    assert_eq!(r.hazards.len(), 1);
+    assert_eq!(r.hazards[0].kind, HazardKind::Waw);
+    assert_eq!(
+        r.warps[0].v[1][0], 2,
+        "retired in order: the younger write wins"
+    );
+    let src = "uload.b64 u[16:17], u[0:1], 0\nwaitcnt sm=0\nmovi v10, 0\ngload.b32 v1, v10, u[16:17], 0\nwaitcnt vm=0\ngload.b32 v1, v10, u[16:17], 4\nwaitcnt vm=0\nendpgm";
+    let r = run_kept(src, vec![arg("d", buf(&[1, 2]))]);
+    assert!(r.hazards.is_empty());
+}
+
+#[test]
+fn results_do_not_depend_on_threads() {
+    // Each workgroup adds its id to a shared counter and writes its own slot.
+    let src = "uload.b128 u[16:19], u[0:1], 0
+        waitcnt sm=0
+        mov.vu v1, u12
+        movi v10, 0
+        gatomic.add v1, v10, u[16:17], 0
+        sll.vi v11, v3, 2
+        umul u20, u12, u8
+        uslli u20, u20, 2
+        add.vu v11, v11, u20
+        mul.vi v12, v3, 3
+        gstore.b32 v12, v11, u[18:19], 0
+        endpgm";
+    let mut outs = Vec::new();
+    for threads in [1, 2, 3] {
+        let cfg = LaunchConfig {
+            grid: [5, 3, 2],
+            block: [16, 2, 1],
+            threads,
+            ..LaunchConfig::default()
+        };
+        let r = launch(
+            &program(src),
+            &cfg,
+            vec![
+                arg("sum", ArgValue::Buffer(vec![0; 4])),
+                arg("out", ArgValue::Buffer(vec![0; 30 * 32 * 4])),
+            ],
+        )
+        .unwrap();
+        assert!(r.ok());
+        outs.push((
+            r.buffer("sum").unwrap().to_vec(),
+            r.buffer("out").unwrap().to_vec(),
+        ));
+    }
+    assert!(outs.windows(2).all(|w| w[0] == w[1]));
+    assert_eq!(words(&outs[0].0)[0], 32 * (0..30).sum::<u32>());
+}
