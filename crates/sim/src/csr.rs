@@ -83,8 +83,25 @@ impl CsrFile {
 
     /// The value of a CSR this file holds.
     pub fn get(&self, number: u32) -> Option<u32> {
-        let mut copy = self.clone();
-        copy.slot(number).map(|v| *v)
+        Some(match number {
+            num::MODE => self.mode,
+            num::FFLAGS => self.fflags,
+            num::TRAPCTL => self.trapctl,
+            num::WARPID => self.warpid,
+            num::SPID => self.spid,
+            num::COREID => self.coreid,
+            num::WGSLOT => self.wgslot,
+            num::SCRATCH_LO => self.scratch_lo,
+            num::SCRATCH_HI => self.scratch_hi,
+            num::SCRATCH_SIZE => self.scratch_size,
+            num::CODE_LO => self.code_lo,
+            num::CODE_HI => self.code_hi,
+            num::TRAPBASE => self.trapbase,
+            num::TRAPCAUSE => self.trapcause,
+            num::TRAPPC => self.trappc,
+            num::TRAPINFO => self.trapinfo,
+            _ => return None,
+        })
     }
 
     /// The stored value of a CSR this file holds.

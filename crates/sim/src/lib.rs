@@ -1,11 +1,14 @@
-//! The warpkit functional model (part 1): warps of 32 lanes executing the group-1
-//! instructions of seed 002 and the provisional system and CSR instructions, with EXEC, the
-//! CSRs of seed 001 §3.3, traps, a commit trace and state dumps.
+//! The warpkit functional model: warps of 32 lanes executing the group-1 instructions of
+//! seed 002 and the provisional system, CSR and memory instructions, with EXEC, the CSRs of
+//! seed 001 §3.3, traps, the asynchronous operations and counters of §2.6 with hazard
+//! reports, a commit trace, state dumps, and grid launches as docs/abi.md defines them.
 //!
-//! Flow: [`Program::new`] pre-decodes the code once; a [`Workgroup`] (or a lone [`Warp`])
-//! runs it against an [`Env`] (memory and asynchronous operations; [`NoMemory`] for now),
-//! counting committed instructions in a [`Core`], tracing through a [`Tracer`] chosen at
-//! compile time ([`NoTrace`] costs nothing).
+//! Flow: [`Program::new`] pre-decodes the code once. [`launch::launch`] maps memory, builds
+//! every workgroup ([`Workgroup`], whose warps are interleaved on one host thread) and runs
+//! the workgroups in parallel. Underneath, [`Warp::run`] interprets the pre-decoded program
+//! against an [`Env`] (memory: [`MemEnv`]; none: [`NoMemory`]), counting committed
+//! instructions in a [`Core`] and tracing through a [`Tracer`] chosen at compile time
+//! ([`NoTrace`] costs nothing).
 
 mod asyncq;
 pub mod csr;
