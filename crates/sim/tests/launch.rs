@@ -464,8 +464,7 @@ fn results_do_not_depend_on_threads() {
         movi v10, 0
         gatomic.add v1, v10, u[16:17], 0
         sll.vi v11, v3, 2
-        umul u20, u12, u8
-        uslli u20, u20, 2
+        uslli u20, u12, 7
         add.vu v11, v11, u20
         mul.vi v12, v3, 3
         gstore.b32 v12, v11, u[18:19], 0
@@ -495,4 +494,6 @@ fn results_do_not_depend_on_threads() {
     }
     assert!(outs.windows(2).all(|w| w[0] == w[1]));
     assert_eq!(words(&outs[0].0)[0], 32 * (0..30).sum::<u32>());
+    let out = words(&outs[0].1);
+    assert!((0..30 * 32).all(|i| out[i] == 3 * (i as u32 % 32)));
 }
