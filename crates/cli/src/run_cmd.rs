@@ -62,6 +62,9 @@ pub struct Args {
     /// Stop a warp, with exit code 1, once it has executed this many instructions.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
+    /// Start every warp at this symbol of `.text` instead of PC 0.
+    #[arg(long, value_name = "SYMBOL")]
+    pub entry: Option<String>,
 }
 
 fn is_source(path: &Path) -> bool {
@@ -71,13 +74,13 @@ fn is_source(path: &Path) -> bool {
     )
 }
 
-/// The code of the kernel at `path`.
-fn load(path: &Path) -> Result<Vec<u8>, Failure> {
+/// The kernel at `path`: its code and symbols.
+fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
     let bytes = read_input(path)?;
     let name = path.display().to_string();
     if is_source(path) {
         return match warpkit_asm::assemble_bytes(&bytes, &name) {
-            Ok(p) => Ok(p.text),
+            Ok(p) => Ok(p),
             Err(errors) => {
                 let source = String::from_utf8_lossy(&bytes);
                 eprint!("{}", errors.render(&source));
@@ -89,10 +92,12 @@ fn load(path: &Path) -> Result<Vec<u8>, Failure> {
         bytes.starts_with(b"\x7fELF") || path.extension().and_then(|e| e.to_str()) == Some("elf");
     if is_elf {
         return warpkit_asm::load_object(&bytes)
-            .map(|p| p.text)
             .map_err(|e| Failure::BadInput(format!("{name}: {e}")));
     }
-    Ok(bytes)
+    Ok(warpkit_asm::Program {
+        text: bytes,
+        ..Default::default()
+    })
 }
 
 fn open_trace(path: &Path) -> Result<Box<dyn Write>, Failure> {
@@ -306,8 +311,18 @@ pub fn run(args: Args) -> Outcome {
         }
         outs.push((name.to_string(), PathBuf::from(file)));
     }
-    let text = load(&args.file)?;
-    let prog = Program::new(text);
+    let object = load(&args.file)?;
+    if let Some(entry) = &args.entry {
+        let symbol = object
+            .symbol(entry)
+            .filter(|s| s.section == warpkit_asm::Section::Text)
+            .ok_or_else(|| {
+                Failure::BadInput(format!("--entry {entry}: no such symbol in .text"))
+            })?;
+        config.entry = u32::try_from(symbol.offset)
+            .map_err(|_| Failure::BadInput(format!("--entry {entry}: offset out of range")))?;
+    }
+    let prog = Program::new(object.text);
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let result = match &args.trace {
         None => {
@@ -378,6 +393,7 @@ mod tests_support {
             trace: None,
             trace_format: TraceFormatArg::Json,
             max_steps: DEFAULT_MAX_STEPS,
+            entry: None,
         }
     }
 
@@ -503,6 +519,25 @@ mod launch_tests {
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
         assert_eq!(words, (0..64u32).map(|i| 2 * i).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn entry_symbol() {
+        let src = tmp("entry.s");
+        std::fs::write(&src, "umovi u1, 1\nendpgm\nstart:\numovi u2, 2\nendpgm\n").unwrap();
+        let dump = tmp("entry.json");
+        let mut a = args(src.clone());
+        a.entry = Some("start".into());
+        a.dump_state = Some(dump.clone());
+        assert_eq!(exit_code(run(a)), 0);
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
+        assert_eq!(
+            (v["warps"][0]["u"][1].clone(), v["warps"][0]["u"][2].clone()),
+            (0.into(), 2.into())
+        );
+        let mut a = args(src);
+        a.entry = Some("nowhere".into());
+        assert_eq!(exit_code(run(a)), 2);
     }
 
     #[test]

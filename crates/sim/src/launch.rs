@@ -44,6 +44,8 @@ pub struct LaunchConfig {
     /// Start every register at 0 and CODE_BASE at 0 instead of the ABI's initial state
     /// (memory is still mapped): the bare launch of `warpkit run` without launch options.
     pub bare: bool,
+    /// The PC every warp starts at (`--entry`).
+    pub entry: u32,
 }
 
 impl Default for LaunchConfig {
@@ -56,6 +58,7 @@ impl Default for LaunchConfig {
             max_steps: DEFAULT_MAX_STEPS,
             keep_warps: false,
             bare: false,
+            entry: 0,
         }
     }
 }
@@ -260,6 +263,9 @@ fn run_workgroup<T: Tracer>(
         })
         .collect();
     let mut group = Workgroup::new(wg, &exec);
+    for warp in group.warps.iter_mut() {
+        warp.pc = cfg.entry;
+    }
     if !cfg.bare {
         for warp in group.warps.iter_mut() {
             init_warp(warp, cfg, wg, flat32, nwarps);
