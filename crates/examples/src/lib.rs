@@ -290,8 +290,12 @@ impl Example {
             report.hazard_count += r.stats.hazards.max(r.hazards.len() as u64);
             report.traps.extend(r.traps.iter().map(|t| {
                 let [x, y, z] = t.workgroup;
+                let at = match t.address {
+                    Some((address, lane)) => format!(", address {address:#x} (lane {lane})"),
+                    None => String::new(),
+                };
                 tag(format!(
-                    "workgroup ({x},{y},{z}) warp {}: {} (cause {}) at pc {:#x}, info {:#x}: `{}`",
+                    "workgroup ({x},{y},{z}) warp {}: {} (cause {}) at pc {:#x}, info {:#x}{at}: `{}`",
                     t.warp,
                     cause_name(t.trap.cause),
                     t.trap.cause,

@@ -155,3 +155,23 @@ fn kernels_follow_the_abi_for_other_launch_shapes() {
     reshaped("collatz", [8, 1, 1], [90, 1, 1]);
     reshaped("crc32", [10, 1, 1], [31, 1, 1]);
 }
+
+#[test]
+fn a_trap_is_reported_with_its_address() {
+    // n larger than the buffers: the lanes past the end fault instead of being masked off.
+    let example = find("vadd").expect("vadd exists");
+    let mut case = example.case(Size::Small);
+    case.stages[0].args[3].1 = warpkit_examples::StageArg::Int(1 << 20);
+    case.stages[0].grid = [8, 1, 1];
+    let report = example.run_case(&case, 0).expect("runs");
+    assert!(!report.completed);
+    assert!(!report.passed());
+    assert!(
+        report
+            .traps
+            .iter()
+            .any(|t| t.contains("cause 5") && t.contains("address 0x")),
+        "{:?}",
+        report.traps
+    );
+}
