@@ -497,3 +497,31 @@ fn results_do_not_depend_on_threads() {
     let out = words(&outs[0].1);
     assert!((0..30 * 32).all(|i| out[i] == 3 * (i as u32 % 32)));
 }
+
+#[test]
+fn store_data_and_addresses_are_reads() {
+    // The stored register and the address registers count as reads for hazards.
+    let src = "uload.b64 u[16:17], u[0:1], 0
+        waitcnt sm=0
+        movi v10, 0
+        gload.b32 v1, v10, u[16:17], 0
+        gstore.b32 v1, v10, u[16:17], 4
+        gload.b32 v2, v1, u[16:17], 0
+        waitcnt vm=0, vst=0
+        endpgm";
+    let r = launch(
+        &program(src),
+        &LaunchConfig::default(),
+        vec![arg("d", buf(&[0, 0]))],
+    )
+    .unwrap();
+    let regs: Vec<(HazardKind, &str, u32)> = r
+        .hazards
+        .iter()
+        .map(|h| (h.kind, h.register.as_str(), h.pc))
+        .collect();
+    assert_eq!(
+        regs,
+        vec![(HazardKind::Raw, "v1", 24), (HazardKind::Raw, "v1", 32)]
+    );
+}
