@@ -16,6 +16,9 @@ pub struct Args {
     /// Host threads for the workgroups (0 = every core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// List the kernels and what each computes, without running them.
+    #[arg(long)]
+    pub list: bool,
 }
 
 fn select(names: &[String]) -> Result<Vec<&'static Example>, Failure> {
@@ -131,6 +134,13 @@ fn failures(r: &Report) -> Vec<String> {
 
 pub fn run(args: Args) -> Outcome {
     let examples = select(&args.names)?;
+    if args.list {
+        let width = examples.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        for e in examples {
+            println!("{:width$}  {}", e.name, e.summary);
+        }
+        return Ok(());
+    }
     let size = if args.small { Size::Small } else { Size::Full };
     let start = Instant::now();
     let mut rows = Vec::new();
