@@ -525,3 +525,53 @@ fn store_data_and_addresses_are_reads() {
         vec![(HazardKind::Raw, "v1", 24), (HazardKind::Raw, "v1", 32)]
     );
 }
+
+#[test]
+fn random_programs_with_memory_never_panic() {
+    // Random words biased towards the memory opcodes, run with a mapped buffer and shared
+    // memory: every outcome is a clean end, trap or step limit.
+    let memory_opcodes = [0x31u64, 0x35, 0x39, 0x3d, 0x15, 0x70, 0x72];
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for round in 0..200 {
+        let mut text = Vec::new();
+        for _ in 0..48 {
+            let r = next();
+            let word = if r % 3 == 0 {
+                (r & !0x7f) | memory_opcodes[(r >> 60) as usize % memory_opcodes.len()]
+            } else {
+                r
+            };
+            text.extend_from_slice(&word.to_le_bytes()[..if word & 1 == 1 { 8 } else { 4 }]);
+        }
+        let cfg = LaunchConfig {
+            block: [40 + round % 30, 1, 1],
+            shared_bytes: 256,
+            max_steps: 2000,
+            keep_warps: true,
+            threads: 1,
+            ..LaunchConfig::default()
+        };
+        let prog = Program::new(text);
+        let args = vec![arg("b", ArgValue::Buffer(vec![0xa5; 4096]))];
+        if round % 10 == 0 {
+            let format = if round % 20 == 0 {
+                TraceFormat::Json
+            } else {
+                TraceFormat::Text
+            };
+            let (_, out) = launch_traced(&prog, &cfg, args.clone(), Vec::new(), format).unwrap();
+            assert!(out.is_ok());
+        }
+        let r = launch(&prog, &cfg, args).unwrap();
+        let _ = dump_states_json(r.warps.iter().zip(&r.cores));
+        for h in &r.hazards {
+            let _ = h.to_string();
+        }
+    }
+}
