@@ -249,13 +249,16 @@ impl Env for MemEnv<'_> {
             Kind::Load { size, .. } | Kind::Store { size } => size,
             _ => 4,
         };
-        // Every active lane is checked before any access: a faulting instruction changes
-        // nothing (docs/abi.md). The lowest faulting lane names the address.
-        for (l, &a) in addrs.iter().enumerate() {
-            if (exec >> l) & 1 != 0 {
-                if let Err(f) = self.check(space, a, size) {
-                    warp.fault_address = Some((a, l as u32));
-                    return Err(f);
+        // Every active lane is checked before any store or atomic: a faulting instruction
+        // changes nothing (docs/abi.md). The lowest faulting lane names the address. Loads
+        // change nothing until their write-back is queued, so they check as they read.
+        if !matches!(kind, Kind::Load { .. }) {
+            for (l, &a) in addrs.iter().enumerate() {
+                if (exec >> l) & 1 != 0 {
+                    if let Err(f) = self.check(space, a, size) {
+                        warp.fault_address = Some((a, l as u32));
+                        return Err(f);
+                    }
                 }
             }
         }
@@ -268,7 +271,10 @@ impl Env for MemEnv<'_> {
                     if (exec >> l) & 1 == 0 {
                         continue;
                     }
-                    self.read(space, a, size, &mut buf)?;
+                    if let Err(f) = self.read(space, a, size, &mut buf) {
+                        warp.fault_address = Some((a, l as u32));
+                        return Err(f);
+                    }
                     if signed {
                         buf[0] = match size {
                             1 => buf[0] as u8 as i8 as i32 as u32,

@@ -5,7 +5,7 @@
 
 use crate::env::Fault;
 use crate::trap::{CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 /// The 32-bit atomic operations of `gatomic.*` / `dsatomic.*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +134,8 @@ struct Region {
 pub struct GlobalMemory {
     /// Sorted by base, non-overlapping.
     regions: Vec<Region>,
+    /// The region found last: lanes of one instruction usually hit the same one.
+    hint: AtomicUsize,
 }
 
 impl GlobalMemory {
@@ -177,6 +179,14 @@ impl GlobalMemory {
     }
 
     fn find(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault> {
+        let h = self.hint.load(Ordering::Relaxed);
+        if let Some(r) = self.regions.get(h) {
+            if let Some(off) = addr.checked_sub(r.base) {
+                if off.checked_add(u64::from(size)).is_some_and(|e| e <= r.len) {
+                    return Ok((h, (off / 4) as usize));
+                }
+            }
+        }
         let i = self.regions.partition_point(|r| r.base <= addr);
         let Some(k) = i.checked_sub(1) else {
             return Err(unmapped(addr));
@@ -184,7 +194,10 @@ impl GlobalMemory {
         let r = &self.regions[k];
         let off = addr - r.base;
         match off.checked_add(u64::from(size)) {
-            Some(end) if end <= r.len => Ok((k, (off / 4) as usize)),
+            Some(end) if end <= r.len => {
+                self.hint.store(k, Ordering::Relaxed);
+                Ok((k, (off / 4) as usize))
+            }
             _ => Err(unmapped(addr)),
         }
     }
