@@ -25,6 +25,10 @@ pub const BUFFER_BASE: u64 = 0x1_0000_0000;
 pub const BUFFER_ALIGN: u64 = 0x1_0000;
 /// Threads per workgroup at most.
 pub const MAX_BLOCK_THREADS: u64 = 1024;
+/// Shared memory per workgroup at most (the model allocates it when first written).
+pub const MAX_SHARED_BYTES: u32 = 16 << 20;
+/// Warps whose final state a launch may keep (`keep_warps`): 16 KiB of registers each.
+pub const MAX_KEPT_WARPS: u64 = 1 << 16;
 
 /// How to launch a kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +95,10 @@ pub enum LaunchError {
     Layout(String),
     #[error("cannot start the host threads: {0}")]
     Threads(String),
+    #[error("{0} bytes of shared memory per workgroup is more than {MAX_SHARED_BYTES}")]
+    SharedTooLarge(u32),
+    #[error("keeping the state of {0} warps (for a dump) is more than {MAX_KEPT_WARPS}")]
+    TooManyKeptWarps(u64),
 }
 
 /// A warp stopped by a trap.
@@ -334,6 +342,13 @@ fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
     let groups = cfg.grid.iter().map(|&d| u64::from(d)).product::<u64>();
     if groups > u64::from(u32::MAX) {
         return Err(LaunchError::GridTooLarge(groups));
+    }
+    if cfg.shared_bytes > MAX_SHARED_BYTES {
+        return Err(LaunchError::SharedTooLarge(cfg.shared_bytes));
+    }
+    let warps = groups * threads.div_ceil(32);
+    if cfg.keep_warps && warps > MAX_KEPT_WARPS {
+        return Err(LaunchError::TooManyKeptWarps(warps));
     }
     Ok(groups)
 }

@@ -575,3 +575,38 @@ fn random_programs_with_memory_never_panic() {
         }
     }
 }
+
+#[test]
+fn launch_limits() {
+    let p = program("endpgm");
+    let bad = |cfg: LaunchConfig| launch(&p, &cfg, vec![]).unwrap_err();
+    assert!(matches!(
+        bad(LaunchConfig {
+            grid: [0, 1, 1],
+            ..LaunchConfig::default()
+        }),
+        LaunchError::ZeroDimension { .. }
+    ));
+    assert!(matches!(
+        bad(LaunchConfig {
+            block: [32, 32, 2],
+            ..LaunchConfig::default()
+        }),
+        LaunchError::BlockTooLarge(2048)
+    ));
+    assert!(matches!(
+        bad(LaunchConfig {
+            shared_bytes: u32::MAX,
+            ..LaunchConfig::default()
+        }),
+        LaunchError::SharedTooLarge(_)
+    ));
+    assert!(matches!(
+        bad(LaunchConfig {
+            grid: [1 << 17, 1, 1],
+            keep_warps: true,
+            ..LaunchConfig::default()
+        }),
+        LaunchError::TooManyKeptWarps(_)
+    ));
+}
