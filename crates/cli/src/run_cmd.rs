@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use warpkit_sim::launch::{
-    launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, LaunchConfig, LaunchResult,
+    launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, DeadlockReport,
+    LaunchConfig, LaunchResult,
 };
 use warpkit_sim::trap::cause_name;
-use warpkit_sim::{dump_states_json, Program, TraceFormat, DEFAULT_MAX_STEPS};
+use warpkit_sim::{dump_states_json, Program, TraceFormat, WarpStatus, DEFAULT_MAX_STEPS};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceFormatArg {
@@ -240,9 +241,47 @@ fn report(r: &LaunchResult, max_steps: u64) {
             l.steps
         );
     }
+    for d in &r.deadlocks {
+        eprintln!("error: {}", deadlock_message(d));
+    }
     for h in r.hazards.iter().take(MAX_HAZARDS_SHOWN) {
         eprintln!("warning: hazard: {h}");
     }
+}
+
+/// "deadlock in workgroup (0,0,0): warp 0 waits at the barrier at pc 0x8; warp 1 will
+/// never reach it: it trapped at pc 0x10 (cause 5, access fault)".
+fn deadlock_message(d: &DeadlockReport) -> String {
+    let [x, y, z] = d.workgroup;
+    let waiting: Vec<String> = d
+        .deadlock
+        .waiting
+        .iter()
+        .map(|(w, pc)| format!("warp {w} waits at the barrier at pc {pc:#x}"))
+        .collect();
+    let others: Vec<String> = d
+        .deadlock
+        .others
+        .iter()
+        .map(|&(w, status, pc)| match status {
+            WarpStatus::Trapped(t) => format!(
+                "warp {w} trapped at pc {pc:#x} (cause {}, {})",
+                t.cause,
+                cause_name(t.cause)
+            ),
+            WarpStatus::StepLimit => {
+                format!("warp {w} stopped at pc {pc:#x} at the step limit (--max-steps)")
+            }
+            WarpStatus::Ended => format!("warp {w} ended (endpgm) at pc {pc:#x}"),
+            _ => format!("warp {w} stopped at pc {pc:#x}"),
+        })
+        .collect();
+    format!(
+        "deadlock in workgroup ({x},{y},{z}): {}; the barrier can never be released \
+         because a sibling was stopped: {}",
+        waiting.join(", "),
+        others.join(", ")
+    )
 }
 
 fn summary(r: &LaunchResult) {

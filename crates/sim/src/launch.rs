@@ -9,7 +9,7 @@ use crate::program::Program;
 use crate::trace::{NoTrace, TraceFormat, Tracer, WriteTracer};
 use crate::trap::{Trap, CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
 use crate::warp::{Warp, WarpStatus, LANES};
-use crate::workgroup::Workgroup;
+use crate::workgroup::{Deadlock, Workgroup};
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -122,6 +122,14 @@ pub struct LimitReport {
     pub steps: u64,
 }
 
+/// Warps of one workgroup left waiting at a `barrier` that a sibling stopped by a trap or
+/// the step limit will never reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadlockReport {
+    pub workgroup: [u32; 3],
+    pub deadlock: Deadlock,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchStats {
     pub workgroups: u64,
@@ -148,6 +156,7 @@ pub struct LaunchResult {
     pub stats: LaunchStats,
     pub traps: Vec<TrapReport>,
     pub step_limits: Vec<LimitReport>,
+    pub deadlocks: Vec<DeadlockReport>,
     pub hazards: Vec<Hazard>,
     pub buffers: Vec<BufferOut>,
     /// Final warp states in workgroup then warp order, if `keep_warps` was set.
@@ -167,7 +176,7 @@ impl LaunchResult {
 
     /// Every warp ended with `endpgm`.
     pub fn ok(&self) -> bool {
-        self.traps.is_empty() && self.step_limits.is_empty()
+        self.traps.is_empty() && self.step_limits.is_empty() && self.deadlocks.is_empty()
     }
 }
 
@@ -243,6 +252,7 @@ struct Outcome {
     hazard_count: u64,
     traps: Vec<TrapReport>,
     step_limits: Vec<LimitReport>,
+    deadlock: Option<DeadlockReport>,
     hazards: Vec<Hazard>,
     kept: Vec<Warp>,
     core: Core,
@@ -293,6 +303,10 @@ fn run_workgroup<T: Tracer>(
         hazard_count: 0,
         traps: Vec::new(),
         step_limits: Vec::new(),
+        deadlock: group.deadlock.take().map(|deadlock| DeadlockReport {
+            workgroup: wg,
+            deadlock,
+        }),
         hazards: Vec::new(),
         kept: Vec::new(),
         core,
@@ -362,6 +376,7 @@ fn finish(layout: Layout, outcomes: Vec<Outcome>, wall: Duration) -> LaunchResul
         },
         traps: Vec::new(),
         step_limits: Vec::new(),
+        deadlocks: Vec::new(),
         hazards: Vec::new(),
         buffers: Vec::new(),
         warps: Vec::new(),
@@ -374,6 +389,7 @@ fn finish(layout: Layout, outcomes: Vec<Outcome>, wall: Duration) -> LaunchResul
         r.stats.hazards += o.hazard_count;
         r.traps.append(&mut o.traps);
         r.step_limits.append(&mut o.step_limits);
+        r.deadlocks.extend(o.deadlock);
         r.hazards.append(&mut o.hazards);
         for w in o.kept {
             r.warps.push(w);

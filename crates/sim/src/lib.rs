@@ -34,7 +34,7 @@ pub use trace::{
 };
 pub use trap::Trap;
 pub use warp::{VRegs, Warp, WarpId, WarpStatus, LANES, NUM_UREGS, NUM_VREGS};
-pub use workgroup::{RunSummary, Workgroup};
+pub use workgroup::{Deadlock, RunSummary, Workgroup};
 
 /// The default per-warp step limit of `warpkit run`.
 pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;

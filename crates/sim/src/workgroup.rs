@@ -10,6 +10,20 @@ use crate::warp::{Warp, WarpId, WarpStatus};
 pub struct Workgroup {
     pub id: [u32; 3],
     pub warps: Vec<Warp>,
+    /// Set by [`Workgroup::run`] when warps wait at a `barrier` that a stopped sibling
+    /// will never reach.
+    pub deadlock: Option<Deadlock>,
+}
+
+/// Warps stuck at a `barrier`: each sibling that has not reached it was stopped by a trap
+/// or the step limit, so it never will. (A sibling that ended with `endpgm` no longer
+/// counts, so it cannot cause a deadlock.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deadlock {
+    /// The waiting warps: index within the workgroup and the PC of the `barrier`.
+    pub waiting: Vec<(u32, u32)>,
+    /// Every other warp: index, how it stopped, and its PC (for a trap, the trap's PC).
+    pub others: Vec<(u32, WarpStatus, u32)>,
 }
 
 /// How a run ended, over every warp.
@@ -18,6 +32,8 @@ pub struct RunSummary {
     pub ended: usize,
     pub trapped: usize,
     pub step_limited: usize,
+    /// Warps left waiting at a `barrier` (see [`Deadlock`]).
+    pub deadlocked: usize,
     /// Instructions retired by all warps.
     pub retired: u64,
 }
@@ -25,7 +41,7 @@ pub struct RunSummary {
 impl RunSummary {
     /// Whether every warp ended with `endpgm`.
     pub fn all_ended(&self) -> bool {
-        self.trapped == 0 && self.step_limited == 0
+        self.trapped == 0 && self.step_limited == 0 && self.deadlocked == 0
     }
 }
 
@@ -45,12 +61,18 @@ impl Workgroup {
                 )
             })
             .collect();
-        Workgroup { id, warps }
+        Workgroup {
+            id,
+            warps,
+            deadlock: None,
+        }
     }
 
     /// Run every warp to its end. Warps take turns, each running until it stops; a
-    /// `barrier` holds a warp until every live warp (not ended, not stopped by a trap or the
-    /// step limit) has reached a barrier. The order is fixed, so results are deterministic.
+    /// `barrier` holds a warp until every warp that has not ended (`endpgm`) has reached a
+    /// barrier. When a sibling was stopped by a trap or the step limit instead, the waiting
+    /// warps can never go on: they stay at the barrier and [`Workgroup::deadlock`] says
+    /// why. The order is fixed, so results are deterministic.
     pub fn run<E: Env, T: Tracer>(
         &mut self,
         prog: &Program,
@@ -71,6 +93,17 @@ impl Workgroup {
             if waiting == 0 {
                 break;
             }
+            // Every warp has stopped: the others ended, trapped or hit the step limit.
+            // Releasing the waiters past a barrier a trapped or runaway sibling never
+            // reached would let them read shared data it never wrote.
+            let blocked = self
+                .warps
+                .iter()
+                .any(|w| matches!(w.status, WarpStatus::Trapped(_) | WarpStatus::StepLimit));
+            if blocked {
+                self.deadlock = Some(self.deadlock_report());
+                break;
+            }
             for w in self.warps.iter_mut() {
                 if w.status == WarpStatus::AtBarrier {
                     w.status = WarpStatus::Running;
@@ -80,12 +113,30 @@ impl Workgroup {
         self.summary()
     }
 
+    fn deadlock_report(&self) -> Deadlock {
+        let mut d = Deadlock {
+            waiting: Vec::new(),
+            others: Vec::new(),
+        };
+        for (i, w) in self.warps.iter().enumerate() {
+            let i = i as u32;
+            match w.status {
+                // The PC is already past the 4-byte `barrier`.
+                WarpStatus::AtBarrier => d.waiting.push((i, w.pc.wrapping_sub(4))),
+                WarpStatus::Trapped(t) => d.others.push((i, w.status, t.pc)),
+                status => d.others.push((i, status, w.pc)),
+            }
+        }
+        d
+    }
+
     pub fn summary(&self) -> RunSummary {
         let mut s = RunSummary::default();
         for w in &self.warps {
             match w.status {
                 WarpStatus::Ended => s.ended += 1,
                 WarpStatus::Trapped(_) => s.trapped += 1,
+                WarpStatus::AtBarrier => s.deadlocked += 1,
                 _ => s.step_limited += 1,
             }
             s.retired += w.retired;
