@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -21,12 +21,19 @@ for s in corpus/assemble/*.s; do
   [ -f "$s" ] || continue
   b="corpus/decode/$(basename "$s" .s).bin"
   if ../target/release/warpkit asm "$s" -o "$b" --format bin 2>/dev/null; then
-    cp "$b" corpus/disassemble/; cp "$b" corpus/run/; cp "$b" corpus/roundtrip/
-    ../target/release/warpkit asm "$s" -o "corpus/disassemble/$(basename "$s" .s).elf" --format elf 2>/dev/null || true
+    cp "$b" corpus/disassemble/; cp "$b" corpus/roundtrip/
+    e="corpus/elf/$(basename "$s" .s).elf"
+    if ../target/release/warpkit asm "$s" -o "$e" --format elf 2>/dev/null; then
+      cp "$e" corpus/disassemble/
+    fi
+    # The run target's first byte picks the launch shape (fuzz_targets/run.rs).
+    for shape in 00 1a 3b; do
+      { printf "\x$shape"; cat "$b"; } > "corpus/run/$(basename "$s" .s).$shape.bin"
+    done
   fi
 done
 
-targets=(decode disassemble assemble roundtrip run)
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"
