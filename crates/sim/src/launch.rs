@@ -349,11 +349,16 @@ fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
             block: cfg.block,
         });
     }
-    let threads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
+    // In 128 bits: three u32 dimensions overflow u64 (a panic in debug builds, a wrapped
+    // and wrongly accepted size in release); reported saturated.
+    let volume = |d: &[u32; 3]| {
+        u64::try_from(d.iter().map(|&x| u128::from(x)).product::<u128>()).unwrap_or(u64::MAX)
+    };
+    let threads = volume(&cfg.block);
     if threads > MAX_BLOCK_THREADS {
         return Err(LaunchError::BlockTooLarge(threads));
     }
-    let groups = cfg.grid.iter().map(|&d| u64::from(d)).product::<u64>();
+    let groups = volume(&cfg.grid);
     if groups > u64::from(u32::MAX) {
         return Err(LaunchError::GridTooLarge(groups));
     }
