@@ -1,6 +1,6 @@
 //! `warpkit asm`: assemble a source file to a raw image, an ELF code object or hex text.
 
-use crate::output::write_output;
+use crate::output::{check_output_path, write_output};
 use crate::{Failure, Outcome};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -44,6 +44,29 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Failure> {
 
 pub fn run(args: Args) -> Outcome {
     let name = args.file.display().to_string();
+    let path = args.output.clone().unwrap_or_else(|| {
+        args.file.with_extension(match args.format {
+            Format::Bin => "bin",
+            Format::Elf => "o",
+            Format::Hex => "hex",
+        })
+    });
+    // Checked before assembling, so that one output is never written while the other fails.
+    check_output_path("-o", &path)?;
+    if path == args.file {
+        return Err(Failure::BadInput(format!(
+            "{name}: the output would overwrite the source; name another with -o"
+        )));
+    }
+    if let Some(listing) = &args.listing {
+        check_output_path("-l", listing)?;
+        if listing == &path || listing == &args.file {
+            return Err(Failure::BadInput(format!(
+                "-l {}: the listing would overwrite the source or the output",
+                listing.display()
+            )));
+        }
+    }
     let bytes = read_bounded(&args.file, MAX_SOURCE_BYTES)?;
     let program = match assemble_bytes(&bytes, &name) {
         Ok(p) => p,
@@ -58,13 +81,6 @@ pub fn run(args: Args) -> Outcome {
         Format::Elf => write_elf(&program),
         Format::Hex => program.to_hex().into_bytes(),
     };
-    let path = args.output.unwrap_or_else(|| {
-        args.file.with_extension(match args.format {
-            Format::Bin => "bin",
-            Format::Elf => "o",
-            Format::Hex => "hex",
-        })
-    });
     write_output(&path, &out)?;
     if let Some(listing) = args.listing {
         // Assembly succeeded, so the bytes are valid UTF-8.

@@ -133,6 +133,13 @@ fn failures(r: &Report) -> Vec<String> {
 }
 
 pub fn run(args: Args) -> Outcome {
+    if args.threads > crate::run_cmd::MAX_THREADS {
+        return Err(Failure::BadInput(format!(
+            "--threads {}: at most {}",
+            args.threads,
+            crate::run_cmd::MAX_THREADS
+        )));
+    }
     let examples = select(&args.names)?;
     if args.list {
         let width = examples.iter().map(|e| e.name.len()).max().unwrap_or(0);

@@ -2,15 +2,18 @@
 //! report how each warp stopped, hazards and a summary, and optionally dump the final state,
 //! a commit trace and output buffers.
 
-use crate::output::{read_input, write_output};
+use crate::asm_cmd::read_bounded;
+use crate::output::{check_output_path, write_output, OutputFile};
 use crate::{Failure, Outcome};
-use std::io::{IsTerminal, Write};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::Cell;
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use warpkit_sim::launch::{
     launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, DeadlockReport,
-    LaunchConfig, LaunchResult,
+    LaunchConfig, LaunchResult, MAX_BLOCK_THREADS, MAX_SHARED_BYTES,
 };
 use warpkit_sim::trap::cause_name;
 use warpkit_sim::{dump_states_json, Program, TraceFormat, WarpStatus, DEFAULT_MAX_STEPS};
@@ -39,7 +42,8 @@ pub struct Args {
     /// zero-filled buffer) or NAME=@FILE (a buffer holding the file).
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     pub args: Vec<String>,
-    /// After the run, write buffer NAME to FILE.
+    /// After a successful run (exit 0), write buffer NAME to FILE; a failed run leaves FILE
+    /// as it was.
     #[arg(long = "out", value_name = "NAME=FILE")]
     pub outs: Vec<String>,
     /// Bytes of shared memory per workgroup.
@@ -51,10 +55,12 @@ pub struct Args {
     /// Exit 1 when the model reports a register hazard (§2.6).
     #[arg(long)]
     pub strict_hazards: bool,
-    /// After the run, write the state of every warp as JSON to PATH (`-` = stdout).
+    /// After the run, write the state of every warp as JSON to PATH (`-` = stdout); also
+    /// after a trap, the step limit or a deadlock, never after bad input.
     #[arg(long, value_name = "PATH")]
     pub dump_state: Option<PathBuf>,
-    /// Write the commit log to PATH (`-` = stdout).
+    /// Write the commit log to PATH (`-` = stdout); as --dump-state, also for a run that
+    /// trapped or hit the step limit.
     #[arg(long, value_name = "PATH")]
     pub trace: Option<PathBuf>,
     /// Form of the commit log.
@@ -66,6 +72,51 @@ pub struct Args {
     /// Start every warp at this symbol of `.text` instead of PC 0.
     #[arg(long, value_name = "SYMBOL")]
     pub entry: Option<String>,
+    /// Refuse (exit 2) a launch whose buffers, argument block and code need more than this
+    /// many bytes of memory in all.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MEMORY)]
+    pub max_memory: u64,
+    /// Refuse (exit 2) a grid of more workgroups than this.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WORKGROUPS)]
+    pub max_workgroups: u64,
+    /// Stop (exit 1) when the trace would grow past this many bytes; the trace file is then
+    /// not written.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TRACE_BYTES)]
+    pub max_trace_bytes: u64,
+}
+
+/// Default of `--max-memory`: 1 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+/// Default of `--max-workgroups`.
+pub const DEFAULT_MAX_WORKGROUPS: u64 = 1 << 24;
+/// Default of `--max-trace-bytes`: 1 GiB.
+pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// The memory a launch may still map (`--max-memory`), charged before anything is
+/// allocated so that `buf:1000000000000` fails at once instead of exhausting the host.
+struct Budget {
+    limit: u64,
+    used: u64,
+}
+
+impl Budget {
+    fn left(&self) -> u64 {
+        self.limit - self.used
+    }
+
+    fn charge(&mut self, what: &str, bytes: u64) -> Result<(), Failure> {
+        match self.used.checked_add(bytes) {
+            Some(total) if total <= self.limit => {
+                self.used = total;
+                Ok(())
+            }
+            _ => Err(Failure::BadInput(format!(
+                "{what} needs {bytes} bytes, which with the {} bytes already mapped exceeds \
+                 the memory limit of {} bytes (raise it with --max-memory BYTES)",
+                self.used, self.limit
+            ))),
+        }
+    }
 }
 
 fn is_source(path: &Path) -> bool {
@@ -77,8 +128,14 @@ fn is_source(path: &Path) -> bool {
 
 /// The kernel at `path`: its code and symbols.
 fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
-    let bytes = read_input(path)?;
+    let bytes = read_bounded(path, warpkit_asm::MAX_SOURCE_BYTES)?;
     let name = path.display().to_string();
+    if bytes.len() > warpkit_asm::MAX_SOURCE_BYTES {
+        return Err(Failure::BadInput(format!(
+            "{name}: the file is larger than the limit of {} bytes (MAX_SOURCE_BYTES)",
+            warpkit_asm::MAX_SOURCE_BYTES
+        )));
+    }
     if is_source(path) {
         return match warpkit_asm::assemble_bytes(&bytes, &name) {
             Ok(p) => Ok(p),
@@ -101,20 +158,35 @@ fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
     })
 }
 
-fn open_trace(path: &Path) -> Result<Box<dyn Write>, Failure> {
-    if path.as_os_str() == "-" {
-        return Ok(Box::new(std::io::BufWriter::new(std::io::stdout())));
+/// The trace writer, refusing to go past `--max-trace-bytes`: once it would, every write
+/// fails, the tracer stops formatting, and `hit` tells the trace was cut.
+struct CappedWriter<'a> {
+    out: &'a mut OutputFile,
+    left: u64,
+    hit: &'a Cell<bool>,
+}
+
+impl Write for CappedWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.left {
+            self.hit.set(true);
+            return Err(std::io::Error::other("the trace size limit was reached"));
+        }
+        let n = self.out.write(buf)?;
+        self.left -= n as u64;
+        Ok(n)
     }
-    let file = std::fs::File::create(path)
-        .map_err(|e| Failure::BadInput(format!("cannot write {}: {e}", path.display())))?;
-    Ok(Box::new(std::io::BufWriter::with_capacity(1 << 20, file)))
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 fn dims(option: &str, text: &str) -> Result<[u32; 3], Failure> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     let bad = || {
         Failure::BadInput(format!(
-            "--{option} {text}: expected X[,Y[,Z]] with each a positive integer"
+            "--{option} {text}: expected X[,Y[,Z]] with each an integer from 1 to {}",
+            u32::MAX
         ))
     };
     if parts.is_empty() || parts.len() > 3 {
@@ -142,7 +214,45 @@ fn parse_int(text: &str) -> Option<u64> {
     Some(if neg { 0u64.wrapping_sub(v) } else { v })
 }
 
-fn parse_arg(text: &str) -> Result<Arg, Failure> {
+/// The bytes of `--arg NAME=@FILE`, charged to `budget` before they are read: a regular
+/// file by its size, anything else (a pipe, a device) by reading at most what is left.
+fn read_arg_file(text: &str, file: &Path, budget: &mut Budget) -> Result<Vec<u8>, Failure> {
+    let what = format!("--arg {text}");
+    let cannot = |e: std::io::Error| {
+        Failure::BadInput(format!("{what}: cannot read {}: {e}", file.display()))
+    };
+    let f = std::fs::File::open(file).map_err(cannot)?;
+    let meta = f.metadata().map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(Failure::BadInput(format!(
+            "{what}: {} is a directory",
+            file.display()
+        )));
+    }
+    if meta.is_file() {
+        budget.charge(&what, meta.len())?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        f.take(meta.len()).read_to_end(&mut bytes).map_err(cannot)?;
+        return Ok(bytes);
+    }
+    let left = budget.left();
+    let mut bytes = Vec::new();
+    f.take(left.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > left {
+        return Err(Failure::BadInput(format!(
+            "{what}: {} holds more than the {left} bytes left under the memory limit of {} \
+             bytes (raise it with --max-memory BYTES)",
+            file.display(),
+            budget.limit
+        )));
+    }
+    budget.charge(&what, bytes.len() as u64)?;
+    Ok(bytes)
+}
+
+fn parse_arg(text: &str, budget: &mut Budget) -> Result<Arg, Failure> {
     let bad = |why: &str| Failure::BadInput(format!("--arg {text}: {why}"));
     let (name, value) = text
         .split_once('=')
@@ -150,14 +260,17 @@ fn parse_arg(text: &str) -> Result<Arg, Failure> {
     if name.is_empty() {
         return Err(bad("the name is empty"));
     }
+    // The argument block's slot.
+    budget.charge(&format!("--arg {text}"), 8)?;
     let value = if let Some(n) = value.strip_prefix("buf:") {
-        let n: usize = n.parse().map_err(|_| bad("buf:BYTES needs a byte count"))?;
-        if n > MAX_BUFFER_BYTES {
-            return Err(bad("a buffer may hold at most 1 GiB"));
-        }
+        let n: u64 = n
+            .parse()
+            .map_err(|_| bad("buf:BYTES needs a byte count (a non-negative integer)"))?;
+        budget.charge(&format!("--arg {text}"), n)?;
+        let n = usize::try_from(n).map_err(|_| bad("the buffer does not fit this host"))?;
         ArgValue::Buffer(vec![0; n])
     } else if let Some(file) = value.strip_prefix('@') {
-        ArgValue::Buffer(read_input(Path::new(file))?)
+        ArgValue::Buffer(read_arg_file(text, Path::new(file), budget)?)
     } else {
         ArgValue::Int(
             parse_int(value).ok_or_else(|| bad("expected an integer, buf:BYTES or @FILE"))?,
@@ -169,8 +282,8 @@ fn parse_arg(text: &str) -> Result<Arg, Failure> {
     })
 }
 
-/// Run `f`, showing `done/total workgroups` on stderr once it has taken a second, if
-/// stderr is a terminal; the line is erased when `f` returns.
+/// Run `f`, showing a progress bar of finished workgroups on stderr once it has taken a
+/// second, if stderr is a terminal; the bar is erased when `f` returns.
 fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
     let done = AtomicU64::new(0);
     if !std::io::stderr().is_terminal() {
@@ -178,26 +291,35 @@ fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
     }
     let finished = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
+        let shower = scope.spawn(|| {
             let start = Instant::now();
-            let mut shown = false;
+            let mut bar: Option<ProgressBar> = None;
             while !finished.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(100));
-                if start.elapsed() >= Duration::from_secs(1) {
-                    let d = done.load(Ordering::Relaxed);
-                    eprint!(
-                        "\rrunning: {d}/{total} workgroups, {:.0} s",
-                        start.elapsed().as_secs_f64()
-                    );
-                    shown = true;
+                std::thread::park_timeout(Duration::from_millis(100));
+                if finished.load(Ordering::Relaxed) || start.elapsed() < Duration::from_secs(1) {
+                    continue;
                 }
+                let b = bar.get_or_insert_with(|| {
+                    let b =
+                        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+                    b.set_style(
+                        ProgressStyle::with_template(
+                            "running [{bar:40}] {pos}/{len} workgroups, {elapsed}, {eta} left",
+                        )
+                        .map(|s| s.progress_chars("=> "))
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                    b
+                });
+                b.set_position(done.load(Ordering::Relaxed));
             }
-            if shown {
-                eprint!("\r\x1b[K");
+            if let Some(b) = bar {
+                b.finish_and_clear();
             }
         });
         let r = f(&done);
         finished.store(true, Ordering::Relaxed);
+        shower.thread().unpark();
         r
     })
 }
@@ -207,10 +329,8 @@ fn warp_name(workgroup: [u32; 3], warp: u32) -> String {
     format!("workgroup ({x},{y},{z}) warp {warp}")
 }
 
-/// The largest buffer `--arg NAME=buf:BYTES` may ask for.
-const MAX_BUFFER_BYTES: usize = 1 << 30;
 /// The most host threads `--threads` accepts.
-const MAX_THREADS: usize = 1024;
+pub const MAX_THREADS: usize = 1024;
 
 /// At most this many hazards are printed; the summary gives the total.
 const MAX_HAZARDS_SHOWN: usize = 20;
@@ -246,6 +366,19 @@ fn report(r: &LaunchResult, max_steps: u64) {
     }
     for h in r.hazards.iter().take(MAX_HAZARDS_SHOWN) {
         eprintln!("warning: hazard: {h}");
+    }
+    let hidden = r
+        .stats
+        .hazards
+        .saturating_sub(MAX_HAZARDS_SHOWN.min(r.hazards.len()) as u64);
+    if hidden > 0 {
+        eprintln!("warning: {hidden} more hazard(s) not shown");
+    }
+    if r.stats.hazards > 0 {
+        eprintln!(
+            "note: a `waitcnt` on the pending operation's counter before the read or write \
+             removes a hazard (§2.6)"
+        );
     }
 }
 
@@ -327,28 +460,97 @@ pub fn run(args: Args) -> Outcome {
     if let Some(b) = &args.block {
         config.block = dims("block", b)?;
     }
+    // In 128 bits: three u32 dimensions overflow u64.
+    let threads: u128 = config.block.iter().map(|&d| u128::from(d)).product();
+    if threads > u128::from(MAX_BLOCK_THREADS) {
+        return Err(Failure::BadInput(format!(
+            "--block: a workgroup of {threads} threads exceeds the model's limit of \
+             {MAX_BLOCK_THREADS} (32 warps)"
+        )));
+    }
+    let groups: u128 = config.grid.iter().map(|&d| u128::from(d)).product();
+    if groups > u128::from(args.max_workgroups) {
+        return Err(Failure::BadInput(format!(
+            "a grid of {groups} workgroups exceeds the limit of {} (raise it with \
+             --max-workgroups N)",
+            args.max_workgroups
+        )));
+    }
     if let Some(s) = args.shared {
+        if s > MAX_SHARED_BYTES {
+            return Err(Failure::BadInput(format!(
+                "--shared {s}: more than the model's limit of {MAX_SHARED_BYTES} bytes of \
+                 shared memory per workgroup"
+            )));
+        }
         config.shared_bytes = s;
     }
-    let kernel_args = args
-        .args
-        .iter()
-        .map(|a| parse_arg(a))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Every output is checked before any work, so a bad path fails fast and cannot leave
+    // some outputs written and others not.
+    let mut outputs: Vec<(&str, &Path)> = Vec::new();
+    if let Some(p) = &args.dump_state {
+        outputs.push(("--dump-state", p));
+    }
+    if let Some(p) = &args.trace {
+        outputs.push(("--trace", p));
+    }
     let mut outs = Vec::new();
     for o in &args.outs {
         let (name, file) = o
             .split_once('=')
             .ok_or_else(|| Failure::BadInput(format!("--out {o}: expected NAME=FILE")))?;
-        if !kernel_args
-            .iter()
-            .any(|a| a.name == name && matches!(a.value, ArgValue::Buffer(_)))
-        {
+        if name.is_empty() || file.is_empty() {
+            return Err(Failure::BadInput(format!("--out {o}: expected NAME=FILE")));
+        }
+        if outs.iter().any(|(n, _)| n == name) {
             return Err(Failure::BadInput(format!(
-                "--out {o}: there is no buffer argument `{name}`"
+                "--out {o}: buffer `{name}` is already written by another --out"
             )));
         }
         outs.push((name.to_string(), PathBuf::from(file)));
+    }
+    for (_, file) in &outs {
+        outputs.push(("--out", file));
+    }
+    for (i, (option, path)) in outputs.iter().enumerate() {
+        check_output_path(option, path)?;
+        if path.as_os_str() != "-" && outputs[..i].iter().any(|(_, p)| p == path) {
+            return Err(Failure::BadInput(format!(
+                "{option} {}: the same file is given for two outputs",
+                path.display()
+            )));
+        }
+    }
+    // Buffers are charged to the memory budget before they are allocated or read.
+    let mut budget = Budget {
+        limit: args.max_memory,
+        used: 0,
+    };
+    let mut kernel_args: Vec<Arg> = Vec::with_capacity(args.args.len());
+    for text in &args.args {
+        let a = parse_arg(text, &mut budget)?;
+        if kernel_args.iter().any(|k| k.name == a.name) {
+            return Err(Failure::BadInput(format!(
+                "--arg {text}: the name `{}` is already used by another --arg",
+                a.name
+            )));
+        }
+        kernel_args.push(a);
+    }
+    for (name, _) in &outs {
+        match kernel_args.iter().find(|a| &a.name == name) {
+            Some(a) if matches!(a.value, ArgValue::Buffer(_)) => {}
+            Some(_) => {
+                return Err(Failure::BadInput(format!(
+                    "--out {name}=...: argument `{name}` is an integer, not a buffer"
+                )))
+            }
+            None => {
+                return Err(Failure::BadInput(format!(
+                    "--out {name}=...: there is no buffer argument `{name}`"
+                )))
+            }
+        }
     }
     let object = load(&args.file)?;
     if let Some(entry) = &args.entry {
@@ -361,42 +563,77 @@ pub fn run(args: Args) -> Outcome {
         config.entry = u32::try_from(symbol.offset)
             .map_err(|_| Failure::BadInput(format!("--entry {entry}: offset out of range")))?;
     }
+    // The code is mapped once and pre-decoded into one slot per 4-byte word.
+    let code = object.text.len() as u64;
+    let per_word = (std::mem::size_of::<warpkit_sim::Inst>()
+        + std::mem::size_of::<warpkit_sim::RegUse>()) as u64;
+    budget.charge(
+        &format!("the code ({code} bytes, decoded)"),
+        2 * code + code.div_ceil(4) * per_word,
+    )?;
     let prog = Program::new(object.text);
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
-    let result = match &args.trace {
+    let total = workgroup_count(&config).map_err(bad_launch)?;
+    let mut trace_cut = false;
+    let (result, trace) = match &args.trace {
         None => {
-            let total = workgroup_count(&config).map_err(bad_launch)?;
-            with_progress(total, |done| {
+            let r = with_progress(total, |done| {
                 launch_with_progress(&prog, &config, kernel_args, done)
             })
-            .map_err(bad_launch)?
+            .map_err(bad_launch)?;
+            (r, None)
         }
         Some(path) => {
             let format = match args.trace_format {
                 TraceFormatArg::Json => TraceFormat::Json,
                 TraceFormatArg::Text => TraceFormat::Text,
             };
-            let (r, io) = launch_traced(&prog, &config, kernel_args, open_trace(path)?, format)
-                .map_err(bad_launch)?;
-            io.map_err(|e| {
-                Failure::BadInput(format!("cannot write trace {}: {e}", path.display()))
-            })?;
-            r
+            let mut file = OutputFile::create(path)?;
+            let hit = Cell::new(false);
+            let writer = CappedWriter {
+                out: &mut file,
+                left: args.max_trace_bytes,
+                hit: &hit,
+            };
+            let (r, io) =
+                launch_traced(&prog, &config, kernel_args, writer, format).map_err(bad_launch)?;
+            trace_cut = hit.get();
+            if !trace_cut {
+                io.map_err(|e| {
+                    Failure::BadInput(format!("cannot write trace {}: {e}", path.display()))
+                })?;
+            }
+            (r, Some(file))
         }
     };
+    report(&result, args.max_steps);
+    summary(&result);
+    // Diagnostics describe the run, failed or not; a cut trace is not written at all.
+    if let Some(file) = trace {
+        if trace_cut {
+            drop(file);
+            eprintln!(
+                "error: the trace reached the limit of {} bytes (--max-trace-bytes) and was \
+                 not written; lower --max-steps or raise --max-trace-bytes BYTES",
+                args.max_trace_bytes
+            );
+        } else {
+            file.commit()?;
+        }
+    }
     if let Some(path) = &args.dump_state {
         let text = dump_states_json(result.warps.iter().zip(&result.cores));
         write_output(path, text.as_bytes())?;
     }
-    for (name, file) in &outs {
-        if let Some(bytes) = result.buffer(name) {
-            write_output(file, bytes)?;
-        }
-    }
-    report(&result, args.max_steps);
-    summary(&result);
     let hazard_failure = args.strict_hazards && result.stats.hazards > 0;
-    if result.ok() && !hazard_failure {
+    let success = result.ok() && !hazard_failure && !trace_cut;
+    // Results only from a run that succeeded: a partial buffer must not pass for a result.
+    if success {
+        for (name, file) in &outs {
+            if let Some(bytes) = result.buffer(name) {
+                write_output(file, bytes)?;
+            }
+        }
         return Ok(());
     }
     if hazard_failure && result.ok() {
@@ -404,6 +641,9 @@ pub fn run(args: Args) -> Outcome {
             "error: {} hazard(s) reported and --strict-hazards is set",
             result.stats.hazards
         );
+    }
+    if !outs.is_empty() {
+        eprintln!("note: the run failed, so the --out files were not written");
     }
     Err(Failure::Exit(1))
 }
@@ -433,6 +673,9 @@ mod tests_support {
             trace_format: TraceFormatArg::Json,
             max_steps: DEFAULT_MAX_STEPS,
             entry: None,
+            max_memory: DEFAULT_MAX_MEMORY,
+            max_workgroups: DEFAULT_MAX_WORKGROUPS,
+            max_trace_bytes: DEFAULT_MAX_TRACE_BYTES,
         }
     }
 
