@@ -2,7 +2,7 @@
 //! and the RAW/WAW hazard reports on registers with a pending write-back.
 
 use crate::program::Program;
-use crate::warp::{Warp, LANES};
+use crate::warp::{Warp, LANES, NUM_UREGS, NUM_VREGS};
 use std::collections::VecDeque;
 use warpkit_isa::COUNTERS;
 
@@ -10,8 +10,8 @@ use warpkit_isa::COUNTERS;
 pub const NUM_COUNTERS: usize = 6;
 
 /// What an operation writes when it retires. A multi-register result is written at once.
-// Inline data on purpose: the queue's ring buffer then holds every pending load without an
-// allocation per memory instruction.
+/// This is the description handed to tracers; the queue itself keeps vector data in a
+/// pool of rows, so queuing a load moves a few bytes, not 512.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Writeback {
@@ -31,19 +31,14 @@ pub enum Writeback {
     },
 }
 
-impl Writeback {
-    fn vmask(&self) -> u128 {
-        match *self {
-            Writeback::V { first, count, .. } => range_mask128(first, count),
-            _ => 0,
-        }
-    }
-    fn umask(&self) -> u64 {
-        match *self {
-            Writeback::U { first, count, .. } => range_mask64(first, count),
-            _ => 0,
-        }
-    }
+/// Which part of each 32-bit lane a vector write-back replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Whole,
+    /// Bits [15:0]; the high half keeps its value at retirement.
+    Low16,
+    /// Bits [31:16]; the low half keeps its value at retirement.
+    High16,
 }
 
 pub(crate) fn range_mask128(first: u8, count: u8) -> u128 {
@@ -64,7 +59,7 @@ pub(crate) fn range_mask64(first: u8, count: u8) -> u64 {
     ones.checked_shl(u32::from(first)).unwrap_or(0)
 }
 
-/// One issued, not yet retired, operation.
+/// One issued, not yet retired, operation, as tracers and [`AsyncQueue::ops`] see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingOp {
     /// Index into [`COUNTERS`].
@@ -74,14 +69,76 @@ pub struct PendingOp {
     pub writeback: Writeback,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    None,
+    /// Vector rows in the pool (`rows[..count]`), into registers `first..first+count`.
+    V {
+        first: u8,
+        count: u8,
+        part: Part,
+        mask: u32,
+        rows: [u16; 4],
+    },
+    U {
+        first: u8,
+        count: u8,
+        data: [u32; 8],
+    },
+}
+
+/// One queue entry: small and `Copy`, so issue and retirement move little.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    counter: u8,
+    pc: u32,
+    target: Target,
+}
+
+impl Entry {
+    fn vmask(&self) -> u128 {
+        match self.target {
+            Target::V { first, count, .. } => range_mask128(first, count),
+            _ => 0,
+        }
+    }
+    fn umask(&self) -> u64 {
+        match self.target {
+            Target::U { first, count, .. } => range_mask64(first, count),
+            _ => 0,
+        }
+    }
+}
+
 /// The pending operations of one warp, oldest first.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AsyncQueue {
-    ops: VecDeque<PendingOp>,
+    ops: VecDeque<Entry>,
     counts: [u32; NUM_COUNTERS],
+    /// Lane data of pending vector write-backs, one register row each; reused, never shrunk.
+    rows: Vec<[u32; LANES]>,
+    free: Vec<u16>,
+    /// Pending writers per register, so the masks below update in O(registers written).
+    vwriters: [u8; NUM_VREGS],
+    uwriters: [u8; NUM_UREGS],
     /// Registers with a pending write-back, for hazard checks.
     pub(crate) vpending: u128,
     pub(crate) upending: u64,
+}
+
+impl Default for AsyncQueue {
+    fn default() -> AsyncQueue {
+        AsyncQueue {
+            ops: VecDeque::new(),
+            counts: [0; NUM_COUNTERS],
+            rows: Vec::new(),
+            free: Vec::new(),
+            vwriters: [0; NUM_VREGS],
+            uwriters: [0; NUM_UREGS],
+            vpending: 0,
+            upending: 0,
+        }
+    }
 }
 
 impl AsyncQueue {
@@ -94,31 +151,129 @@ impl AsyncQueue {
         self.counts[c]
     }
 
-    pub fn ops(&self) -> impl Iterator<Item = &PendingOp> {
-        self.ops.iter()
+    /// The pending operations, oldest first.
+    pub fn ops(&self) -> impl Iterator<Item = PendingOp> + '_ {
+        self.ops.iter().map(|e| self.describe(e, None))
     }
 
-    fn recompute(&mut self) {
+    /// Forget everything pending, keeping the allocations (a warp reused for another
+    /// workgroup).
+    pub(crate) fn clear(&mut self) {
+        self.ops.clear();
+        self.counts = [0; NUM_COUNTERS];
+        self.free.clear();
+        self.free.extend((0..self.rows.len() as u16).rev());
+        self.vwriters = [0; NUM_VREGS];
+        self.uwriters = [0; NUM_UREGS];
         self.vpending = 0;
         self.upending = 0;
-        for op in &self.ops {
-            self.vpending |= op.writeback.vmask();
-            self.upending |= op.writeback.umask();
+    }
+
+    fn describe(&self, e: &Entry, written: Option<&[u32; LANES]>) -> PendingOp {
+        let writeback = match e.target {
+            Target::None => Writeback::None,
+            Target::V {
+                first,
+                count,
+                mask,
+                rows,
+                part,
+            } => {
+                let mut data = [[0u32; LANES]; 4];
+                for k in 0..usize::from(count) {
+                    data[k] = self.rows[usize::from(rows[k])];
+                }
+                if part != Part::Whole {
+                    // The register's value after the merge, as a tracer reports writes.
+                    if let Some(w) = written {
+                        data[0] = *w;
+                    }
+                }
+                Writeback::V {
+                    first,
+                    count,
+                    mask,
+                    data,
+                }
+            }
+            Target::U { first, count, data } => Writeback::U { first, count, data },
+        };
+        PendingOp {
+            counter: e.counter,
+            pc: e.pc,
+            writeback,
+        }
+    }
+
+    fn alloc_row(&mut self) -> u16 {
+        match self.free.pop() {
+            Some(r) => r,
+            None => {
+                self.rows.push([0; LANES]);
+                (self.rows.len() - 1) as u16
+            }
+        }
+    }
+
+    fn track(&mut self, e: &Entry) {
+        match e.target {
+            Target::V { first, count, .. } => {
+                for r in usize::from(first)..usize::from(first) + usize::from(count) {
+                    if let Some(n) = self.vwriters.get_mut(r) {
+                        *n += 1;
+                        self.vpending |= 1u128 << r;
+                    }
+                }
+            }
+            Target::U { first, count, .. } => {
+                for r in usize::from(first)..usize::from(first) + usize::from(count) {
+                    if let Some(n) = self.uwriters.get_mut(r) {
+                        *n += 1;
+                        self.upending |= 1u64 << r;
+                    }
+                }
+            }
+            Target::None => {}
+        }
+    }
+
+    fn untrack(&mut self, e: &Entry) {
+        match e.target {
+            Target::V { first, count, .. } => {
+                for r in usize::from(first)..usize::from(first) + usize::from(count) {
+                    if let Some(n) = self.vwriters.get_mut(r) {
+                        *n -= 1;
+                        if *n == 0 {
+                            self.vpending &= !(1u128 << r);
+                        }
+                    }
+                }
+            }
+            Target::U { first, count, .. } => {
+                for r in usize::from(first)..usize::from(first) + usize::from(count) {
+                    if let Some(n) = self.uwriters.get_mut(r) {
+                        *n -= 1;
+                        if *n == 0 {
+                            self.upending &= !(1u64 << r);
+                        }
+                    }
+                }
+            }
+            Target::None => {}
         }
     }
 
     /// The youngest pending operation writing vector register `r` (or uniform if `!vector`).
-    fn writer_of(&self, vector: bool, r: u32) -> Option<&PendingOp> {
+    fn writer_of(&self, vector: bool, r: u32) -> Option<&Entry> {
         self.ops.iter().rev().find(|op| {
             if vector {
-                op.writeback.vmask() >> r & 1 != 0
+                op.vmask() >> r & 1 != 0
             } else {
-                op.writeback.umask() >> r & 1 != 0
+                op.umask() >> r & 1 != 0
             }
         })
     }
 }
-
 /// A register hazard (§2.6): undefined for software, reported by the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hazard {
@@ -163,44 +318,87 @@ impl std::fmt::Display for Hazard {
 pub const MAX_HAZARDS_PER_WARP: usize = 256;
 
 impl Warp {
-    fn apply(&mut self, wb: &Writeback) {
-        match wb {
-            Writeback::None => {}
-            Writeback::V {
+    /// Write a retired operation's result into the registers; returns the merged value of a
+    /// half-register write (for the retire log).
+    fn apply(&mut self, e: &Entry) -> Option<[u32; LANES]> {
+        match e.target {
+            Target::None => None,
+            Target::V {
                 first,
                 count,
+                part,
                 mask,
-                data,
+                rows,
             } => {
-                for (k, lanes) in data.iter().enumerate().take(usize::from(*count)) {
-                    let Some(row) = self.v.get_mut(usize::from(*first) + k) else {
-                        continue;
-                    };
-                    for (l, x) in row.iter_mut().enumerate() {
-                        if (mask >> l) & 1 != 0 {
-                            *x = lanes[l];
+                if mask == u32::MAX && part == Part::Whole {
+                    for (k, &r) in rows.iter().enumerate().take(usize::from(count)) {
+                        let src = self.queue.rows[usize::from(r)];
+                        if let Some(row) = self.v.get_mut(usize::from(first) + k) {
+                            *row = src;
                         }
                     }
+                    return None;
                 }
+                let mut lane_mask = [0u32; LANES];
+                for (l, m) in lane_mask.iter_mut().enumerate() {
+                    *m = 0u32.wrapping_sub((mask >> l) & 1);
+                }
+                // A half write replaces only its half: the bits it keeps are the
+                // register's bits at retirement.
+                let keep: u32 = match part {
+                    Part::Whole => 0,
+                    Part::Low16 => 0xffff_0000,
+                    Part::High16 => 0x0000_ffff,
+                };
+                let mut merged = None;
+                for (k, &r) in rows.iter().enumerate().take(usize::from(count)) {
+                    let src = &self.queue.rows[usize::from(r)];
+                    let Some(row) = self.v.get_mut(usize::from(first) + k) else {
+                        continue;
+                    };
+                    for l in 0..LANES {
+                        let new = (src[l] & !keep) | (row[l] & keep);
+                        row[l] = (new & lane_mask[l]) | (row[l] & !lane_mask[l]);
+                    }
+                    if part != Part::Whole {
+                        merged = Some(*row);
+                    }
+                }
+                merged
             }
-            Writeback::U { first, count, data } => {
-                for (k, &value) in data.iter().enumerate().take(usize::from(*count)) {
-                    if let Some(u) = self.u.get_mut(usize::from(*first) + k) {
+            Target::U { first, count, data } => {
+                for (k, &value) in data.iter().enumerate().take(usize::from(count)) {
+                    if let Some(u) = self.u.get_mut(usize::from(first) + k) {
                         *u = value;
                     }
                 }
+                None
             }
         }
     }
 
     fn retire_at(&mut self, index: usize) {
-        if let Some(op) = self.queue.ops.remove(index) {
-            self.queue.counts[usize::from(op.counter)] -= 1;
-            self.apply(&op.writeback);
-            self.queue.recompute();
+        let e = if index == 0 {
+            self.queue.ops.pop_front()
+        } else {
+            self.queue.ops.remove(index)
+        };
+        let Some(e) = e else {
+            return;
+        };
+        self.queue.counts[usize::from(e.counter)] -= 1;
+        let merged = self.apply(&e);
+        self.queue.untrack(&e);
+        if self.retire_log.is_some() {
+            let op = self.queue.describe(&e, merged.as_ref());
             if let Some(log) = &mut self.retire_log {
                 log.push(op);
             }
+        }
+        if let Target::V { count, rows, .. } = e.target {
+            self.queue
+                .free
+                .extend_from_slice(&rows[..usize::from(count)]);
         }
     }
 
@@ -216,9 +414,10 @@ impl Warp {
         }
     }
 
-    /// Issue an asynchronous operation: a counter at its in-flight limit first retires its
-    /// oldest operation (errata v0.1.2); then the counter is incremented.
-    pub fn issue(&mut self, counter: usize, pc: u32, writeback: Writeback) {
+    /// A counter at its in-flight limit first retires its oldest operation (errata
+    /// v0.1.2); then the counter is incremented and the entry queued.
+    fn push_entry(&mut self, e: Entry) {
+        let counter = usize::from(e.counter);
         let limit = COUNTERS
             .get(counter)
             .map_or(u32::MAX, |c| u32::from(c.max_outstanding));
@@ -226,12 +425,67 @@ impl Warp {
             self.retire_oldest(counter);
         }
         self.queue.counts[counter] += 1;
-        self.queue.vpending |= writeback.vmask();
-        self.queue.upending |= writeback.umask();
-        self.queue.ops.push_back(PendingOp {
+        self.queue.track(&e);
+        self.queue.ops.push_back(e);
+    }
+
+    /// Issue an asynchronous operation: a counter at its in-flight limit first retires its
+    /// oldest operation (errata v0.1.2); then the counter is incremented.
+    pub fn issue(&mut self, counter: usize, pc: u32, writeback: Writeback) {
+        match writeback {
+            Writeback::None => self.push_entry(Entry {
+                counter: counter as u8,
+                pc,
+                target: Target::None,
+            }),
+            Writeback::U { first, count, data } => self.push_entry(Entry {
+                counter: counter as u8,
+                pc,
+                target: Target::U { first, count, data },
+            }),
+            Writeback::V {
+                first,
+                count,
+                mask,
+                data,
+            } => self.issue_v(
+                counter,
+                pc,
+                first,
+                mask,
+                Part::Whole,
+                &data[..usize::from(count)],
+            ),
+        }
+    }
+
+    /// Issue an operation writing `data.len()` (1..=4) vector registers from `first`, lanes
+    /// in `mask`, `part` of each lane.
+    pub(crate) fn issue_v(
+        &mut self,
+        counter: usize,
+        pc: u32,
+        first: u8,
+        mask: u32,
+        part: Part,
+        data: &[[u32; LANES]],
+    ) {
+        let mut rows = [0u16; 4];
+        for (slot, d) in rows.iter_mut().zip(data) {
+            let r = self.queue.alloc_row();
+            self.queue.rows[usize::from(r)] = *d;
+            *slot = r;
+        }
+        self.push_entry(Entry {
             counter: counter as u8,
             pc,
-            writeback,
+            target: Target::V {
+                first,
+                count: data.len().min(4) as u8,
+                part,
+                mask,
+                rows,
+            },
         });
     }
 
@@ -261,6 +515,9 @@ impl Warp {
         };
         let vq = self.queue.vpending;
         let uq = self.queue.upending;
+        if (uses.vread | uses.vwrite) & vq == 0 && (uses.uread | uses.uwrite) & uq == 0 {
+            return;
+        }
         let checks = [
             (HazardKind::Raw, true, uses.vread & vq, 0u64),
             (HazardKind::Raw, false, 0, uses.uread & uq),

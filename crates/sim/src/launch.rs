@@ -8,7 +8,7 @@ use crate::memory::{GlobalMemory, SharedMemory};
 use crate::program::Program;
 use crate::trace::{NoTrace, TraceFormat, Tracer, WriteTracer};
 use crate::trap::{Trap, CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
-use crate::warp::{Warp, WarpStatus, LANES};
+use crate::warp::{Warp, WarpId, WarpStatus, LANES};
 use crate::workgroup::{Deadlock, Workgroup};
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
 use rayon::prelude::*;
@@ -264,6 +264,7 @@ fn run_workgroup<T: Tracer>(
     global: &GlobalMemory,
     flat: u64,
     tracer: &mut T,
+    pool: &mut Vec<Warp>,
 ) -> Outcome {
     let [gx, gy, _] = cfg.grid;
     let flat32 = flat as u32;
@@ -280,7 +281,22 @@ fn run_workgroup<T: Tracer>(
             }
         })
         .collect();
-    let mut group = Workgroup::new(wg, &exec);
+    // Warps come from this host thread's pool and go back to it, so a workgroup allocates
+    // no register files.
+    let mut group = Workgroup::new(wg, &[]);
+    for (i, &e) in exec.iter().enumerate() {
+        let id = WarpId {
+            workgroup: wg,
+            warp: i as u32,
+        };
+        group.warps.push(match pool.pop() {
+            Some(mut w) => {
+                w.reset(id, e);
+                w
+            }
+            None => Warp::new(id, e),
+        });
+    }
     for warp in group.warps.iter_mut() {
         warp.pc = cfg.entry;
     }
@@ -337,6 +353,8 @@ fn run_workgroup<T: Tracer>(
         o.hazards.append(&mut w.hazards);
         if cfg.keep_warps {
             o.kept.push(w);
+        } else {
+            pool.push(w);
         }
     }
     o
@@ -443,12 +461,18 @@ pub fn launch_with_progress(
     let start = Instant::now();
     let global = &layout.global;
     let outcomes: Vec<Outcome> = pool.install(|| {
-        (0..groups)
+        // Runs of workgroups per task, so a task outweighs rayon's splitting; each task
+        // keeps a pool of warps for its workgroups.
+        let chunk = (groups / (pool.current_num_threads() as u64 * 16)).clamp(1, 64);
+        (0..groups.div_ceil(chunk))
             .into_par_iter()
-            .map(|g| {
-                let o = run_workgroup(program, config, global, g, &mut NoTrace);
-                done.fetch_add(1, Ordering::Relaxed);
-                o
+            .flat_map_iter(|c| {
+                let mut warps = Vec::new();
+                (c * chunk..groups.min((c + 1) * chunk)).map(move |g| {
+                    let o = run_workgroup(program, config, global, g, &mut NoTrace, &mut warps);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    o
+                })
             })
             .collect()
     });
@@ -469,8 +493,9 @@ pub fn launch_traced<W: std::io::Write>(
     let layout = layout(program, &args)?;
     let mut tracer = WriteTracer::new(out, format);
     let start = Instant::now();
+    let mut warps = Vec::new();
     let outcomes: Vec<Outcome> = (0..groups)
-        .map(|g| run_workgroup(program, config, &layout.global, g, &mut tracer))
+        .map(|g| run_workgroup(program, config, &layout.global, g, &mut tracer, &mut warps))
         .collect();
     let wall = start.elapsed();
     Ok((finish(layout, outcomes, wall), tracer.finish()))

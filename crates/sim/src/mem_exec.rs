@@ -2,12 +2,14 @@
 //! docs/abi.md): addresses, alignment and mapping checks, the access itself at issue, and
 //! the write-back queued for retirement (§2.6).
 
+use crate::asyncq::Part;
 use crate::env::{Env, Fault};
 use crate::memory::{check_alignment, AtomicOp, GlobalMemory, SharedMemory, Space};
 use crate::program::{Code, Inst, Program};
 use crate::trap::CAUSE_UNSUPPORTED;
 use crate::warp::{Warp, LANES};
 use crate::Writeback;
+use std::sync::atomic::{AtomicU32, Ordering};
 use warpkit_isa::{Latency, Op};
 
 /// The environment of a workgroup: the launch's global memory and its shared memory.
@@ -18,10 +20,22 @@ pub struct MemEnv<'a> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Load { size: u32, signed: bool },
-    Store { size: u32 },
-    Atomic { op: AtomicOp, rtn: bool },
-    ULoad { size: u32 },
+    /// `part` says which bits of the destination a 16-bit `d16` load replaces.
+    Load {
+        size: u32,
+        signed: bool,
+        part: Part,
+    },
+    Store {
+        size: u32,
+    },
+    Atomic {
+        op: AtomicOp,
+        rtn: bool,
+    },
+    ULoad {
+        size: u32,
+    },
     Cache,
 }
 
@@ -67,7 +81,16 @@ fn atomic(op: Op) -> Option<(AtomicOp, bool)> {
 }
 
 fn describe(op: Op) -> Option<(Kind, Addr)> {
-    let load = |size, signed| Kind::Load { size, signed };
+    let load = |size, signed| Kind::Load {
+        size,
+        signed,
+        part: Part::Whole,
+    };
+    let d16 = |part| Kind::Load {
+        size: 2,
+        signed: false,
+        part,
+    };
     let store = |size| Kind::Store { size };
     Some(match op {
         Op::GloadU8 => (load(1, false), Addr::Global),
@@ -77,6 +100,8 @@ fn describe(op: Op) -> Option<(Kind, Addr)> {
         Op::GloadB32 => (load(4, false), Addr::Global),
         Op::GloadB64 => (load(8, false), Addr::Global),
         Op::GloadB128 => (load(16, false), Addr::Global),
+        Op::GloadD16L => (d16(Part::Low16), Addr::Global),
+        Op::GloadD16H => (d16(Part::High16), Addr::Global),
         Op::GloadU8A64 => (load(1, false), Addr::A64),
         Op::GloadI8A64 => (load(1, true), Addr::A64),
         Op::GloadU16A64 => (load(2, false), Addr::A64),
@@ -101,6 +126,8 @@ fn describe(op: Op) -> Option<(Kind, Addr)> {
         Op::DsloadB32 => (load(4, false), Addr::Shared),
         Op::DsloadB64 => (load(8, false), Addr::Shared),
         Op::DsloadB128 => (load(16, false), Addr::Shared),
+        Op::DsloadD16L => (d16(Part::Low16), Addr::Shared),
+        Op::DsloadD16H => (d16(Part::High16), Addr::Shared),
         Op::DsstoreB8 => (store(1), Addr::Shared),
         Op::DsstoreB16 => (store(2), Addr::Shared),
         Op::DsstoreB32 => (store(4), Addr::Shared),
@@ -224,6 +251,44 @@ impl Env for MemEnv<'_> {
             _ => {}
         }
         let exec = warp.exec();
+        let size = match kind {
+            Kind::Load { size, .. } | Kind::Store { size } => size,
+            _ => 4,
+        };
+        // The fast path: every active lane aligned and inside one region (global) or inside
+        // shared memory. Then no lane can fault, so one lookup serves the whole instruction
+        // and the lanes run without per-lane checks; anything else takes the lane-by-lane
+        // path below, which finds the faulting lane exactly as before.
+        if space != Addr::A64 && exec != 0 {
+            // `base + zext(v[rs1]) + sext(imm)`: bounds from the 32-bit lane offsets, so the
+            // span is a SIMD min/max over u32 lanes.
+            let b = match space {
+                Addr::Global => warp.u64(rs2).wrapping_add(offset),
+                _ => offset,
+            };
+            let v = &warp.v[rs1];
+            let (min, max, bits) = span32(exec, v);
+            let align = u64::from(size.min(4));
+            // (b | v) aligned implies b + v aligned; the converse case takes the slow path.
+            if (b | u64::from(bits)) & (align - 1) == 0 {
+                if let Some(end) = b.checked_add(u64::from(max) + u64::from(size)) {
+                    let lo = b + u64::from(min);
+                    let region = if space == Addr::Shared {
+                        (end <= self.shared.len()).then_some(0)
+                    } else {
+                        self.global.span(lo, end).map(|(base, _)| base)
+                    };
+                    if let Some(rbase) = region {
+                        let bias = b.wrapping_sub(rbase);
+                        let mut rel = [0u64; LANES];
+                        for (r, &x) in rel.iter_mut().zip(v) {
+                            *r = bias.wrapping_add(u64::from(x));
+                        }
+                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, &rel);
+                    }
+                }
+            }
+        }
         let mut addrs = [0u64; LANES];
         match space {
             Addr::Global => {
@@ -237,6 +302,15 @@ impl Env for MemEnv<'_> {
                 for (a, p) in addrs.iter_mut().zip(pair) {
                     *a = p.wrapping_add(offset);
                 }
+                if let Some((lo, end)) = active_span(exec, &addrs, size) {
+                    if let Some((rbase, _)) = self.global.span(lo, end) {
+                        let mut rel = [0u64; LANES];
+                        for (r, &a) in rel.iter_mut().zip(&addrs) {
+                            *r = a.wrapping_sub(rbase);
+                        }
+                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, &rel);
+                    }
+                }
             }
             Addr::Shared => {
                 for (l, a) in addrs.iter_mut().enumerate() {
@@ -245,10 +319,6 @@ impl Env for MemEnv<'_> {
             }
             Addr::Uniform => return Err(unsupported()),
         }
-        let size = match kind {
-            Kind::Load { size, .. } | Kind::Store { size } => size,
-            _ => 4,
-        };
         // Every active lane is checked before any store or atomic: a faulting instruction
         // changes nothing (docs/abi.md). The lowest faulting lane names the address. Loads
         // change nothing until their write-back is queued, so they check as they read.
@@ -264,7 +334,7 @@ impl Env for MemEnv<'_> {
         }
         let regs = (size as usize).div_ceil(4);
         match kind {
-            Kind::Load { size, signed } => {
+            Kind::Load { size, signed, part } => {
                 let mut data = [[0u32; LANES]; 4];
                 let mut buf = [0u32; 4];
                 for (l, &a) in addrs.iter().enumerate() {
@@ -275,26 +345,12 @@ impl Env for MemEnv<'_> {
                         warp.fault_address = Some((a, l as u32));
                         return Err(f);
                     }
-                    if signed {
-                        buf[0] = match size {
-                            1 => buf[0] as u8 as i8 as i32 as u32,
-                            _ => buf[0] as u16 as i16 as i32 as u32,
-                        };
-                    }
                     for k in 0..regs {
                         data[k][l] = buf[k];
                     }
+                    data[0][l] = extend(buf[0], size, signed, part);
                 }
-                warp.issue(
-                    counter,
-                    pc,
-                    Writeback::V {
-                        first: inst.rd,
-                        count: regs as u8,
-                        mask: exec,
-                        data,
-                    },
-                );
+                warp.issue_v(counter, pc, inst.rd, exec, part, &data[..regs]);
             }
             Kind::Store { size } => {
                 // Ascending lanes: where lanes collide, the highest active lane's value stays.
@@ -311,33 +367,316 @@ impl Env for MemEnv<'_> {
                 warp.issue(counter, pc, Writeback::None);
             }
             Kind::Atomic { op: aop, rtn } => {
-                let mut old = [[0u32; LANES]; 4];
+                let mut old = [0u32; LANES];
                 for (l, &a) in addrs.iter().enumerate() {
                     if (exec >> l) & 1 == 0 {
                         continue;
                     }
-                    let lo = warp.v[rd][l];
-                    let (data, compare) = if aop == AtomicOp::Cmpswap {
-                        (warp.v.get(rd + 1).map_or(0, |r| r[l]), lo)
-                    } else {
-                        (lo, 0)
-                    };
-                    old[0][l] = self.rmw(space, a, aop, data, compare)?;
+                    let (data, compare) = atomic_operands(warp, aop, rd, l);
+                    old[l] = self.rmw(space, a, aop, data, compare)?;
                 }
-                let wb = if rtn {
-                    Writeback::V {
-                        first: inst.rd,
-                        count: 1,
-                        mask: exec,
-                        data: old,
-                    }
-                } else {
-                    Writeback::None
-                };
-                warp.issue(counter, pc, wb);
+                issue_atomic(warp, counter, pc, inst, exec, rtn, &old);
             }
             Kind::ULoad { .. } | Kind::Cache => {}
         }
         Ok(())
     }
+}
+
+impl MemEnv<'_> {
+    /// Run the fast path on the region holding `lo..end`; `rel` holds each lane's byte
+    /// offset from the region's (4-byte aligned) base.
+    #[allow(clippy::too_many_arguments)]
+    fn fast_at(
+        &mut self,
+        space: Addr,
+        lo: u64,
+        end: u64,
+        warp: &mut Warp,
+        kind: Kind,
+        counter: usize,
+        pc: u32,
+        inst: &Inst,
+        rel: &[u64; LANES],
+    ) -> Result<(), Fault> {
+        if space != Addr::Shared {
+            let Some((_, words)) = self.global.span(lo, end) else {
+                unreachable!("the span was found by the caller");
+            };
+            return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
+        }
+        if matches!(kind, Kind::Load { .. }) && self.shared.words().is_empty() {
+            // Never written: every word reads 0, and nothing needs allocating.
+            return fast(SharedWords(&mut []), warp, kind, counter, pc, inst, rel);
+        }
+        let words = SharedWords(self.shared.words_mut());
+        fast(words, warp, kind, counter, pc, inst, rel)
+    }
+}
+
+/// Over the active lanes of `v`: the minimum, the maximum and the OR of the values.
+#[inline(always)]
+fn span32(exec: u32, v: &[u32; LANES]) -> (u32, u32, u32) {
+    let (mut min, mut max, mut bits) = (u32::MAX, 0u32, 0u32);
+    for (l, &x) in v.iter().enumerate() {
+        let m = 0u32.wrapping_sub((exec >> l) & 1);
+        min = min.min(x | !m);
+        max = max.max(x & m);
+        bits |= x & m;
+    }
+    (min, max, bits)
+}
+
+/// The lowest active address and the end of the highest active access, if every active
+/// lane is aligned for `size` and nothing wraps; `None` also when no lane is active.
+#[inline(always)]
+fn active_span(exec: u32, addrs: &[u64; LANES], size: u32) -> Option<(u64, u64)> {
+    let mut lo = u64::MAX;
+    let mut hi = 0u64;
+    let mut bits = 0u64;
+    for (l, &a) in addrs.iter().enumerate() {
+        let on = (exec >> l) & 1 != 0;
+        lo = lo.min(if on { a } else { u64::MAX });
+        hi = hi.max(if on { a } else { 0 });
+        bits |= if on { a } else { 0 };
+    }
+    let align = u64::from(size.min(4));
+    if exec == 0 || bits & (align - 1) != 0 {
+        return None;
+    }
+    Some((lo, hi.checked_add(u64::from(size))?))
+}
+
+/// A loaded value as it goes into the destination: sign-extended, or moved into its half.
+#[inline(always)]
+fn extend(x: u32, size: u32, signed: bool, part: Part) -> u32 {
+    match (signed, size, part) {
+        (_, _, Part::High16) => x << 16,
+        (true, 1, _) => x as u8 as i8 as i32 as u32,
+        (true, 2, _) => x as u16 as i16 as i32 as u32,
+        _ => x,
+    }
+}
+
+/// The data and compare value of an atomic in lane `l` (`cmpswap`: low register compare,
+/// high register new value).
+#[inline(always)]
+fn atomic_operands(warp: &Warp, aop: AtomicOp, rd: usize, l: usize) -> (u32, u32) {
+    let lo = warp.v[rd][l];
+    if aop == AtomicOp::Cmpswap {
+        (warp.v.get(rd + 1).map_or(0, |r| r[l]), lo)
+    } else {
+        (lo, 0)
+    }
+}
+
+fn issue_atomic(
+    warp: &mut Warp,
+    counter: usize,
+    pc: u32,
+    inst: &Inst,
+    exec: u32,
+    rtn: bool,
+    old: &[u32; LANES],
+) {
+    if rtn {
+        warp.issue_v(
+            counter,
+            pc,
+            inst.rd,
+            exec,
+            Part::Whole,
+            std::slice::from_ref(old),
+        );
+    } else {
+        warp.issue(counter, pc, Writeback::None);
+    }
+}
+
+/// Word access for the fast paths, where every index is known to be in bounds.
+trait Words {
+    fn get(&self, i: usize) -> u32;
+    fn set(&mut self, i: usize, v: u32);
+    /// Replace the bits of `mask` in word `i` with those of `v`.
+    fn set_bits(&mut self, i: usize, mask: u32, v: u32);
+    fn rmw(&mut self, i: usize, op: AtomicOp, data: u32, compare: u32) -> u32;
+}
+
+struct GlobalWords<'a>(&'a [AtomicU32]);
+
+impl Words for GlobalWords<'_> {
+    #[inline(always)]
+    fn get(&self, i: usize) -> u32 {
+        self.0[i].load(Ordering::Relaxed)
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize, v: u32) {
+        self.0[i].store(v, Ordering::Relaxed);
+    }
+    #[inline(always)]
+    fn set_bits(&mut self, i: usize, mask: u32, v: u32) {
+        // A compare-and-swap loop, so neighbouring bytes written by other threads survive.
+        let _ = self.0[i].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+            Some((old & !mask) | (v & mask))
+        });
+    }
+    #[inline(always)]
+    fn rmw(&mut self, i: usize, op: AtomicOp, data: u32, compare: u32) -> u32 {
+        self.0[i]
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                Some(op.apply(old, data, compare))
+            })
+            .unwrap_or_else(|x| x)
+    }
+}
+
+/// Shared memory words; an empty slice is memory never written (reads 0, loads only).
+struct SharedWords<'a>(&'a mut [u32]);
+
+impl Words for SharedWords<'_> {
+    #[inline(always)]
+    fn get(&self, i: usize) -> u32 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize, v: u32) {
+        self.0[i] = v;
+    }
+    #[inline(always)]
+    fn set_bits(&mut self, i: usize, mask: u32, v: u32) {
+        let w = &mut self.0[i];
+        *w = (*w & !mask) | (v & mask);
+    }
+    #[inline(always)]
+    fn rmw(&mut self, i: usize, op: AtomicOp, data: u32, compare: u32) -> u32 {
+        let old = self.0[i];
+        self.0[i] = op.apply(old, data, compare);
+        old
+    }
+}
+
+/// The word holding byte offset `rel` of a region.
+#[inline(always)]
+fn word(rel: u64) -> usize {
+    (rel / 4) as usize
+}
+
+/// Calls `f` for each active lane in ascending order; a full EXEC has no per-lane test.
+#[inline(always)]
+fn for_lanes(exec: u32, mut f: impl FnMut(usize)) {
+    if exec == u32::MAX {
+        for l in 0..LANES {
+            f(l);
+        }
+    } else {
+        let mut m = exec;
+        while m != 0 {
+            f(m.trailing_zeros() as usize);
+            m &= m - 1;
+        }
+    }
+}
+
+/// A vector memory instruction whose active lanes are all aligned and in bounds.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn fast<W: Words>(
+    mut words: W,
+    warp: &mut Warp,
+    kind: Kind,
+    counter: usize,
+    pc: u32,
+    inst: &Inst,
+    rel: &[u64; LANES],
+) -> Result<(), Fault> {
+    let rd = usize::from(inst.rd);
+    let exec = warp.exec();
+    match kind {
+        Kind::Load { size, signed, part } => match size {
+            4 => {
+                let mut data = [0u32; LANES];
+                for_lanes(exec, |l| data[l] = words.get(word(rel[l])));
+                warp.issue_v(
+                    counter,
+                    pc,
+                    inst.rd,
+                    exec,
+                    part,
+                    std::slice::from_ref(&data),
+                );
+            }
+            8 | 16 => {
+                let regs = size as usize / 4;
+                let mut data = [[0u32; LANES]; 4];
+                for_lanes(exec, |l| {
+                    let i = word(rel[l]);
+                    for (k, row) in data.iter_mut().enumerate().take(regs) {
+                        row[l] = words.get(i + k);
+                    }
+                });
+                warp.issue_v(counter, pc, inst.rd, exec, part, &data[..regs]);
+            }
+            _ => {
+                let mut data = [0u32; LANES];
+                for_lanes(exec, |l| {
+                    let a = rel[l];
+                    let w = words.get(word(a));
+                    let x = (w >> (8 * (a & 3))) & if size == 1 { 0xff } else { 0xffff };
+                    data[l] = extend(x, size, signed, part);
+                });
+                warp.issue_v(
+                    counter,
+                    pc,
+                    inst.rd,
+                    exec,
+                    part,
+                    std::slice::from_ref(&data),
+                );
+            }
+        },
+        Kind::Store { size } => {
+            // Ascending lanes: where lanes collide, the highest active lane's value stays.
+            let v = &warp.v;
+            match size {
+                4 => {
+                    let src = &v[rd];
+                    for_lanes(exec, |l| {
+                        let i = word(rel[l]);
+                        words.set(i, src[l]);
+                    });
+                }
+                8 | 16 => {
+                    let regs = size as usize / 4;
+                    for_lanes(exec, |l| {
+                        let i = word(rel[l]);
+                        for k in 0..regs {
+                            words.set(i + k, v.get(rd + k).map_or(0, |r| r[l]));
+                        }
+                    });
+                }
+                _ => {
+                    let src = &v[rd];
+                    let ones: u32 = if size == 1 { 0xff } else { 0xffff };
+                    for_lanes(exec, |l| {
+                        let a = rel[l];
+                        let shift = 8 * (a & 3) as u32;
+                        let i = word(a);
+                        words.set_bits(i, ones << shift, src[l] << shift);
+                    });
+                }
+            }
+            warp.issue(counter, pc, Writeback::None);
+        }
+        Kind::Atomic { op: aop, rtn } => {
+            let mut old = [0u32; LANES];
+            for_lanes(exec, |l| {
+                let (data, compare) = atomic_operands(warp, aop, rd, l);
+                let i = word(rel[l]);
+                old[l] = words.rmw(i, aop, data, compare);
+            });
+            issue_atomic(warp, counter, pc, inst, exec, rtn, &old);
+        }
+        Kind::ULoad { .. } | Kind::Cache => {}
+    }
+    Ok(())
 }

@@ -5,7 +5,7 @@
 
 use crate::env::Fault;
 use crate::trap::{CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The 32-bit atomic operations of `gatomic.*` / `dsatomic.*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,10 +132,10 @@ struct Region {
 /// stores are relaxed, as the ISA orders nothing across workgroups without atomics.
 #[derive(Debug, Default)]
 pub struct GlobalMemory {
-    /// Sorted by base, non-overlapping.
+    /// Sorted by base, non-overlapping. A launch maps a handful, so a binary search is a
+    /// few compares; no shared "last region" hint, which would be a cache line written by
+    /// every host thread.
     regions: Vec<Region>,
-    /// The region found last: lanes of one instruction usually hit the same one.
-    hint: AtomicUsize,
 }
 
 impl GlobalMemory {
@@ -179,14 +179,6 @@ impl GlobalMemory {
     }
 
     fn find(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault> {
-        let h = self.hint.load(Ordering::Relaxed);
-        if let Some(r) = self.regions.get(h) {
-            if let Some(off) = addr.checked_sub(r.base) {
-                if off.checked_add(u64::from(size)).is_some_and(|e| e <= r.len) {
-                    return Ok((h, (off / 4) as usize));
-                }
-            }
-        }
         let i = self.regions.partition_point(|r| r.base <= addr);
         let Some(k) = i.checked_sub(1) else {
             return Err(unmapped(addr));
@@ -194,12 +186,18 @@ impl GlobalMemory {
         let r = &self.regions[k];
         let off = addr - r.base;
         match off.checked_add(u64::from(size)) {
-            Some(end) if end <= r.len => {
-                self.hint.store(k, Ordering::Relaxed);
-                Ok((k, (off / 4) as usize))
-            }
+            Some(end) if end <= r.len => Ok((k, (off / 4) as usize)),
             _ => Err(unmapped(addr)),
         }
+    }
+
+    /// The base and words of the one region holding every byte of `lo..end`, if there is
+    /// one: the per-instruction lookup of the fast paths.
+    #[inline]
+    pub(crate) fn span(&self, lo: u64, end: u64) -> Option<(u64, &[AtomicU32])> {
+        let i = self.regions.partition_point(|r| r.base <= lo);
+        let r = &self.regions[i.checked_sub(1)?];
+        (end - r.base <= r.len).then_some((r.base, &r.words[..]))
     }
 
     /// Whether an access of `size` bytes at `addr` is aligned and mapped.
@@ -290,6 +288,19 @@ impl SharedMemory {
 
     pub fn len(&self) -> u64 {
         self.len
+    }
+
+    /// The words, empty until the first store (every word then reads 0).
+    #[inline]
+    pub(crate) fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// The words, allocated if they were not.
+    #[inline]
+    pub(crate) fn words_mut(&mut self) -> &mut [u32] {
+        self.materialise();
+        &mut self.words
     }
 
     pub fn is_empty(&self) -> bool {

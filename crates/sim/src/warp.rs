@@ -274,6 +274,49 @@ impl Warp {
         w
     }
 
+    /// Make this warp what [`Warp::new`] would return, keeping its allocations (register
+    /// file, queue, hazard list): a launch reuses warps across workgroups.
+    pub fn reset(&mut self, id: WarpId, exec: u32) {
+        // Destructured so that a field added to `Warp` must be handled here too.
+        let Warp {
+            id: w_id,
+            v,
+            u,
+            exec: _,
+            lane_mask: _,
+            pc,
+            csr,
+            status,
+            retired,
+            steps,
+            vgprs,
+            last_trap,
+            lane_ops,
+            queue,
+            hazards,
+            hazard_count,
+            fault_address,
+            retire_log,
+        } = self;
+        *w_id = id;
+        **v = [[0; LANES]; NUM_VREGS];
+        *u = [0; NUM_UREGS];
+        *pc = 0;
+        *csr = CsrFile::default();
+        *status = WarpStatus::Running;
+        *retired = 0;
+        *steps = 0;
+        *vgprs = NUM_VREGS as u32;
+        *last_trap = None;
+        *lane_ops = 0;
+        queue.clear();
+        hazards.clear();
+        *hazard_count = 0;
+        *fault_address = None;
+        *retire_log = None;
+        self.set_exec(exec);
+    }
+
     #[inline(always)]
     pub fn exec(&self) -> u32 {
         self.exec
