@@ -60,7 +60,11 @@ fn d16_loads_replace_one_half_and_keep_the_other() {
     let w = &r.warps[0];
     for l in 0..32u32 {
         assert_eq!(w.v[5][l as usize], 0xaaaa_0000 | (0x1000 + l), "lane {l}");
-        assert_eq!(w.v[6][l as usize], ((0x1000 + l) << 16) | 0xdddd, "lane {l}");
+        assert_eq!(
+            w.v[6][l as usize],
+            ((0x1000 + l) << 16) | 0xdddd,
+            "lane {l}"
+        );
     }
 }
 
@@ -122,7 +126,10 @@ fn d16_read_before_waitcnt_is_a_raw_hazard() {
     };
     let r = run(&body(""), vec![arg("d", buf(&halves()))]);
     assert!(r.ok(), "{:?}", r.traps);
-    assert_eq!(r.warps[0].v[8][0], 0xaaaa_bbbb, "the RAW read sees the old value");
+    assert_eq!(
+        r.warps[0].v[8][0], 0xaaaa_bbbb,
+        "the RAW read sees the old value"
+    );
     assert_eq!(r.warps[0].v[5][0], 0x1000_bbbb);
     assert_eq!(r.hazards.len(), 1, "{:?}", r.hazards);
     assert_eq!(r.hazards[0].kind, HazardKind::Raw);
@@ -230,6 +237,9 @@ fn lanes_spanning_two_buffers_take_the_lane_path_with_the_same_results() {
     for l in 0..32usize {
         let (hit, miss) = if l % 2 == 1 { (&ob, &oa) } else { (&oa, &ob) };
         assert_eq!(hit[32 + l], l as u32, "lane {l}");
-        assert_eq!(miss[32 + l], if l % 2 == 1 { 1032 } else { 2032 } + l as u32);
+        assert_eq!(
+            miss[32 + l],
+            if l % 2 == 1 { 1032 } else { 2032 } + l as u32
+        );
     }
 }
