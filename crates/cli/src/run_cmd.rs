@@ -87,8 +87,11 @@ pub struct Args {
 
 /// Default of `--max-memory`: 1 GiB.
 pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
-/// Default of `--max-workgroups`.
-pub const DEFAULT_MAX_WORKGROUPS: u64 = 1 << 24;
+/// Default of `--max-workgroups`: about 200 bytes of bookkeeping stay per finished
+/// workgroup until the launch ends, so 2^20 keeps that near 200 MiB.
+pub const DEFAULT_MAX_WORKGROUPS: u64 = 1 << 20;
+/// What one warp kept for `--dump-state` costs: its registers and its JSON text.
+const DUMP_BYTES_PER_WARP: u64 = 64 << 10;
 /// Default of `--max-trace-bytes`: 1 GiB.
 pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
 
@@ -571,6 +574,13 @@ pub fn run(args: Args) -> Outcome {
         &format!("the code ({code} bytes, decoded)"),
         2 * code + code.div_ceil(4) * per_word,
     )?;
+    if args.dump_state.is_some() {
+        let warps = u64::try_from(groups * threads.div_ceil(32)).unwrap_or(u64::MAX);
+        budget.charge(
+            &format!("--dump-state of {warps} warps"),
+            warps.saturating_mul(DUMP_BYTES_PER_WARP),
+        )?;
+    }
     let prog = Program::new(object.text);
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let total = workgroup_count(&config).map_err(bad_launch)?;

@@ -65,7 +65,7 @@ fn limits_name_themselves_and_their_flag() {
         (
             &["--grid", "65536,65536"],
             &[
-                "4294967296 workgroups exceeds the limit of 16777216",
+                "4294967296 workgroups exceeds the limit of 1048576",
                 "--max-workgroups",
             ],
         ),
@@ -88,6 +88,17 @@ fn limits_name_themselves_and_their_flag() {
             &["--max-memory"],
         ),
         (&["--shared", "4294967295"], &["--shared", "16777216"]),
+        (
+            &[
+                "--grid",
+                "1024",
+                "--block",
+                "1024",
+                "--dump-state",
+                "d.json",
+            ],
+            &["--dump-state of 32768 warps", "--max-memory"],
+        ),
         (&["--shared", "-1"], &[]),
         (&["--threads", "1000000"], &["--threads", "1024"]),
         (&["--threads", "-3"], &[]),
