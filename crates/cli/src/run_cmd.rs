@@ -422,17 +422,15 @@ fn deadlock_message(d: &DeadlockReport) -> String {
 
 fn summary(r: &LaunchResult) {
     let s = &r.stats;
+    let n = |count: u64, what: &str| format!("{count} {what}{}", if count == 1 { "" } else { "s" });
     eprintln!(
-        "{} workgroup{}, {} warp{}, {} instructions, {} lane-operations, {:.3} s, {} hazard{}",
-        s.workgroups,
-        if s.workgroups == 1 { "" } else { "s" },
-        s.warps,
-        if s.warps == 1 { "" } else { "s" },
-        s.instructions,
-        s.lane_ops,
+        "{}, {}, {}, {}, {:.3} s, {}",
+        n(s.workgroups, "workgroup"),
+        n(s.warps, "warp"),
+        n(s.instructions, "instruction"),
+        n(s.lane_ops, "lane-operation"),
         s.wall.as_secs_f64(),
-        s.hazards,
-        if s.hazards == 1 { "" } else { "s" }
+        n(s.hazards, "hazard"),
     );
 }
 
