@@ -124,6 +124,8 @@ pub struct AsyncQueue {
     /// Registers with a pending write-back, for hazard checks.
     pub(crate) vpending: u128,
     pub(crate) upending: u64,
+    /// `vpending != 0 || upending != 0`: the one test the interpreter makes per instruction.
+    pub(crate) watch: bool,
 }
 
 impl Default for AsyncQueue {
@@ -137,6 +139,7 @@ impl Default for AsyncQueue {
             uwriters: [0; NUM_UREGS],
             vpending: 0,
             upending: 0,
+            watch: false,
         }
     }
 }
@@ -167,6 +170,7 @@ impl AsyncQueue {
         self.uwriters = [0; NUM_UREGS];
         self.vpending = 0;
         self.upending = 0;
+        self.watch = false;
     }
 
     fn describe(&self, e: &Entry, written: Option<&[u32; LANES]>) -> PendingOp {
@@ -235,6 +239,7 @@ impl AsyncQueue {
             }
             Target::None => {}
         }
+        self.watch = self.vpending != 0 || self.upending != 0;
     }
 
     fn untrack(&mut self, e: &Entry) {
@@ -261,6 +266,7 @@ impl AsyncQueue {
             }
             Target::None => {}
         }
+        self.watch = self.vpending != 0 || self.upending != 0;
     }
 
     /// The youngest pending operation writing vector register `r` (or uniform if `!vector`).

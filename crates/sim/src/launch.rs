@@ -231,12 +231,24 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
     warp.u[12] = flat_wg;
     warp.u[13] = cfg.shared_bytes;
     warp.u[29] = w;
+    // flat = 32w + l split into (x, y, z), stepping from lane to lane instead of dividing
+    // in each: three divisions per lane cost more than a short kernel's warp.
+    let first = 32 * w;
+    let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
     for l in 0..LANES {
-        let flat = 32 * w + l as u32;
-        warp.v[0][l] = flat % bx;
-        warp.v[1][l] = (flat / bx) % by;
-        warp.v[2][l] = flat / (bx * by);
-        warp.v[3][l] = flat;
+        warp.v[0][l] = x;
+        warp.v[1][l] = y;
+        warp.v[2][l] = z;
+        warp.v[3][l] = first + l as u32;
+        x += 1;
+        if x == bx {
+            x = 0;
+            y += 1;
+            if y == by {
+                y = 0;
+                z += 1;
+            }
+        }
     }
     warp.csr.warpid = w;
     warp.csr.wgslot = flat_wg;
@@ -291,7 +303,8 @@ fn run_workgroup<T: Tracer>(
         };
         group.warps.push(match pool.pop() {
             Some(mut w) => {
-                w.reset(id, e);
+                // v0..v3: the ABI's thread ids (init_warp).
+                w.reset_rows(id, e, program.vregs_written() | 0xf);
                 w
             }
             None => Warp::new(id, e),

@@ -154,14 +154,16 @@ impl GlobalMemory {
         {
             return false;
         }
-        let words: Box<[AtomicU32]> = bytes
-            .chunks(4)
-            .map(|c| {
-                let mut b = [0u8; 4];
-                b[..c.len()].copy_from_slice(c);
-                AtomicU32::new(u32::from_le_bytes(b))
-            })
-            .collect();
+        let whole = bytes.chunks_exact(4);
+        let tail = whole.remainder();
+        let mut words: Vec<AtomicU32> = Vec::with_capacity(bytes.len().div_ceil(4));
+        words.extend(whole.map(|c| AtomicU32::new(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))));
+        if !tail.is_empty() {
+            let mut b = [0u8; 4];
+            b[..tail.len()].copy_from_slice(tail);
+            words.push(AtomicU32::new(u32::from_le_bytes(b)));
+        }
+        let words = words.into_boxed_slice();
         let at = self.regions.partition_point(|r| r.base < base);
         self.regions.insert(at, Region { base, len, words });
         true
@@ -170,9 +172,9 @@ impl GlobalMemory {
     /// The current bytes of the region mapped at `base`.
     pub fn bytes_at(&self, base: u64) -> Option<Vec<u8>> {
         let r = self.regions.iter().find(|r| r.base == base)?;
-        let mut out = Vec::with_capacity(r.len as usize);
-        for w in r.words.iter() {
-            out.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+        let mut out = vec![0u8; r.words.len() * 4];
+        for (o, w) in out.chunks_exact_mut(4).zip(r.words.iter()) {
+            o.copy_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
         }
         out.truncate(r.len as usize);
         Some(out)

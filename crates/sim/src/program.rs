@@ -2,6 +2,7 @@
 //! operands resolved to register indices, sign-extended scaled immediates and branch
 //! targets, so the interpreter never looks at encoding tables.
 
+use crate::asyncq::NUM_COUNTERS;
 use warpkit_isa::{decode, Flags, Instr, Op, OperandClass};
 
 /// What the interpreter dispatches on: a database variant, or a word that must raise
@@ -27,8 +28,9 @@ pub struct Inst {
     /// A vector instruction (not `ei`): its active lanes count as lane-operations.
     pub vector: bool,
     /// The immediate, sign-extended and scaled; for a PC-relative branch or `jal`, the
-    /// absolute target; for CSR instructions, the CSR number; for `Illegal`, the low 32 bits
-    /// of the word (IllegalInsn's trapinfo).
+    /// absolute target; for CSR instructions, the CSR number; for `waitcnt` in a
+    /// [`Program`], the index of its thresholds; for `Illegal`, the low 32 bits of the word
+    /// (IllegalInsn's trapinfo).
     pub imm: u32,
 }
 
@@ -39,6 +41,33 @@ pub struct Program {
     slots: Vec<Inst>,
     /// Registers each slot reads and writes, for hazard checks (slow path only).
     uses: Vec<RegUse>,
+    /// Vector registers some instruction may write (all of them with `movrel.d`).
+    vwritten: u128,
+    /// The thresholds of each `waitcnt`, which holds its index here in `imm`.
+    waits: Vec<[u32; NUM_COUNTERS]>,
+}
+
+/// `waitcnt`'s fields as thresholds: each is the count allowed to stay outstanding; all
+/// ones does not wait; `sm` 1 and 2 are reserved and act as 0 (errata v0.1.1).
+fn wait_thresholds(ins: &Instr) -> [u32; NUM_COUNTERS] {
+    let mut thresholds = [u32::MAX; NUM_COUNTERS];
+    for (k, o) in ins.def().operands.iter().enumerate() {
+        let Some((c, def)) = warpkit_isa::counter_by_name(o.name) else {
+            continue;
+        };
+        let field = ins.raw(k);
+        let t = if field >= def.no_wait() {
+            u32::MAX
+        } else if def.name == "sm" {
+            0
+        } else {
+            field
+        };
+        if let Some(slot) = thresholds.get_mut(c) {
+            *slot = t;
+        }
+    }
+    thresholds
 }
 
 /// The registers an instruction names, as bit sets (`movrel` counts its named fields).
@@ -90,7 +119,38 @@ impl Program {
                     .unwrap_or_default(),
             );
         }
-        Program { text, slots, uses }
+        let mut waits = Vec::new();
+        for (k, slot) in slots.iter_mut().enumerate() {
+            if slot.code == Code::Op(Op::Waitcnt) {
+                if let Ok((ins, _)) = decode(&text[k * 4..]) {
+                    slot.imm = waits.len() as u32;
+                    waits.push(wait_thresholds(&ins));
+                }
+            }
+        }
+        let mut vwritten = uses.iter().fold(0, |m, u| m | u.vwrite);
+        if slots.iter().any(|i| i.code == Code::Op(Op::MovrelD)) {
+            vwritten = u128::MAX;
+        }
+        Program {
+            text,
+            slots,
+            uses,
+            vwritten,
+            waits,
+        }
+    }
+
+    /// The thresholds of the `waitcnt` whose pre-decoded `imm` is `index`.
+    #[inline]
+    pub(crate) fn waits(&self, index: u32) -> Option<&[u32; NUM_COUNTERS]> {
+        self.waits.get(index as usize)
+    }
+
+    /// The vector registers an instruction of this program may write (every register if it
+    /// has `movrel.d`, whose target is computed).
+    pub fn vregs_written(&self) -> u128 {
+        self.vwritten
     }
 
     /// The registers the instruction at `pc` reads and writes.
