@@ -73,7 +73,7 @@ echo "assemble: riscv64-linux-gnu-as $as_rate lines/s, warpkit asm $wk_rate line
 elems=8192            # two 32 KiB arrays
 reps_small=200
 reps_big=1000
-rvv() { sed "s/REPS/$1/; s/ELEMS/$elems/g" bench/rvv_madd.S.in.> "$work/rvv_$1.S"
+rvv() { sed "s/REPS/$1/; s/ELEMS/$elems/g" bench/rvv_madd.S.in > "$work/rvv_$1.S"
         riscv64-linux-gnu-as -march=rv64gcv "$work/rvv_$1.S" -o "$work/rvv_$1.o"
         riscv64-linux-gnu-ld -static "$work/rvv_$1.o" -o "$work/rvv_$1"; }
 rvv $reps_small; rvv $reps_big
