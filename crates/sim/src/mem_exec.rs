@@ -205,6 +205,38 @@ impl Env for MemEnv<'_> {
         inst: &Inst,
         pc: u32,
     ) -> Result<(), Fault> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: `issue_avx2` only requires AVX2, which the processor was just found
+            // to have. Same code, lane loops in 256-bit vectors (fewer host instructions
+            // per memory instruction, measured with callgrind).
+            return unsafe { self.issue_avx2(warp, prog, inst, pc) };
+        }
+        self.issue(warp, prog, inst, pc)
+    }
+}
+
+impl MemEnv<'_> {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn issue_avx2(
+        &mut self,
+        warp: &mut Warp,
+        prog: &Program,
+        inst: &Inst,
+        pc: u32,
+    ) -> Result<(), Fault> {
+        self.issue(warp, prog, inst, pc)
+    }
+
+    #[inline(always)]
+    fn issue(
+        &mut self,
+        warp: &mut Warp,
+        prog: &Program,
+        inst: &Inst,
+        pc: u32,
+    ) -> Result<(), Fault> {
         let unsupported = || Fault {
             cause: CAUSE_UNSUPPORTED,
             info: prog.encoding(pc).0 as u32,
@@ -280,11 +312,9 @@ impl Env for MemEnv<'_> {
                     };
                     if let Some(rbase) = region {
                         let bias = b.wrapping_sub(rbase);
-                        let mut rel = [0u64; LANES];
-                        for (r, &x) in rel.iter_mut().zip(v) {
-                            *r = bias.wrapping_add(u64::from(x));
-                        }
-                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, &rel);
+                        let v = *v;
+                        let rel = move |l: usize| bias.wrapping_add(u64::from(v[l]));
+                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, rel);
                     }
                 }
             }
@@ -308,7 +338,8 @@ impl Env for MemEnv<'_> {
                         for (r, &a) in rel.iter_mut().zip(&addrs) {
                             *r = a.wrapping_sub(rbase);
                         }
-                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, &rel);
+                        let rel = move |l: usize| rel[l];
+                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, rel);
                     }
                 }
             }
@@ -387,6 +418,7 @@ impl MemEnv<'_> {
     /// Run the fast path on the region holding `lo..end`; `rel` holds each lane's byte
     /// offset from the region's (4-byte aligned) base.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn fast_at(
         &mut self,
         space: Addr,
@@ -397,7 +429,7 @@ impl MemEnv<'_> {
         counter: usize,
         pc: u32,
         inst: &Inst,
-        rel: &[u64; LANES],
+        rel: impl Fn(usize) -> u64 + Copy,
     ) -> Result<(), Fault> {
         if space != Addr::Shared {
             let Some((_, words)) = self.global.span(lo, end) else {
@@ -561,20 +593,18 @@ fn word(rel: u64) -> usize {
     (rel / 4) as usize
 }
 
-/// Calls `f` for each active lane in ascending order; a full EXEC has no per-lane test.
+/// The active lanes in ascending order.
 #[inline(always)]
-fn for_lanes(exec: u32, mut f: impl FnMut(usize)) {
-    if exec == u32::MAX {
-        for l in 0..LANES {
-            f(l);
+fn lanes(exec: u32) -> impl Iterator<Item = usize> {
+    let mut m = exec;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
         }
-    } else {
-        let mut m = exec;
-        while m != 0 {
-            f(m.trailing_zeros() as usize);
-            m &= m - 1;
-        }
-    }
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        Some(l)
+    })
 }
 
 /// A vector memory instruction whose active lanes are all aligned and in bounds.
@@ -587,7 +617,7 @@ fn fast<W: Words>(
     counter: usize,
     pc: u32,
     inst: &Inst,
-    rel: &[u64; LANES],
+    rel: impl Fn(usize) -> u64,
 ) -> Result<(), Fault> {
     let rd = usize::from(inst.rd);
     let exec = warp.exec();
@@ -595,7 +625,9 @@ fn fast<W: Words>(
         Kind::Load { size, signed, part } => match size {
             4 => {
                 let mut data = [0u32; LANES];
-                for_lanes(exec, |l| data[l] = words.get(word(rel[l])));
+                for l in lanes(exec) {
+                    data[l] = words.get(word(rel(l)));
+                }
                 warp.issue_v(
                     counter,
                     pc,
@@ -608,22 +640,22 @@ fn fast<W: Words>(
             8 | 16 => {
                 let regs = size as usize / 4;
                 let mut data = [[0u32; LANES]; 4];
-                for_lanes(exec, |l| {
-                    let i = word(rel[l]);
+                for l in lanes(exec) {
+                    let i = word(rel(l));
                     for (k, row) in data.iter_mut().enumerate().take(regs) {
                         row[l] = words.get(i + k);
                     }
-                });
+                }
                 warp.issue_v(counter, pc, inst.rd, exec, part, &data[..regs]);
             }
             _ => {
                 let mut data = [0u32; LANES];
-                for_lanes(exec, |l| {
-                    let a = rel[l];
+                for l in lanes(exec) {
+                    let a = rel(l);
                     let w = words.get(word(a));
                     let x = (w >> (8 * (a & 3))) & if size == 1 { 0xff } else { 0xffff };
                     data[l] = extend(x, size, signed, part);
-                });
+                }
                 warp.issue_v(
                     counter,
                     pc,
@@ -640,40 +672,40 @@ fn fast<W: Words>(
             match size {
                 4 => {
                     let src = &v[rd];
-                    for_lanes(exec, |l| {
-                        let i = word(rel[l]);
+                    for l in lanes(exec) {
+                        let i = word(rel(l));
                         words.set(i, src[l]);
-                    });
+                    }
                 }
                 8 | 16 => {
                     let regs = size as usize / 4;
-                    for_lanes(exec, |l| {
-                        let i = word(rel[l]);
+                    for l in lanes(exec) {
+                        let i = word(rel(l));
                         for k in 0..regs {
                             words.set(i + k, v.get(rd + k).map_or(0, |r| r[l]));
                         }
-                    });
+                    }
                 }
                 _ => {
                     let src = &v[rd];
                     let ones: u32 = if size == 1 { 0xff } else { 0xffff };
-                    for_lanes(exec, |l| {
-                        let a = rel[l];
+                    for l in lanes(exec) {
+                        let a = rel(l);
                         let shift = 8 * (a & 3) as u32;
                         let i = word(a);
                         words.set_bits(i, ones << shift, src[l] << shift);
-                    });
+                    }
                 }
             }
             warp.issue(counter, pc, Writeback::None);
         }
         Kind::Atomic { op: aop, rtn } => {
             let mut old = [0u32; LANES];
-            for_lanes(exec, |l| {
+            for l in lanes(exec) {
                 let (data, compare) = atomic_operands(warp, aop, rd, l);
-                let i = word(rel[l]);
+                let i = word(rel(l));
                 old[l] = words.rmw(i, aop, data, compare);
-            });
+            }
             issue_atomic(warp, counter, pc, inst, exec, rtn, &old);
         }
         Kind::ULoad { .. } | Kind::Cache => {}
