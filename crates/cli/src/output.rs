@@ -48,6 +48,11 @@ pub fn check_output_path(option: &str, path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Whether `path` is a device or pipe, written in place rather than replaced.
+pub fn is_device(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+}
+
 /// Write `bytes` to `path` (`-` = stdout) atomically.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let mut out = OutputFile::create(path)?;
@@ -74,6 +79,26 @@ impl OutputFile {
                 out: Box::new(BufWriter::new(std::io::stdout())),
             });
         }
+        // A device or pipe (`-o /dev/null`, `/dev/stdout`, a FIFO) is written in place: a
+        // rename would replace the device node itself with a regular file.
+        if is_device(path) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| Failure::BadInput(format!("cannot write {}: {e}", path.display())))?;
+            return Ok(OutputFile {
+                path: path.to_path_buf(),
+                temp: None,
+                out: Box::new(BufWriter::new(file)),
+            });
+        }
+        // Through a symbolic link, the file it names is replaced, not the link.
+        let path = &match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+            }
+            _ => path.to_path_buf(),
+        };
         let temp = temp_path(path);
         let file = File::create(&temp)
             .map_err(|e| Failure::BadInput(format!("cannot write {}: {e}", path.display())))?;
@@ -148,6 +173,33 @@ mod tests {
         f.write_all(b"new").unwrap();
         f.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+    }
+
+    #[test]
+    fn devices_are_written_in_place() {
+        let null = Path::new("/dev/null");
+        if null.exists() {
+            write_output(null, b"discarded").unwrap();
+            let m = std::fs::metadata(null).unwrap();
+            assert!(!m.is_file(), "/dev/null must stay a device");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_keeps_pointing_at_the_new_file() {
+        let d = dir();
+        let target = d.join("target.txt");
+        let link = d.join("link.txt");
+        std::fs::write(&target, "old").unwrap();
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_output(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
     }
 
     #[test]

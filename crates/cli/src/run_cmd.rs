@@ -3,7 +3,7 @@
 //! a commit trace and output buffers.
 
 use crate::asm_cmd::read_bounded;
-use crate::output::{check_output_path, write_output, OutputFile};
+use crate::output::{check_output_path, is_device, write_output, OutputFile};
 use crate::{Failure, Outcome};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
@@ -515,7 +515,8 @@ pub fn run(args: Args) -> Outcome {
     }
     for (i, (option, path)) in outputs.iter().enumerate() {
         check_output_path(option, path)?;
-        if path.as_os_str() != "-" && outputs[..i].iter().any(|(_, p)| p == path) {
+        let shared = path.as_os_str() == "-" || is_device(path);
+        if !shared && outputs[..i].iter().any(|(_, p)| p == path) {
             return Err(Failure::BadInput(format!(
                 "{option} {}: the same file is given for two outputs",
                 path.display()
