@@ -319,10 +319,7 @@ fn run_workgroup<T: Tracer>(
         }
     }
     let mut shared = SharedMemory::new(cfg.shared_bytes);
-    let mut env = MemEnv {
-        global,
-        shared: &mut shared,
-    };
+    let mut env = MemEnv::new(global, &mut shared);
     let mut core = Core::default();
     group.run(program, &mut core, &mut env, tracer, cfg.max_steps);
     let mut o = Outcome {

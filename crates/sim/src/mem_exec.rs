@@ -16,6 +16,18 @@ use warpkit_isa::{Latency, Op};
 pub struct MemEnv<'a> {
     pub global: &'a GlobalMemory,
     pub shared: &'a mut SharedMemory,
+    /// The global region the last access hit (lanes and instructions mostly stay in one).
+    hint: usize,
+}
+
+impl<'a> MemEnv<'a> {
+    pub fn new(global: &'a GlobalMemory, shared: &'a mut SharedMemory) -> MemEnv<'a> {
+        MemEnv {
+            global,
+            shared,
+            hint: 0,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -308,7 +320,9 @@ impl MemEnv<'_> {
                     let region = if space == Addr::Shared {
                         (end <= self.shared.len()).then_some(0)
                     } else {
-                        self.global.span(lo, end).map(|(base, _)| base)
+                        self.global
+                            .span_hinted(lo, end, &mut self.hint)
+                            .map(|(base, _)| base)
                     };
                     if let Some(rbase) = region {
                         let bias = b.wrapping_sub(rbase);
@@ -333,7 +347,7 @@ impl MemEnv<'_> {
                     *a = p.wrapping_add(offset);
                 }
                 if let Some((lo, end)) = active_span(exec, &addrs, size) {
-                    if let Some((rbase, _)) = self.global.span(lo, end) {
+                    if let Some((rbase, _)) = self.global.span_hinted(lo, end, &mut self.hint) {
                         let mut rel = [0u64; LANES];
                         for (r, &a) in rel.iter_mut().zip(&addrs) {
                             *r = a.wrapping_sub(rbase);
@@ -432,7 +446,7 @@ impl MemEnv<'_> {
         rel: impl Fn(usize) -> u64 + Copy,
     ) -> Result<(), Fault> {
         if space != Addr::Shared {
-            let Some((_, words)) = self.global.span(lo, end) else {
+            let Some((_, words)) = self.global.span_hinted(lo, end, &mut self.hint) else {
                 unreachable!("the span was found by the caller");
             };
             return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
@@ -527,6 +541,9 @@ fn issue_atomic(
 
 /// Word access for the fast paths, where every index is known to be in bounds.
 trait Words {
+    /// Words `i..i + LANES`.
+    fn get_run(&self, i: usize, out: &mut [u32; LANES]);
+    fn set_run(&mut self, i: usize, src: &[u32; LANES]);
     fn get(&self, i: usize) -> u32;
     fn set(&mut self, i: usize, v: u32);
     /// Replace the bits of `mask` in word `i` with those of `v`.
@@ -537,6 +554,18 @@ trait Words {
 struct GlobalWords<'a>(&'a [AtomicU32]);
 
 impl Words for GlobalWords<'_> {
+    #[inline(always)]
+    fn get_run(&self, i: usize, out: &mut [u32; LANES]) {
+        for (o, w) in out.iter_mut().zip(&self.0[i..i + LANES]) {
+            *o = w.load(Ordering::Relaxed);
+        }
+    }
+    #[inline(always)]
+    fn set_run(&mut self, i: usize, src: &[u32; LANES]) {
+        for (w, &x) in self.0[i..i + LANES].iter().zip(src) {
+            w.store(x, Ordering::Relaxed);
+        }
+    }
     #[inline(always)]
     fn get(&self, i: usize) -> u32 {
         self.0[i].load(Ordering::Relaxed)
@@ -567,6 +596,17 @@ struct SharedWords<'a>(&'a mut [u32]);
 
 impl Words for SharedWords<'_> {
     #[inline(always)]
+    fn get_run(&self, i: usize, out: &mut [u32; LANES]) {
+        match self.0.get(i..i + LANES) {
+            Some(w) => out.copy_from_slice(w),
+            None => *out = [0; LANES],
+        }
+    }
+    #[inline(always)]
+    fn set_run(&mut self, i: usize, src: &[u32; LANES]) {
+        self.0[i..i + LANES].copy_from_slice(src);
+    }
+    #[inline(always)]
     fn get(&self, i: usize) -> u32 {
         self.0.get(i).copied().unwrap_or(0)
     }
@@ -591,6 +631,21 @@ impl Words for SharedWords<'_> {
 #[inline(always)]
 fn word(rel: u64) -> usize {
     (rel / 4) as usize
+}
+
+/// With every lane active and lane `l` at byte `rel(0) + 4l`, the word of lane 0: the
+/// 32 lanes are 32 consecutive words.
+#[inline(always)]
+fn contiguous(exec: u32, rel: &impl Fn(usize) -> u64) -> Option<usize> {
+    if exec != u32::MAX {
+        return None;
+    }
+    let r0 = rel(0);
+    let mut ok = true;
+    for l in 1..LANES {
+        ok &= rel(l) == r0.wrapping_add(4 * l as u64);
+    }
+    ok.then_some(word(r0))
 }
 
 /// The active lanes in ascending order.
@@ -625,8 +680,12 @@ fn fast<W: Words>(
         Kind::Load { size, signed, part } => match size {
             4 => {
                 let mut data = [0u32; LANES];
-                for l in lanes(exec) {
-                    data[l] = words.get(word(rel(l)));
+                if let Some(first) = contiguous(exec, &rel) {
+                    words.get_run(first, &mut data);
+                } else {
+                    for l in lanes(exec) {
+                        data[l] = words.get(word(rel(l)));
+                    }
                 }
                 warp.issue_v(
                     counter,
@@ -672,9 +731,14 @@ fn fast<W: Words>(
             match size {
                 4 => {
                     let src = &v[rd];
-                    for l in lanes(exec) {
-                        let i = word(rel(l));
-                        words.set(i, src[l]);
+                    if let Some(first) = contiguous(exec, &rel) {
+                        // Distinct words, so the order of the lanes does not matter.
+                        words.set_run(first, src);
+                    } else {
+                        for l in lanes(exec) {
+                            let i = word(rel(l));
+                            words.set(i, src[l]);
+                        }
                     }
                 }
                 8 | 16 => {

@@ -194,11 +194,25 @@ impl GlobalMemory {
     }
 
     /// The base and words of the one region holding every byte of `lo..end`, if there is
-    /// one: the per-instruction lookup of the fast paths.
-    #[inline]
-    pub(crate) fn span(&self, lo: u64, end: u64) -> Option<(u64, &[AtomicU32])> {
+    /// one: the per-instruction lookup of the fast paths. Region `*hint` is tried first and
+    /// the region found is left there: the caller's own hint (one per workgroup), so no
+    /// host thread writes a cache line another reads.
+    #[inline(always)]
+    pub(crate) fn span_hinted(
+        &self,
+        lo: u64,
+        end: u64,
+        hint: &mut usize,
+    ) -> Option<(u64, &[AtomicU32])> {
+        if let Some(r) = self.regions.get(*hint) {
+            if lo >= r.base && end - r.base <= r.len {
+                return Some((r.base, &r.words[..]));
+            }
+        }
         let i = self.regions.partition_point(|r| r.base <= lo);
-        let r = &self.regions[i.checked_sub(1)?];
+        let k = i.checked_sub(1)?;
+        let r = &self.regions[k];
+        *hint = k;
         (end - r.base <= r.len).then_some((r.base, &r.words[..]))
     }
 
