@@ -1,9 +1,12 @@
-//! Interpreter throughput on a VALU-heavy loop and on a branch/SALU-heavy loop.
+//! Interpreter throughput on three microkernels: VALU-bound, SALU/branch-bound and
+//! memory-bound; the cost of tracing; parallel scaling.
 //!
-//! `cargo bench -p warpkit-sim` prints divan's timings (items = warp-instructions) and,
-//! before them, a summary in warp-instructions/s and lane-operations/s (a lane-operation
-//! is one EXEC-active lane of one vector instruction), and the memory-bound `vadd` kernel
-//! in simulated bytes/s with 1 and 2 host threads.
+//! `cargo bench -p warpkit-sim` prints a summary before divan's timings (items =
+//! warp-instructions): warp-instructions/s and lane-operations/s (a lane-operation is one
+//! EXEC-active lane of one vector instruction) per microkernel; the memory microkernel's
+//! simulated bytes/s; the VALU loop with the JSON tracer writing to a sink, as a ratio to
+//! the untraced run; the memory-bound `vadd` kernel with 1 and 2 host threads and their
+//! ratio. Each figure is the best of several runs.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -17,8 +20,12 @@ use warpkit_sim::*;
 const ITERATIONS: u32 = 20_000;
 
 fn valu_loop() -> String {
+    valu_loop_n(ITERATIONS)
+}
+
+fn valu_loop_n(iterations: u32) -> String {
     format!(
-        "umov.l u1, {ITERATIONS}
+        "umov.l u1, {iterations}
         laneid v0
         mov.vl v1, 0x9e3779b9
     top:
@@ -66,6 +73,102 @@ fn branch_loop() -> String {
         umul u9, u9, u10
         jr u30, 0"
     )
+}
+
+/// A memory-bound loop on one warp: each iteration loads 32 consecutive words, adds, and
+/// stores them back (a[i] += 1 over a 64 KiB buffer, `PASSES` times).
+const MEM_WORDS: u32 = 16384;
+const PASSES: u32 = 8;
+
+fn memory_loop() -> String {
+    format!(
+        "uload.b64 u[16:17], u[0:1], 0
+        waitcnt sm=0
+        umov.l u1, {PASSES}
+    pass:
+        sll.vi v1, v3, 2
+        umov.l u2, {}
+    top:
+        gload.b32 v2, v1, u[16:17], 0
+        waitcnt vm=0
+        add.vi v2, v2, 1
+        gstore.b32 v2, v1, u[16:17], 0
+        add.vl v1, v1, 128
+        uaddi u2, u2, -1
+        bnz u2, top
+        uaddi u1, u1, -1
+        bnz u1, pass
+        endpgm",
+        MEM_WORDS / 32
+    )
+}
+
+fn memory_launch() -> (f64, u64, u64) {
+    use warpkit_sim::launch::*;
+    let src = memory_loop();
+    let prog = Program::new(warpkit_asm::assemble(&src, "mem.s").expect("mem.s").text);
+    let args = vec![Arg {
+        name: "a".into(),
+        value: ArgValue::Buffer(vec![0; 4 * MEM_WORDS as usize]),
+    }];
+    let cfg = LaunchConfig {
+        threads: 1,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&prog, &cfg, args).expect("launch");
+    assert!(r.ok() && r.stats.hazards == 0);
+    (
+        r.stats.wall.as_secs_f64(),
+        r.stats.instructions,
+        r.stats.lane_ops,
+    )
+}
+
+fn memory_micro_summary() {
+    let mut best = f64::MAX;
+    let (mut instructions, mut lane_ops) = (0, 0);
+    for _ in 0..5 {
+        let (secs, i, l) = memory_launch();
+        best = best.min(secs);
+        (instructions, lane_ops) = (i, l);
+    }
+    // One 4-byte load and one 4-byte store per element per pass.
+    let bytes = 8 * u64::from(MEM_WORDS) * u64::from(PASSES);
+    println!(
+        "{:<22} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s  {:>8.1} MB/s simulated",
+        "memory loop (1 warp)",
+        instructions as f64 / best / 1e6,
+        lane_ops as f64 / best / 1e6,
+        bytes as f64 / best / 1e6
+    );
+}
+
+/// The VALU loop untraced and with the JSON Lines tracer writing to a sink.
+fn trace_summary() {
+    let prog = Program::new(common::asm(&valu_loop_n(2000)));
+    let time = |traced: bool| {
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let start = Instant::now();
+            if traced {
+                let mut t = WriteTracer::new(std::io::sink(), TraceFormat::Json);
+                run_once(&prog, u32::MAX, &mut t);
+            } else {
+                run_once(&prog, u32::MAX, &mut NoTrace);
+            }
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        best
+    };
+    let (plain, traced) = (time(false), time(true));
+    let mut census = Census::default();
+    run_once(&prog, u32::MAX, &mut census);
+    println!(
+        "{:<22} {:>8.1} M warp-instructions/s traced (JSON to a sink): {:.1}x the untraced time",
+        "valu loop, traced",
+        census.instructions as f64 / traced / 1e6,
+        traced / plain
+    );
 }
 
 /// Counts instructions and lane-operations of one run.
@@ -174,6 +277,8 @@ fn main() {
     summary("valu loop, exec full", &valu_loop(), u32::MAX);
     summary("valu loop, exec half", &valu_loop(), 0x5555_5555);
     summary("branch/salu loop", &branch_loop(), u32::MAX);
+    memory_micro_summary();
+    trace_summary();
     memory_summary();
     divan::main();
 }
@@ -200,4 +305,25 @@ fn valu_half_exec(bencher: Bencher) {
 #[divan::bench]
 fn branch_salu(bencher: Bencher) {
     bench(bencher, &branch_loop(), u32::MAX);
+}
+
+#[divan::bench(sample_count = 20)]
+fn memory_one_warp(bencher: Bencher) {
+    let (_, instructions, _) = memory_launch();
+    bencher
+        .counter(ItemsCount::new(instructions))
+        .bench(memory_launch);
+}
+
+#[divan::bench(sample_count = 20)]
+fn valu_traced_json(bencher: Bencher) {
+    let prog = Program::new(common::asm(&valu_loop_n(2000)));
+    let mut census = Census::default();
+    run_once(&prog, u32::MAX, &mut census);
+    bencher
+        .counter(ItemsCount::new(census.instructions))
+        .bench(|| {
+            let mut t = WriteTracer::new(std::io::sink(), TraceFormat::Json);
+            run_once(&prog, u32::MAX, &mut t)
+        });
 }
