@@ -1,7 +1,10 @@
 //! The example kernels as a simulator benchmark: warp-instructions/s and lane-operations/s
 //! per kernel at the full size of `warpkit examples`, with 1 and with 2 host threads, and
 //! the 2-thread/1-thread ratio (per kernel and over the suite). Times are the launches'
-//! own wall time (no assembly, input generation or checking), best of `RUNS`.
+//! own wall time (no assembly, input generation or checking), best of `RUNS`. The suite
+//! line adds the process CPU time of all runs with 2 threads over that with 1: near 1.0
+//! means the second thread costs no extra work (no contention), whatever else the machine
+//! is running; the wall ratio then depends on whether a second core is free.
 //! `cargo bench -p warpkit-examples --bench suite`; divan then times the small sizes.
 
 use divan::counter::ItemsCount;
@@ -27,6 +30,24 @@ fn measure(ex: &warpkit_examples::Example, size: Size, threads: usize) -> (Durat
     (best, instructions, lane_ops)
 }
 
+/// CPU time of this process so far (utime + stime, clock ticks of 10 ms).
+fn process_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let Some(close) = stat.rfind(')') else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+    let tick = |k: usize| {
+        fields
+            .get(k)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (tick(11) + tick(12)) / 100.0
+}
+
 fn main() {
     println!(
         "{:<12} {:>10} {:>14} {:>14} {:>14} {:>7}",
@@ -34,9 +55,14 @@ fn main() {
     );
     let (mut wall1, mut wall2) = (0.0, 0.0);
     let (mut all_instr, mut all_lanes) = (0u64, 0u64);
+    let (mut cpu1, mut cpu2) = (0.0, 0.0);
     for ex in all() {
+        let c0 = process_cpu_seconds();
         let (t1, instr, lanes) = measure(ex, Size::Full, 1);
+        let c1 = process_cpu_seconds();
         let (t2, _, _) = measure(ex, Size::Full, 2);
+        cpu1 += c1 - c0;
+        cpu2 += process_cpu_seconds() - c1;
         let (s1, s2) = (t1.as_secs_f64(), t2.as_secs_f64());
         wall1 += s1;
         wall2 += s2;
@@ -60,6 +86,10 @@ fn main() {
         all_lanes as f64 / wall1 / 1e6,
         all_lanes as f64 / wall2 / 1e6,
         wall1 / wall2
+    );
+    println!(
+        "process CPU time, all runs: {cpu1:.2} s with 1 thread, {cpu2:.2} s with 2 ({:.2}x)",
+        cpu2 / cpu1
     );
     divan::main();
 }
