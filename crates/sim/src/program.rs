@@ -108,7 +108,8 @@ impl Program {
     /// Pre-decode `text` (code offset 0 = its first byte). Never fails: words that do not
     /// decode become `Illegal` slots that trap only if executed.
     pub fn new(text: Vec<u8>) -> Program {
-        let words = text.len().div_ceil(4);
+        // A 32-bit PC reaches 2^30 slots at most; `fetch` relies on there being no more.
+        let words = text.len().div_ceil(4).min(1 << 30);
         let mut slots = Vec::with_capacity(words);
         let mut uses = Vec::with_capacity(words);
         for k in 0..words {
@@ -169,10 +170,9 @@ impl Program {
     /// the code.
     #[inline(always)]
     pub fn fetch(&self, pc: u32) -> Option<&Inst> {
-        if pc & 3 != 0 {
-            return None;
-        }
-        self.slots.get((pc >> 2) as usize)
+        // One bounds check for both tests: a misaligned PC rotates its low bits to the top,
+        // an index of 2^30 or more, and `slots` never has that many (see `new`).
+        self.slots.get(pc.rotate_right(2) as usize)
     }
 
     /// The decoded instruction at `pc` (for disassembly and slow paths), or `None` where the
