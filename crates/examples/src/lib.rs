@@ -311,6 +311,20 @@ impl Example {
                     l.warp, l.steps, l.pc
                 ))
             }));
+            report.traps.extend(r.deadlocks.iter().map(|d| {
+                let [x, y, z] = d.workgroup;
+                let waiting: Vec<String> = d
+                    .deadlock
+                    .waiting
+                    .iter()
+                    .map(|(w, pc)| format!("warp {w} at pc {pc:#x}"))
+                    .collect();
+                tag(format!(
+                    "workgroup ({x},{y},{z}): deadlock: {} wait at a barrier that a trapped or \
+                     step-limited sibling never reaches",
+                    waiting.join(", ")
+                ))
+            }));
             report
                 .hazards
                 .extend(r.hazards.iter().map(|h| tag(h.to_string())));
