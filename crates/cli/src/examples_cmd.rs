@@ -100,7 +100,7 @@ fn print_table(rows: &[[String; 9]]) {
             }
             out.push_str("  ");
         }
-        println!("{}", out.trim_end());
+        outln!("{}", out.trim_end());
     };
     line(&HEADER.map(String::from));
     for r in rows {
@@ -144,7 +144,7 @@ pub fn run(args: Args) -> Outcome {
     if args.list {
         let width = examples.iter().map(|e| e.name.len()).max().unwrap_or(0);
         for e in examples {
-            println!("{:width$}  {}", e.name, e.summary);
+            outln!("{:width$}  {}", e.name, e.summary);
         }
         return Ok(());
     }
@@ -177,7 +177,7 @@ pub fn run(args: Args) -> Outcome {
     for p in &problems {
         eprintln!("error: {p}");
     }
-    println!(
+    outln!(
         "{} of {} kernels checked ✓ in {:.2} s",
         rows.len() - failed,
         rows.len(),

@@ -2,6 +2,23 @@
 //! line and turns outcomes into exit codes: 0 success, 1 the program trapped or a limit was
 //! hit, 2 bad input (unreadable file, assembly errors, bad options).
 
+/// `println!` that does not panic when stdout is closed (`warpkit spec --json | head`):
+/// the reader has gone, so the rest of the text is dropped.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
+/// `print!` with the same rule as [`outln`].
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 mod asm_cmd;
 mod dis_cmd;
 mod doc_cmd;

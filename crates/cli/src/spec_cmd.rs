@@ -14,9 +14,9 @@ pub struct Args {
 pub fn run(args: Args) -> Outcome {
     if args.json {
         let text = serde_json::to_string_pretty(&database_json()).expect("JSON of static tables");
-        println!("{text}");
+        outln!("{text}");
     } else {
-        print!("{}", summary());
+        out!("{}", summary());
     }
     Ok(())
 }

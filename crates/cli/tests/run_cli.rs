@@ -403,3 +403,24 @@ fn summary_and_hazards_are_readable() {
         &["--strict-hazards"],
     );
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    // Regression: `warpkit spec --json | head -c 10` panicked in println! (exit 101).
+    for args in [&["spec", "--json"][..], &["spec"], &["examples", "--list"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_warpkit"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert!(
+            matches!(o.status.code(), Some(0..=2)),
+            "{args:?}: {:?} {}",
+            o.status,
+            stderr(&o)
+        );
+    }
+}
