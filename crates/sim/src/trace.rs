@@ -330,25 +330,71 @@ fn writeback_writes(wb: &crate::Writeback) -> Vec<Written> {
     out
 }
 
+/// `x` in decimal, as `{x}` would print it, without the formatting machinery: a traced
+/// vector write prints 32 lanes, and `format!` per lane dominated tracing.
+fn push_u32(s: &mut Vec<u8>, x: u32) {
+    let mut buf = [0u8; 10];
+    let mut at = buf.len();
+    let mut x = x;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    s.extend_from_slice(&buf[at..]);
+}
+
+/// The `v` and `u` arrays of a JSON trace record (ASCII, built as bytes).
 fn writes_json(writes: &[Written]) -> (String, String) {
-    let vs: Vec<String> = writes
+    // A full vector write is about 32 * 16 bytes.
+    let vrows = writes
         .iter()
-        .filter_map(|w| match w {
+        .filter(|w| matches!(w, Written::V { .. }))
+        .count();
+    let mut vs: Vec<u8> = Vec::with_capacity(vrows * 32 * 16);
+    let mut us: Vec<u8> = Vec::new();
+    for w in writes {
+        match w {
             Written::V { reg, lanes } => {
-                let lanes: Vec<String> = lanes.iter().map(|(l, v)| format!("[{l},{v}]")).collect();
-                Some(format!("{{\"reg\":{reg},\"lanes\":[{}]}}", lanes.join(",")))
+                if !vs.is_empty() {
+                    vs.push(b',');
+                }
+                vs.extend_from_slice(b"{\"reg\":");
+                push_u32(&mut vs, *reg);
+                vs.extend_from_slice(b",\"lanes\":[");
+                for (i, (l, v)) in lanes.iter().enumerate() {
+                    if i > 0 {
+                        vs.push(b',');
+                    }
+                    vs.push(b'[');
+                    push_u32(&mut vs, *l);
+                    vs.push(b',');
+                    push_u32(&mut vs, *v);
+                    vs.push(b']');
+                }
+                vs.extend_from_slice(b"]}");
             }
-            _ => None,
-        })
-        .collect();
-    let us: Vec<String> = writes
-        .iter()
-        .filter_map(|w| match w {
-            Written::U { reg, value } => Some(format!("{{\"reg\":{reg},\"value\":{value}}}")),
-            _ => None,
-        })
-        .collect();
-    (vs.join(","), us.join(","))
+            Written::U { reg, value } => {
+                if !us.is_empty() {
+                    us.push(b',');
+                }
+                us.extend_from_slice(b"{\"reg\":");
+                push_u32(&mut us, *reg);
+                us.extend_from_slice(b",\"value\":");
+                push_u32(&mut us, *value);
+                us.push(b'}');
+            }
+            _ => {}
+        }
+    }
+    // Only ASCII was pushed, so neither conversion can fail.
+    (
+        String::from_utf8(vs).unwrap_or_default(),
+        String::from_utf8(us).unwrap_or_default(),
+    )
 }
 
 fn writes_text(s: &mut String, writes: &[Written]) {
