@@ -304,10 +304,11 @@ fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
                 }
                 let b = bar.get_or_insert_with(|| {
                     let b =
-                        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+                        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+                        .with_elapsed(start.elapsed());
                     b.set_style(
                         ProgressStyle::with_template(
-                            "running [{bar:40}] {pos}/{len} workgroups, {elapsed}, {eta} left",
+                            "running [{bar:40}] {pos}/{len} workgroups, {elapsed} elapsed, about {eta} left",
                         )
                         .map(|s| s.progress_chars("=> "))
                         .unwrap_or_else(|_| ProgressStyle::default_bar()),
