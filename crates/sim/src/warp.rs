@@ -572,11 +572,33 @@ impl Warp {
     #[inline(always)]
     pub fn step<E: Env>(&mut self, prog: &Program, core: &mut Core, env: &mut E) -> bool {
         let pc = self.pc;
+        self.step_at(pc, prog, core, env).is_some()
+    }
+
+    /// A trap raised by the instruction at `pc`: the handler's PC if the warp goes on.
+    #[cold]
+    #[inline(never)]
+    fn trap_at(&mut self, pc: u32, cause: u32, info: u32) -> Option<u32> {
+        self.raise(pc, cause, info).then_some(self.pc)
+    }
+
+    /// Execute the instruction at `pc` (which is `self.pc`). Returns the next PC (also
+    /// stored in `self.pc`) while the warp is `Running`: the interpreter loop keeps the PC
+    /// in a register instead of reloading what it just stored, which was the longest
+    /// dependency chain of a branchy loop.
+    #[inline(always)]
+    fn step_at<E: Env>(
+        &mut self,
+        pc: u32,
+        prog: &Program,
+        core: &mut Core,
+        env: &mut E,
+    ) -> Option<u32> {
         let Some(&inst) = prog.fetch(pc) else {
-            return self.raise(pc, CAUSE_FETCH_FAULT, pc);
+            return self.trap_at(pc, CAUSE_FETCH_FAULT, pc);
         };
         let Code::Op(op) = inst.code else {
-            return self.raise(pc, CAUSE_ILLEGAL_INSN, inst.imm);
+            return self.trap_at(pc, CAUSE_ILLEGAL_INSN, inst.imm);
         };
         let d = usize::from(inst.rd);
         let a = usize::from(inst.rs1);
@@ -705,13 +727,22 @@ impl Warp {
             Op::SrarVu => self.vs(d, a, self.u[b], |x, s| ((s as i32) >> (x & 31)) as u32),
             Op::Mbcnt => {
                 let (x, m) = (self.v[a], self.u[b]);
-                self.vlane(d, |l| {
-                    x[l].wrapping_add((m & ((1u32 << l) - 1)).count_ones())
-                });
+                // Running count of the mask bits below each lane: no popcount per lane.
+                let mut below = [0u32; LANES];
+                let mut n = 0;
+                for (l, c) in below.iter_mut().enumerate() {
+                    *c = n;
+                    n += (m >> l) & 1;
+                }
+                self.vlane(d, |l| x[l].wrapping_add(below[l]));
             }
             Op::Cndmask => {
                 let (x, m, old) = (self.v[a], self.u[b], self.v[d]);
-                self.vlane(d, |l| if (m >> l) & 1 != 0 { x[l] } else { old[l] });
+                // A select by an all-ones/all-zeros lane mask vectorises; a branch does not.
+                self.vlane(d, |l| {
+                    let pick = 0u32.wrapping_sub((m >> l) & 1);
+                    (x[l] & pick) | (old[l] & !pick)
+                });
             }
             Op::MovrelS => {
                 let index = u64::from(inst.rs1) + u64::from(self.u[b]);
@@ -996,7 +1027,7 @@ impl Warp {
                 self.retired += 1;
                 core.committed += 1;
                 self.status = WarpStatus::Ended;
-                return false;
+                return None;
             }
             Op::Nop => {}
             Op::Barrier => {
@@ -1004,12 +1035,12 @@ impl Warp {
                 core.committed += 1;
                 self.pc = next;
                 self.status = WarpStatus::AtBarrier;
-                return false;
+                return None;
             }
             Op::Waitcnt => self.waitcnt(prog, imm),
             Op::Csrr => match self.csr_read(imm, core) {
                 Some(x) => self.u[d] = x,
-                None => return self.raise(pc, CAUSE_ILLEGAL_CSR, imm),
+                None => return self.trap_at(pc, CAUSE_ILLEGAL_CSR, imm),
             },
             Op::Csrw | Op::Csrs | Op::Csrc => {
                 let how = match op {
@@ -1018,13 +1049,13 @@ impl Warp {
                     _ => CsrWrite::Clear,
                 };
                 if let Err((cause, info)) = self.csr_write(imm, how, self.u[a], core) {
-                    return self.raise(pc, cause, info);
+                    return self.trap_at(pc, cause, info);
                 }
             }
             // ---- everything asynchronous: memory and cache control ----
             _ => {
                 if let Err(f) = env.issue_async(self, prog, &inst, pc) {
-                    return self.raise(pc, f.cause, f.info);
+                    return self.trap_at(pc, f.cause, f.info);
                 }
             }
         }
@@ -1032,7 +1063,7 @@ impl Warp {
         self.retired += 1;
         self.lane_ops += self.exec_lanes & 0u64.wrapping_sub(u64::from(inst.vector));
         core.committed += 1;
-        true
+        Some(next)
     }
 
     /// `waitcnt`, its thresholds resolved when the program was pre-decoded.
@@ -1097,6 +1128,8 @@ impl Warp {
         // The step count lives in a register while the warp runs; `self.steps` is written
         // whenever something outside the loop may look at it.
         let mut steps = self.steps;
+        // Always equal to `self.pc` here; kept in a register (see `step_at`).
+        let mut pc = self.pc;
         loop {
             if steps >= max_steps {
                 self.steps = steps;
@@ -1105,22 +1138,27 @@ impl Warp {
             }
             steps += 1;
             if self.queue.watch {
-                self.check_hazards(prog, self.pc);
+                self.check_hazards(prog, pc);
             }
             if T::ENABLED {
                 self.steps = steps;
-                let pc = self.pc;
                 let exec = self.exec;
                 self.last_trap = None;
                 self.retire_log.get_or_insert_with(Vec::new).clear();
-                let going = self.step(prog, core, env);
+                let going = self.step_at(pc, prog, core, env);
                 tracer.commit(self, prog, pc, exec);
-                if !going {
-                    return;
+                match going {
+                    Some(next) => pc = next,
+                    None => return,
                 }
-            } else if !self.step(prog, core, env) {
-                self.steps = steps;
-                return;
+            } else {
+                match self.step_at(pc, prog, core, env) {
+                    Some(next) => pc = next,
+                    None => {
+                        self.steps = steps;
+                        return;
+                    }
+                }
             }
         }
     }
