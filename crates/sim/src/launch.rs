@@ -294,22 +294,25 @@ fn run_workgroup<T: Tracer>(
         })
         .collect();
     // Warps come from this host thread's pool and go back to it, so a workgroup allocates
-    // no register files.
-    let mut group = Workgroup::new(wg, &[]);
+    // no register files. They are reset where they lie: a warp is about a kilobyte
+    // besides its register file, and moving each in and out of the pool cost more than
+    // a short kernel's warp.
+    let mut warps = std::mem::take(pool);
+    warps.truncate(exec.len());
+    // v0..v3: the ABI's thread ids (init_warp).
+    let dirty = program.vregs_written() | 0xf;
     for (i, &e) in exec.iter().enumerate() {
         let id = WarpId {
             workgroup: wg,
             warp: i as u32,
         };
-        group.warps.push(match pool.pop() {
-            Some(mut w) => {
-                // v0..v3: the ABI's thread ids (init_warp).
-                w.reset_rows(id, e, program.vregs_written() | 0xf);
-                w
-            }
-            None => Warp::new(id, e),
-        });
+        match warps.get_mut(i) {
+            Some(w) => w.reset_rows(id, e, dirty),
+            None => warps.push(Warp::new(id, e)),
+        }
     }
+    let mut group = Workgroup::new(wg, &[]);
+    group.warps = warps;
     for warp in group.warps.iter_mut() {
         warp.pc = cfg.entry;
     }
@@ -337,7 +340,7 @@ fn run_workgroup<T: Tracer>(
         kept: Vec::new(),
         core,
     };
-    for mut w in group.warps {
+    for w in group.warps.iter_mut() {
         o.instructions += w.retired;
         o.lane_ops += w.lane_ops;
         o.hazard_count += w.hazard_count;
@@ -361,11 +364,11 @@ fn run_workgroup<T: Tracer>(
             _ => {}
         }
         o.hazards.append(&mut w.hazards);
-        if cfg.keep_warps {
-            o.kept.push(w);
-        } else {
-            pool.push(w);
-        }
+    }
+    if cfg.keep_warps {
+        o.kept = std::mem::take(&mut group.warps);
+    } else {
+        *pool = std::mem::take(&mut group.warps);
     }
     o
 }
