@@ -128,3 +128,88 @@ fn mismatch(word: u64, width: u8, candidate: usize) -> DecodeError {
         }
     }
 }
+
+/// For each 8-word block: given whether word 0 continues a 64-bit instruction from the
+/// block before (`carry`), and which words have §2.1's 64-bit length bits (`wide`, bit i =
+/// word i), the words that start an instruction and whether the last one spills into the
+/// next block. Precomputed, this turns the length chain of a stream into one table load
+/// per eight words, so the instructions of a block decode independently.
+const STARTS: [[(u8, bool); 256]; 2] = {
+    let mut table = [[(0u8, false); 256]; 2];
+    let mut carry = 0;
+    while carry < 2 {
+        let mut wide = 0;
+        while wide < 256 {
+            let mut starts = 0u8;
+            let mut i = carry;
+            while i < 8 {
+                starts |= 1 << i;
+                i += if wide & (1 << i) != 0 { 2 } else { 1 };
+            }
+            table[carry][wide] = (starts, i == 9);
+            wide += 1;
+        }
+        carry += 1;
+    }
+    table
+};
+
+/// Decode a whole instruction stream in order, calling `f(offset, result)` for each
+/// instruction. Boundaries come from the length bits alone (§2.1; a word with reserved
+/// length bits `11` counts as 4 bytes), so a word that does not decode still advances by
+/// its length; a last instruction cut off by the end of `bytes` is reported as
+/// [`DecodeError::Truncated`]. Equivalent to calling [`decode`] at each boundary, only
+/// faster on long streams.
+pub fn decode_stream(bytes: &[u8], mut f: impl FnMut(usize, Result<Instr, DecodeError>)) {
+    let mut block = 0usize;
+    let mut carry = false;
+    // A block is taken whole while a 64-bit instruction starting at its last word still
+    // has both words in `bytes`.
+    while let Some(chunk) = bytes.get(block..).and_then(|b| b.first_chunk::<36>()) {
+        let mut wide = 0usize;
+        for i in 0..8 {
+            wide |= usize::from(chunk[4 * i] & 0x3 == 0x1) << i;
+        }
+        let (mut starts, spill) = STARTS[usize::from(carry)][wide];
+        while starts != 0 {
+            let i = (starts.trailing_zeros() & 7) as usize;
+            starts &= starts - 1;
+            let at = block + 4 * i;
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&chunk[4 * i..4 * i + 8]);
+            let w = u64::from_le_bytes(b);
+            let result = if w & 0x3 == 0x3 {
+                Err(DecodeError::ReservedLength { word: w as u32 })
+            } else if w & 1 != 0 {
+                decode_word(w, 64)
+            } else {
+                decode_word(u64::from(w as u32), 32)
+            };
+            f(at, result);
+        }
+        carry = spill;
+        block += 32;
+    }
+    let mut at = block + if carry { 4 } else { 0 };
+    while at < bytes.len() {
+        match decode(&bytes[at..]) {
+            Ok((ins, len)) => {
+                f(at, Ok(ins));
+                at += len;
+            }
+            Err(e @ DecodeError::Truncated { .. }) => {
+                f(at, Err(e));
+                break;
+            }
+            Err(e) => {
+                let len = match e {
+                    DecodeError::NoMatch { width: 64, .. }
+                    | DecodeError::ReservedBits { width: 64, .. } => 8,
+                    _ => 4,
+                };
+                f(at, Err(e));
+                at += len;
+            }
+        }
+    }
+}

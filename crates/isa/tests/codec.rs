@@ -189,3 +189,51 @@ fn known_encodings() {
     let w = Instr::from_raw(Op::Waitcnt, &[0, 31, 31, 15, 0, 7]).unwrap();
     assert_eq!(w.to_string(), "waitcnt vm=0, sm=0");
 }
+
+/// What `decode_stream` must produce: `decode` at each boundary the length bits give.
+fn sequential(bytes: &[u8]) -> Vec<(usize, Result<Instr, DecodeError>)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let r = decode(&bytes[at..]);
+        let len = match &r {
+            Ok((_, len)) => *len,
+            Err(DecodeError::Truncated { .. }) => bytes.len() - at,
+            Err(DecodeError::ReservedLength { .. }) => 4,
+            Err(DecodeError::NoMatch { width, .. } | DecodeError::ReservedBits { width, .. }) => {
+                usize::from(*width / 8)
+            }
+        };
+        out.push((at, r.map(|(i, _)| i)));
+        at += len;
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn decode_stream_agrees_with_decode_at_each_boundary(
+        words in proptest::collection::vec(
+            prop_oneof![
+                any::<u32>(),
+                // Valid 32- and 64-bit instructions, so long runs decode.
+                (0..OP_COUNT, any::<u64>()).prop_map(|(i, w)| {
+                    let d = Op::from_index(i).unwrap().def();
+                    let word = (w & !(d.mask | d.zero)) | d.match_bits;
+                    word as u32
+                }),
+            ],
+            0..80,
+        ),
+        cut in 0usize..4,
+    ) {
+        let mut bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let keep = bytes.len().saturating_sub(cut);
+        bytes.truncate(keep);
+        let mut streamed = Vec::new();
+        decode_stream(&bytes, |at, r| streamed.push((at, r)));
+        prop_assert_eq!(streamed, sequential(&bytes));
+    }
+}
