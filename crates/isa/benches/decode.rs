@@ -59,22 +59,6 @@ fn decode_mixed_stream(bencher: Bencher) {
         .bench(|| decode_all(black_box(&bytes)));
 }
 
-/// The same mixed stream through `decode_stream`, which takes instruction boundaries eight
-/// words at a time, so the instructions of a block decode independently.
-#[divan::bench]
-fn decode_stream_mixed(bencher: Bencher) {
-    let bytes = stream(N);
-    bencher.counter(ItemsCount::new(N)).bench(|| {
-        let mut acc = 0u32;
-        decode_stream(black_box(&bytes), |_, r| {
-            if let Ok(ins) = r {
-                acc = acc.wrapping_add(ins.raw(0)).wrapping_add(ins.op() as u32);
-            }
-        });
-        acc
-    });
-}
-
 /// The same instruction over and over: the upper bound, with every branch predicted.
 #[divan::bench]
 fn decode_same_instruction(bencher: Bencher) {

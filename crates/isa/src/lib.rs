@@ -10,7 +10,7 @@ mod instr;
 mod operand;
 pub mod tables;
 
-pub use decode::{decode, decode_stream, decode_word, instruction_len, DecodeError};
+pub use decode::{decode, decode_word, instruction_len, DecodeError};
 pub use instr::{EncodeError, Instr, Reserved, MAX_OPERANDS};
 pub use operand::{Half, Operand, UReg, VReg};
 pub use tables::*;
