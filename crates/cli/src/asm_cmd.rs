@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Outcome {
         Ok(p) => p,
         Err(errors) => {
             let source = String::from_utf8_lossy(&bytes);
-            eprint!("{}", errors.render(&source));
+            report_raw!("{}", errors.render(&source));
             return Err(Failure::Exit(2));
         }
     };

@@ -175,7 +175,7 @@ pub fn run(args: Args) -> Outcome {
     }
     print_table(&rows);
     for p in &problems {
-        eprintln!("error: {p}");
+        report!("error: {p}");
     }
     outln!(
         "{} of {} kernels checked ✓ in {:.2} s",

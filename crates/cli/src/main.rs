@@ -19,6 +19,23 @@ macro_rules! out {
     }};
 }
 
+/// `eprintln!` that never panics: with stderr closed (`2>&-`) a message is lost, not the
+/// exit code.
+macro_rules! report {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics.
+macro_rules! report_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod asm_cmd;
 mod dis_cmd;
 mod doc_cmd;
@@ -83,11 +100,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::BadInput(m)) => {
-            eprintln!("error: {m}");
+            report!("error: {m}");
             ExitCode::from(2)
         }
         Err(Failure::Runtime(m)) => {
-            eprintln!("error: {m}");
+            report!("error: {m}");
             ExitCode::from(1)
         }
         Err(Failure::Exit(code)) => ExitCode::from(code),

@@ -144,7 +144,7 @@ fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
             Ok(p) => Ok(p),
             Err(errors) => {
                 let source = String::from_utf8_lossy(&bytes);
-                eprint!("{}", errors.render(&source));
+                report_raw!("{}", errors.render(&source));
                 Err(Failure::Exit(2))
             }
         };
@@ -345,7 +345,7 @@ fn report(r: &LaunchResult, max_steps: u64) {
             Some((a, lane)) => format!(" (address {a:#x}, lane {lane})"),
             None => String::new(),
         };
-        eprintln!(
+        report!(
             "error: {} trapped: cause {} ({}) at pc {:#x}: `{}`, trapinfo {:#x}{address}",
             warp_name(t.workgroup, t.warp),
             t.trap.cause,
@@ -356,7 +356,7 @@ fn report(r: &LaunchResult, max_steps: u64) {
         );
     }
     for l in &r.step_limits {
-        eprintln!(
+        report!(
             "error: {} stopped at pc {:#x} after {} instructions: the step limit \
              (--max-steps {max_steps}) was reached; raise it with --max-steps N if the \
              program is not stuck in a loop",
@@ -366,20 +366,20 @@ fn report(r: &LaunchResult, max_steps: u64) {
         );
     }
     for d in &r.deadlocks {
-        eprintln!("error: {}", deadlock_message(d));
+        report!("error: {}", deadlock_message(d));
     }
     for h in r.hazards.iter().take(MAX_HAZARDS_SHOWN) {
-        eprintln!("warning: hazard: {h}");
+        report!("warning: hazard: {h}");
     }
     let hidden = r
         .stats
         .hazards
         .saturating_sub(MAX_HAZARDS_SHOWN.min(r.hazards.len()) as u64);
     if hidden > 0 {
-        eprintln!("warning: {hidden} more hazard(s) not shown");
+        report!("warning: {hidden} more hazard(s) not shown");
     }
     if r.stats.hazards > 0 {
-        eprintln!(
+        report!(
             "note: a `waitcnt` on the pending operation's counter before the read or write \
              removes a hazard (§2.6)"
         );
@@ -424,7 +424,7 @@ fn deadlock_message(d: &DeadlockReport) -> String {
 fn summary(r: &LaunchResult) {
     let s = &r.stats;
     let n = |count: u64, what: &str| format!("{count} {what}{}", if count == 1 { "" } else { "s" });
-    eprintln!(
+    report!(
         "{}, {}, {}, {}, {:.3} s, {}",
         n(s.workgroups, "workgroup"),
         n(s.warps, "warp"),
@@ -622,7 +622,7 @@ pub fn run(args: Args) -> Outcome {
     if let Some(file) = trace {
         if trace_cut {
             drop(file);
-            eprintln!(
+            report!(
                 "error: the trace reached the limit of {} bytes (--max-trace-bytes) and was \
                  not written; lower --max-steps or raise --max-trace-bytes BYTES",
                 args.max_trace_bytes
@@ -647,13 +647,13 @@ pub fn run(args: Args) -> Outcome {
         return Ok(());
     }
     if hazard_failure && result.ok() {
-        eprintln!(
+        report!(
             "error: {} hazard(s) reported and --strict-hazards is set",
             result.stats.hazards
         );
     }
     if !outs.is_empty() {
-        eprintln!("note: the run failed, so the --out files were not written");
+        report!("note: the run failed, so the --out files were not written");
     }
     Err(Failure::Exit(1))
 }
