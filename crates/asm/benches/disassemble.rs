@@ -9,36 +9,8 @@ use warpkit_isa::*;
 
 const N: usize = 200_000;
 
-/// A deterministic mixed stream: every variant in turn, operands from a small LCG.
-fn stream(count: usize) -> Vec<u8> {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut out = Vec::with_capacity(count * 6);
-    for i in 0..count {
-        let op = ALL_OPS[i % OP_COUNT];
-        let raw: Vec<u32> = op
-            .def()
-            .operands
-            .iter()
-            .map(|o| {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let w = o.field.width();
-                let v = (seed >> 32) as u32;
-                if w >= 32 {
-                    v
-                } else {
-                    v & ((1 << w) - 1)
-                }
-            })
-            .collect();
-        Instr::from_raw(op, &raw).unwrap().write_bytes(&mut out);
-    }
-    out
-}
-
 fn main() {
-    let bytes = stream(N);
+    let bytes = mixed_stream(N);
     for (name, plain) in [("listing", false), ("plain", true)] {
         let options = DisOptions { plain };
         let runs = 5;
@@ -58,7 +30,7 @@ fn main() {
 
 #[divan::bench(args = [false, true], sample_count = 20)]
 fn disassemble_mixed(bencher: Bencher, plain: bool) {
-    let bytes = stream(N);
+    let bytes = mixed_stream(N);
     let options = DisOptions { plain };
     bencher
         .counter(ItemsCount::new(N))

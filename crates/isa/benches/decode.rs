@@ -5,34 +5,6 @@ use divan::counter::ItemsCount;
 use divan::{black_box, Bencher};
 use warpkit_isa::*;
 
-/// A deterministic mixed stream: every variant in turn, operands from a small LCG.
-fn stream(count: usize) -> Vec<u8> {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut out = Vec::with_capacity(count * 6);
-    for i in 0..count {
-        let op = ALL_OPS[i % OP_COUNT];
-        let raw: Vec<u32> = op
-            .def()
-            .operands
-            .iter()
-            .map(|o| {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let w = o.field.width();
-                let v = (seed >> 32) as u32;
-                if w >= 32 {
-                    v
-                } else {
-                    v & ((1 << w) - 1)
-                }
-            })
-            .collect();
-        Instr::from_raw(op, &raw).unwrap().write_bytes(&mut out);
-    }
-    out
-}
-
 const N: usize = 100_000;
 
 /// Decode every instruction of `bytes` in order; the sum keeps the work observable.
@@ -53,7 +25,7 @@ fn decode_all(bytes: &[u8]) -> u32 {
 
 #[divan::bench]
 fn decode_mixed_stream(bencher: Bencher) {
-    let bytes = stream(N);
+    let bytes = mixed_stream(N);
     bencher
         .counter(ItemsCount::new(N))
         .bench(|| decode_all(black_box(&bytes)));

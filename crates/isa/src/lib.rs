@@ -8,11 +8,13 @@
 mod decode;
 mod instr;
 mod operand;
+mod sample;
 pub mod tables;
 
 pub use decode::{decode, decode_word, instruction_len, DecodeError};
 pub use instr::{EncodeError, Instr, Reserved, MAX_OPERANDS};
 pub use operand::{Half, Operand, UReg, VReg};
+pub use sample::mixed_stream;
 pub use tables::*;
 
 include!(concat!(env!("OUT_DIR"), "/tables.rs"));

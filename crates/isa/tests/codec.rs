@@ -189,3 +189,16 @@ fn known_encodings() {
     let w = Instr::from_raw(Op::Waitcnt, &[0, 31, 31, 15, 0, 7]).unwrap();
     assert_eq!(w.to_string(), "waitcnt vm=0, sm=0");
 }
+
+#[test]
+fn mixed_stream_holds_every_variant_and_decodes_whole() {
+    let bytes = mixed_stream(OP_COUNT);
+    let mut at = 0;
+    let mut seen = Vec::new();
+    while at < bytes.len() {
+        let (ins, len) = decode(&bytes[at..]).unwrap();
+        seen.push(ins.op());
+        at += len;
+    }
+    assert_eq!(seen, ALL_OPS.to_vec());
+}
