@@ -218,7 +218,7 @@ pub fn reference() -> String {
                 }
                 o.push_str("```\n\n| Variant | Encoding | Latency | Semantics | Flags |\n|---|---|---|---|---|\n");
                 for d in &list[i..j] {
-                    let flags: Vec<_> = d.flags.names().collect();
+                    let flags: Vec<_> = d.flag_names.to_vec();
                     let flags = if flags.is_empty() {
                         "-".to_string()
                     } else {

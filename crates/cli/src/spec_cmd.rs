@@ -198,7 +198,7 @@ fn instruction_json(d: &InstrDef) -> Value {
         "operands": operands,
         "latency": d.latency_text,
         "semantics": d.semantics,
-        "flags": d.flags.names().collect::<Vec<_>>(),
+        "flags": d.flag_names.to_vec(),
         "group": d.group,
         "subgroup": sg.id,
         "subgroup_title": sg.title,
@@ -234,6 +234,9 @@ mod tests {
         let cmp = g1.iter().find(|i| i["mnemonic"] == "cmp.eq.i64").unwrap();
         assert_eq!(cmp["flags"], json!(["re", "ur", "p64"]));
         assert_eq!(cmp["operands"][1]["kind"], "vp^2");
+        // Flags keep the seed's spelling order ("ei eb br cd re"), not bit order.
+        let bexecz = g1.iter().find(|i| i["mnemonic"] == "bexecz").unwrap();
+        assert_eq!(bexecz["flags"], json!(["ei", "eb", "br", "cd", "re"]));
         let jmp = g1.iter().find(|i| i["mnemonic"] == "jmp").unwrap();
         assert_eq!(jmp["operands"][0]["kind"], "o22");
         assert_eq!(jmp["operands"][0]["type"], "br22");

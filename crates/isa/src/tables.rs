@@ -239,6 +239,8 @@ pub struct InstrDef {
     pub latency_text: &'static str,
     pub semantics: &'static str,
     pub flags: Flags,
+    /// The flags as the seed spells them, in its order.
+    pub flag_names: &'static [&'static str],
     pub provisional: bool,
     /// Bits of the fixed fields.
     pub mask: u64,

@@ -246,6 +246,7 @@ pub fn generate(db: &Database) -> String {
             .iter()
             .map(|f| format!("Flags::{}.0", f.to_uppercase()))
             .collect();
+        let flag_names: String = ins.flags.iter().map(|f| format!("{}, ", s(f))).collect();
         let flags = if flags.is_empty() {
             "Flags(0)".to_string()
         } else {
@@ -253,7 +254,7 @@ pub fn generate(db: &Database) -> String {
         };
         let _ = writeln!(
             o,
-            "    InstrDef {{ op: Op::{}, mnemonic: {}, family: {}, group: {}, subgroup: {}, format: &FORMATS[{}], width: {}, fixed: &[{fixed}], operands: &[{operands}], latency: {latency}, latency_text: {}, semantics: {}, flags: {flags}, provisional: {}, mask: {:#x}, match_bits: {:#x}, zero: {:#x} }},",
+            "    InstrDef {{ op: Op::{}, mnemonic: {}, family: {}, group: {}, subgroup: {}, format: &FORMATS[{}], width: {}, fixed: &[{fixed}], operands: &[{operands}], latency: {latency}, latency_text: {}, semantics: {}, flags: {flags}, flag_names: &[{flag_names}], provisional: {}, mask: {:#x}, match_bits: {:#x}, zero: {:#x} }},",
             op_ident(&ins.mnemonic),
             s(&ins.mnemonic),
             s(&ins.family),
