@@ -2,21 +2,19 @@
 //! report how each warp stopped, hazards and a summary, and optionally dump the final state,
 //! a commit trace and output buffers.
 
-use crate::asm_cmd::read_bounded;
 use crate::output::{check_output_path, is_device, write_output, OutputFile};
 use crate::{Failure, Outcome};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use warpkit_sim::launch::{
-    launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, DeadlockReport,
-    LaunchConfig, LaunchResult, MAX_BLOCK_THREADS, MAX_SHARED_BYTES,
-};
-use warpkit_sim::trap::cause_name;
-use warpkit_sim::{dump_states_json, Program, TraceFormat, WarpStatus, DEFAULT_MAX_STEPS};
+pub use warpkit_host::launch::MAX_THREADS;
+use warpkit_host::report::{deadlock_message, trap_message, warp_name};
+use warpkit_host::{load_kernel, ArgValue, Launch, LaunchResult, Limits, LoadError, SetupError};
+use warpkit_sim::launch::MAX_SHARED_BYTES;
+use warpkit_sim::{dump_states_json, TraceFormat, DEFAULT_MAX_STEPS};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceFormatArg {
@@ -86,78 +84,21 @@ pub struct Args {
 }
 
 /// Default of `--max-memory`: 1 GiB.
-pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
-/// Default of `--max-workgroups`: about 200 bytes of bookkeeping stay per finished
-/// workgroup until the launch ends, so 2^20 keeps that near 200 MiB.
-pub const DEFAULT_MAX_WORKGROUPS: u64 = 1 << 20;
-/// What one warp kept for `--dump-state` costs: its registers and its JSON text.
-const DUMP_BYTES_PER_WARP: u64 = 64 << 10;
+pub const DEFAULT_MAX_MEMORY: u64 = warpkit_host::launch::DEFAULT_MAX_MEMORY;
+/// Default of `--max-workgroups` (`warpkit_host::launch::DEFAULT_MAX_WORKGROUPS`).
+pub const DEFAULT_MAX_WORKGROUPS: u64 = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS;
 /// Default of `--max-trace-bytes`: 1 GiB.
 pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
 
-/// The memory a launch may still map (`--max-memory`), charged before anything is
-/// allocated so that `buf:1000000000000` fails at once instead of exhausting the host.
-struct Budget {
-    limit: u64,
-    used: u64,
-}
-
-impl Budget {
-    fn left(&self) -> u64 {
-        self.limit - self.used
-    }
-
-    fn charge(&mut self, what: &str, bytes: u64) -> Result<(), Failure> {
-        match self.used.checked_add(bytes) {
-            Some(total) if total <= self.limit => {
-                self.used = total;
-                Ok(())
-            }
-            _ => Err(Failure::BadInput(format!(
-                "{what} needs {bytes} bytes, which with the {} bytes already mapped exceeds \
-                 the memory limit of {} bytes (raise it with --max-memory BYTES)",
-                self.used, self.limit
-            ))),
-        }
-    }
-}
-
-fn is_source(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("s" | "S" | "asm")
-    )
-}
-
-/// The kernel at `path`: its code and symbols.
+/// The kernel at `path`: its code and symbols. Assembly diagnostics are printed here with
+/// their source excerpts.
 fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
-    let bytes = read_bounded(path, warpkit_asm::MAX_SOURCE_BYTES)?;
-    let name = path.display().to_string();
-    if bytes.len() > warpkit_asm::MAX_SOURCE_BYTES {
-        return Err(Failure::BadInput(format!(
-            "{name}: the file is larger than the limit of {} bytes (MAX_SOURCE_BYTES)",
-            warpkit_asm::MAX_SOURCE_BYTES
-        )));
-    }
-    if is_source(path) {
-        return match warpkit_asm::assemble_bytes(&bytes, &name) {
-            Ok(p) => Ok(p),
-            Err(errors) => {
-                let source = String::from_utf8_lossy(&bytes);
-                report_raw!("{}", errors.render(&source));
-                Err(Failure::Exit(2))
-            }
-        };
-    }
-    let is_elf =
-        bytes.starts_with(b"\x7fELF") || path.extension().and_then(|e| e.to_str()) == Some("elf");
-    if is_elf {
-        return warpkit_asm::load_object(&bytes)
-            .map_err(|e| Failure::BadInput(format!("{name}: {e}")));
-    }
-    Ok(warpkit_asm::Program {
-        text: bytes,
-        ..Default::default()
+    load_kernel(path).map_err(|e| match e {
+        LoadError::Assembly { .. } => {
+            report_raw!("{}", e.render());
+            Failure::Exit(2)
+        }
+        e => Failure::BadInput(e.to_string()),
     })
 }
 
@@ -205,83 +146,27 @@ fn dims(option: &str, text: &str) -> Result<[u32; 3], Failure> {
     Ok(out)
 }
 
-fn parse_int(text: &str) -> Option<u64> {
-    let (neg, t) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text),
-    };
-    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok()?,
-        None => t.parse::<u64>().ok()?,
-    };
-    Some(if neg { 0u64.wrapping_sub(v) } else { v })
-}
-
-/// The bytes of `--arg NAME=@FILE`, charged to `budget` before they are read: a regular
-/// file by its size, anything else (a pipe, a device) by reading at most what is left.
-fn read_arg_file(text: &str, file: &Path, budget: &mut Budget) -> Result<Vec<u8>, Failure> {
-    let what = format!("--arg {text}");
-    let cannot = |e: std::io::Error| {
-        Failure::BadInput(format!("{what}: cannot read {}: {e}", file.display()))
-    };
-    let f = std::fs::File::open(file).map_err(cannot)?;
-    let meta = f.metadata().map_err(cannot)?;
-    if meta.is_dir() {
-        return Err(Failure::BadInput(format!(
-            "{what}: {} is a directory",
-            file.display()
-        )));
-    }
-    if meta.is_file() {
-        budget.charge(&what, meta.len())?;
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        f.take(meta.len()).read_to_end(&mut bytes).map_err(cannot)?;
-        return Ok(bytes);
-    }
-    let left = budget.left();
-    let mut bytes = Vec::new();
-    f.take(left.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(cannot)?;
-    if bytes.len() as u64 > left {
-        return Err(Failure::BadInput(format!(
-            "{what}: {} holds more than the {left} bytes left under the memory limit of {} \
-             bytes (raise it with --max-memory BYTES)",
-            file.display(),
-            budget.limit
-        )));
-    }
-    budget.charge(&what, bytes.len() as u64)?;
-    Ok(bytes)
-}
-
-fn parse_arg(text: &str, budget: &mut Budget) -> Result<Arg, Failure> {
-    let bad = |why: &str| Failure::BadInput(format!("--arg {text}: {why}"));
-    let (name, value) = text
-        .split_once('=')
-        .ok_or_else(|| bad("expected NAME=VALUE"))?;
-    if name.is_empty() {
-        return Err(bad("the name is empty"));
-    }
-    // The argument block's slot.
-    budget.charge(&format!("--arg {text}"), 8)?;
-    let value = if let Some(n) = value.strip_prefix("buf:") {
-        let n: u64 = n
-            .parse()
-            .map_err(|_| bad("buf:BYTES needs a byte count (a non-negative integer)"))?;
-        budget.charge(&format!("--arg {text}"), n)?;
-        let n = usize::try_from(n).map_err(|_| bad("the buffer does not fit this host"))?;
-        ArgValue::Buffer(vec![0; n])
-    } else if let Some(file) = value.strip_prefix('@') {
-        ArgValue::Buffer(read_arg_file(text, Path::new(file), budget)?)
-    } else {
-        ArgValue::Int(
-            parse_int(value).ok_or_else(|| bad("expected an integer, buf:BYTES or @FILE"))?,
-        )
-    };
-    Ok(Arg {
-        name: name.to_string(),
-        value,
+/// A launch refused before it ran, in the words of this command's options.
+fn setup_failure(e: SetupError) -> Failure {
+    let hint = " (raise it with --max-memory BYTES)";
+    Failure::BadInput(match e {
+        SetupError::BlockTooLarge { .. } => format!("--block: {e}"),
+        SetupError::TooManyWorkgroups { .. } => {
+            format!("{e} (raise it with --max-workgroups N)")
+        }
+        SetupError::SharedTooLarge { bytes } => format!(
+            "--shared {bytes}: more than the model's limit of \
+             {MAX_SHARED_BYTES} bytes of shared memory per workgroup"
+        ),
+        SetupError::TooManyThreads { threads } => {
+            format!("--threads {threads}: at most {MAX_THREADS}")
+        }
+        SetupError::ZeroMaxSteps => "--max-steps must be at least 1".into(),
+        SetupError::NoSuchEntry { symbol } => format!("--entry {symbol}: no such symbol in .text"),
+        SetupError::EntryOutOfRange { symbol } => format!("--entry {symbol}: offset out of range"),
+        SetupError::Memory(m) => format!("{m}{hint}"),
+        SetupError::Arg(warpkit_host::ArgError::Memory(m)) => format!("{m}{hint}"),
+        e => e.to_string(),
     })
 }
 
@@ -328,32 +213,12 @@ fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
     })
 }
 
-fn warp_name(workgroup: [u32; 3], warp: u32) -> String {
-    let [x, y, z] = workgroup;
-    format!("workgroup ({x},{y},{z}) warp {warp}")
-}
-
-/// The most host threads `--threads` accepts.
-pub const MAX_THREADS: usize = 1024;
-
 /// At most this many hazards are printed; the summary gives the total.
 const MAX_HAZARDS_SHOWN: usize = 20;
 
 fn report(r: &LaunchResult, max_steps: u64) {
     for t in &r.traps {
-        let address = match t.address {
-            Some((a, lane)) => format!(" (address {a:#x}, lane {lane})"),
-            None => String::new(),
-        };
-        report!(
-            "error: {} trapped: cause {} ({}) at pc {:#x}: `{}`, trapinfo {:#x}{address}",
-            warp_name(t.workgroup, t.warp),
-            t.trap.cause,
-            cause_name(t.trap.cause),
-            t.trap.pc,
-            t.asm,
-            t.trap.info
-        );
+        report!("error: {}", trap_message(t));
     }
     for l in &r.step_limits {
         report!(
@@ -386,41 +251,6 @@ fn report(r: &LaunchResult, max_steps: u64) {
     }
 }
 
-/// "deadlock in workgroup (0,0,0): warp 0 waits at the barrier at pc 0x8; warp 1 will
-/// never reach it: it trapped at pc 0x10 (cause 5, access fault)".
-fn deadlock_message(d: &DeadlockReport) -> String {
-    let [x, y, z] = d.workgroup;
-    let waiting: Vec<String> = d
-        .deadlock
-        .waiting
-        .iter()
-        .map(|(w, pc)| format!("warp {w} waits at the barrier at pc {pc:#x}"))
-        .collect();
-    let others: Vec<String> = d
-        .deadlock
-        .others
-        .iter()
-        .map(|&(w, status, pc)| match status {
-            WarpStatus::Trapped(t) => format!(
-                "warp {w} trapped at pc {pc:#x} (cause {}, {})",
-                t.cause,
-                cause_name(t.cause)
-            ),
-            WarpStatus::StepLimit => {
-                format!("warp {w} stopped at pc {pc:#x} at the step limit (--max-steps)")
-            }
-            WarpStatus::Ended => format!("warp {w} ended (endpgm) at pc {pc:#x}"),
-            _ => format!("warp {w} stopped at pc {pc:#x}"),
-        })
-        .collect();
-    format!(
-        "deadlock in workgroup ({x},{y},{z}): {}; the barrier can never be released \
-         because a sibling was stopped: {}",
-        waiting.join(", "),
-        others.join(", ")
-    )
-}
-
 fn summary(r: &LaunchResult) {
     let s = &r.stats;
     let n = |count: u64, what: &str| format!("{count} {what}{}", if count == 1 { "" } else { "s" });
@@ -436,56 +266,35 @@ fn summary(r: &LaunchResult) {
 }
 
 pub fn run(args: Args) -> Outcome {
-    if args.max_steps == 0 {
-        return Err(Failure::BadInput("--max-steps must be at least 1".into()));
-    }
-    if args.threads > MAX_THREADS {
-        return Err(Failure::BadInput(format!(
-            "--threads {}: at most {MAX_THREADS}",
-            args.threads
-        )));
-    }
     let launch_options = args.grid.is_some()
         || args.block.is_some()
         || !args.args.is_empty()
         || args.shared.is_some();
-    let mut config = LaunchConfig {
-        threads: args.threads,
-        max_steps: args.max_steps,
-        keep_warps: args.dump_state.is_some(),
-        bare: !launch_options,
-        ..LaunchConfig::default()
-    };
-    if let Some(g) = &args.grid {
-        config.grid = dims("grid", g)?;
+    let mut launch = Launch::new(Limits {
+        max_memory: args.max_memory,
+        max_workgroups: args.max_workgroups,
+    });
+    launch
+        .max_steps(args.max_steps)
+        .and_then(|l| l.threads(args.threads))
+        .map_err(setup_failure)?;
+    launch
+        .keep_warps(args.dump_state.is_some())
+        .bare(!launch_options);
+    let grid = args.grid.as_deref().map(|g| dims("grid", g)).transpose()?;
+    let block = args
+        .block
+        .as_deref()
+        .map(|b| dims("block", b))
+        .transpose()?;
+    if let Some(b) = block {
+        launch.block(b).map_err(setup_failure)?;
     }
-    if let Some(b) = &args.block {
-        config.block = dims("block", b)?;
-    }
-    // In 128 bits: three u32 dimensions overflow u64.
-    let threads: u128 = config.block.iter().map(|&d| u128::from(d)).product();
-    if threads > u128::from(MAX_BLOCK_THREADS) {
-        return Err(Failure::BadInput(format!(
-            "--block: a workgroup of {threads} threads exceeds the model's limit of \
-             {MAX_BLOCK_THREADS} (32 warps)"
-        )));
-    }
-    let groups: u128 = config.grid.iter().map(|&d| u128::from(d)).product();
-    if groups > u128::from(args.max_workgroups) {
-        return Err(Failure::BadInput(format!(
-            "a grid of {groups} workgroups exceeds the limit of {} (raise it with \
-             --max-workgroups N)",
-            args.max_workgroups
-        )));
+    if let Some(g) = grid {
+        launch.grid(g).map_err(setup_failure)?;
     }
     if let Some(s) = args.shared {
-        if s > MAX_SHARED_BYTES {
-            return Err(Failure::BadInput(format!(
-                "--shared {s}: more than the model's limit of {MAX_SHARED_BYTES} bytes of \
-                 shared memory per workgroup"
-            )));
-        }
-        config.shared_bytes = s;
+        launch.shared(s).map_err(setup_failure)?;
     }
     // Every output is checked before any work, so a bad path fails fast and cannot leave
     // some outputs written and others not.
@@ -525,23 +334,16 @@ pub fn run(args: Args) -> Outcome {
         }
     }
     // Buffers are charged to the memory budget before they are allocated or read.
-    let mut budget = Budget {
-        limit: args.max_memory,
-        used: 0,
-    };
-    let mut kernel_args: Vec<Arg> = Vec::with_capacity(args.args.len());
     for text in &args.args {
-        let a = parse_arg(text, &mut budget)?;
-        if kernel_args.iter().any(|k| k.name == a.name) {
-            return Err(Failure::BadInput(format!(
-                "--arg {text}: the name `{}` is already used by another --arg",
-                a.name
-            )));
-        }
-        kernel_args.push(a);
+        launch.arg_text(text).map_err(|e| match e {
+            SetupError::DuplicateArg { name } => Failure::BadInput(format!(
+                "--arg {text}: the name `{name}` is already used by another --arg"
+            )),
+            e => setup_failure(e),
+        })?;
     }
     for (name, _) in &outs {
-        match kernel_args.iter().find(|a| &a.name == name) {
+        match launch.args().iter().find(|a| &a.name == name) {
             Some(a) if matches!(a.value, ArgValue::Buffer(_)) => {}
             Some(_) => {
                 return Err(Failure::BadInput(format!(
@@ -557,40 +359,16 @@ pub fn run(args: Args) -> Outcome {
     }
     let object = load(&args.file)?;
     if let Some(entry) = &args.entry {
-        let symbol = object
-            .symbol(entry)
-            .filter(|s| s.section == warpkit_asm::Section::Text)
-            .ok_or_else(|| {
-                Failure::BadInput(format!("--entry {entry}: no such symbol in .text"))
-            })?;
-        config.entry = u32::try_from(symbol.offset)
-            .map_err(|_| Failure::BadInput(format!("--entry {entry}: offset out of range")))?;
+        launch.entry(entry);
     }
-    // The code is mapped once and pre-decoded into one slot per 4-byte word.
-    let code = object.text.len() as u64;
-    let per_word = (std::mem::size_of::<warpkit_sim::Inst>()
-        + std::mem::size_of::<warpkit_sim::RegUse>()) as u64;
-    budget.charge(
-        &format!("the code ({code} bytes, decoded)"),
-        2 * code + code.div_ceil(4) * per_word,
-    )?;
-    if args.dump_state.is_some() {
-        let warps = u64::try_from(groups * threads.div_ceil(32)).unwrap_or(u64::MAX);
-        budget.charge(
-            &format!("--dump-state of {warps} warps"),
-            warps.saturating_mul(DUMP_BYTES_PER_WARP),
-        )?;
-    }
-    let prog = Program::new(object.text);
+    let prepared = launch.prepare(&object).map_err(setup_failure)?;
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
-    let total = workgroup_count(&config).map_err(bad_launch)?;
+    let total = prepared.workgroups();
     let mut trace_cut = false;
     let (result, trace) = match &args.trace {
         None => {
-            let r = with_progress(total, |done| {
-                launch_with_progress(&prog, &config, kernel_args, done)
-            })
-            .map_err(bad_launch)?;
+            let r = with_progress(total, |done| prepared.run_with_progress(done))
+                .map_err(bad_launch)?;
             (r, None)
         }
         Some(path) => {
@@ -605,8 +383,7 @@ pub fn run(args: Args) -> Outcome {
                 left: args.max_trace_bytes,
                 hit: &hit,
             };
-            let (r, io) =
-                launch_traced(&prog, &config, kernel_args, writer, format).map_err(bad_launch)?;
+            let (r, io) = prepared.run_traced(writer, format).map_err(bad_launch)?;
             trace_cut = hit.get();
             if !trace_cut {
                 io.map_err(|e| {

@@ -1,0 +1,219 @@
+//! Kernel arguments in their text form, `NAME=VALUE` (the CLI's `--arg`): `NAME=INT` (decimal
+//! or `0x` hex, optionally negative: an 8-byte slot holding the value), `NAME=buf:BYTES` (a
+//! zero-filled buffer), `NAME=@FILE` (a buffer holding the file). Every byte a launch maps is
+//! charged to a [`MemoryBudget`] before it is allocated or read, so `buf:1000000000000`
+//! fails at once instead of exhausting the host.
+
+use std::io::Read;
+use std::path::Path;
+use warpkit_sim::launch::{Arg, ArgValue};
+
+/// The memory a launch may still map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryBudget {
+    limit: u64,
+    used: u64,
+}
+
+/// A launch would map more memory than its limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    #[error(
+        "{what} needs {bytes} bytes, which with the {used} bytes already mapped exceeds the \
+         memory limit of {limit} bytes"
+    )]
+    Exceeded {
+        what: String,
+        bytes: u64,
+        used: u64,
+        limit: u64,
+    },
+    /// A stream (pipe, device) held more than what was left.
+    #[error(
+        "{what}: {file} holds more than the {left} bytes left under the memory limit of \
+         {limit} bytes"
+    )]
+    StreamTooLong {
+        what: String,
+        file: String,
+        left: u64,
+        limit: u64,
+    },
+}
+
+impl MemoryBudget {
+    pub fn new(limit: u64) -> MemoryBudget {
+        MemoryBudget { limit, used: 0 }
+    }
+
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Bytes charged so far.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    /// Bytes that may still be charged.
+    pub fn left(&self) -> u64 {
+        self.limit - self.used
+    }
+
+    /// Charge `bytes` for `what` (named in the error), or refuse without charging.
+    pub fn charge(&mut self, what: &str, bytes: u64) -> Result<(), MemoryError> {
+        match self.used.checked_add(bytes) {
+            Some(total) if total <= self.limit => {
+                self.used = total;
+                Ok(())
+            }
+            _ => Err(MemoryError::Exceeded {
+                what: what.to_string(),
+                bytes,
+                used: self.used,
+                limit: self.limit,
+            }),
+        }
+    }
+}
+
+/// Why an argument's text is not an argument. Messages start with `--arg TEXT: `.
+#[derive(Debug, thiserror::Error)]
+pub enum ArgError {
+    #[error("--arg {text}: {why}")]
+    Syntax { text: String, why: &'static str },
+    #[error("--arg {text}: cannot read {file}: {error}")]
+    Read {
+        text: String,
+        file: String,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error("--arg {text}: {file} is a directory")]
+    Directory { text: String, file: String },
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+}
+
+/// An integer argument: decimal or `0x` hex, a leading `-` meaning two's complement.
+pub fn parse_int(text: &str) -> Option<u64> {
+    let (neg, t) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text),
+    };
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok()?,
+        None => t.parse::<u64>().ok()?,
+    };
+    Some(if neg { 0u64.wrapping_sub(v) } else { v })
+}
+
+/// The argument `text` (`NAME=VALUE`), charging its slot and buffer to `budget`.
+pub fn parse_arg(text: &str, budget: &mut MemoryBudget) -> Result<Arg, ArgError> {
+    let bad = |why: &'static str| ArgError::Syntax {
+        text: text.to_string(),
+        why,
+    };
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| bad("expected NAME=VALUE"))?;
+    if name.is_empty() {
+        return Err(bad("the name is empty"));
+    }
+    let what = format!("--arg {text}");
+    // The argument block's slot.
+    budget.charge(&what, 8)?;
+    let value = if let Some(n) = value.strip_prefix("buf:") {
+        let n: u64 = n
+            .parse()
+            .map_err(|_| bad("buf:BYTES needs a byte count (a non-negative integer)"))?;
+        budget.charge(&what, n)?;
+        let n = usize::try_from(n).map_err(|_| bad("the buffer does not fit this host"))?;
+        ArgValue::Buffer(vec![0; n])
+    } else if let Some(file) = value.strip_prefix('@') {
+        ArgValue::Buffer(read_arg_file(text, Path::new(file), budget)?)
+    } else {
+        ArgValue::Int(
+            parse_int(value).ok_or_else(|| bad("expected an integer, buf:BYTES or @FILE"))?,
+        )
+    };
+    Ok(Arg {
+        name: name.to_string(),
+        value,
+    })
+}
+
+/// The bytes of `NAME=@FILE`, charged to `budget` before they are read: a regular file by
+/// its size, anything else (a pipe, a device) by reading at most what is left.
+fn read_arg_file(text: &str, file: &Path, budget: &mut MemoryBudget) -> Result<Vec<u8>, ArgError> {
+    let what = format!("--arg {text}");
+    let cannot = |error: std::io::Error| ArgError::Read {
+        text: text.to_string(),
+        file: file.display().to_string(),
+        error,
+    };
+    let f = std::fs::File::open(file).map_err(cannot)?;
+    let meta = f.metadata().map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(ArgError::Directory {
+            text: text.to_string(),
+            file: file.display().to_string(),
+        });
+    }
+    if meta.is_file() {
+        budget.charge(&what, meta.len())?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        f.take(meta.len()).read_to_end(&mut bytes).map_err(cannot)?;
+        return Ok(bytes);
+    }
+    let left = budget.left();
+    let mut bytes = Vec::new();
+    f.take(left.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() as u64 > left {
+        return Err(MemoryError::StreamTooLong {
+            what,
+            file: file.display().to_string(),
+            left,
+            limit: budget.limit,
+        }
+        .into());
+    }
+    budget.charge(&what, bytes.len() as u64)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forms() {
+        let mut b = MemoryBudget::new(1 << 20);
+        let a = parse_arg("n=-1", &mut b).unwrap();
+        assert_eq!(a.value, ArgValue::Int(u64::MAX));
+        let a = parse_arg("n=0x10", &mut b).unwrap();
+        assert_eq!(a.value, ArgValue::Int(16));
+        let a = parse_arg("out=buf:12", &mut b).unwrap();
+        assert_eq!(a.value, ArgValue::Buffer(vec![0; 12]));
+        assert_eq!(b.used(), 8 + 8 + 8 + 12);
+        for bad in ["x", "=1", "x=buf:-1", "x=12ab"] {
+            assert!(
+                matches!(parse_arg(bad, &mut b), Err(ArgError::Syntax { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_budget_refuses_before_allocating() {
+        let mut b = MemoryBudget::new(100);
+        let e = parse_arg("x=buf:1000000000000", &mut b).unwrap_err();
+        assert!(
+            matches!(e, ArgError::Memory(MemoryError::Exceeded { used: 8, .. })),
+            "{e}"
+        );
+        assert_eq!(b.used(), 8);
+    }
+}

@@ -1,0 +1,141 @@
+//! Kernels from files or bytes: assembly source, an ELF code object, or raw code.
+
+use std::io::Read;
+use std::path::Path;
+use warpkit_asm::{AsmErrors, Program, MAX_SOURCE_BYTES};
+
+/// What a kernel file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelKind {
+    /// Assembly source, assembled on load.
+    Source,
+    /// An ELF code object (`warpkit asm --format elf`).
+    Elf,
+    /// Raw code: its bytes are `.text`, PC 0 is the first byte.
+    Raw,
+}
+
+impl KernelKind {
+    /// The kind of the file at `path` holding `bytes`: source by extension (`.s`, `.S`,
+    /// `.asm`), ELF by its magic number or the extension `.elf`, raw otherwise.
+    pub fn detect(path: &Path, bytes: &[u8]) -> KernelKind {
+        let ext = path.extension().and_then(|e| e.to_str());
+        if matches!(ext, Some("s" | "S" | "asm")) {
+            KernelKind::Source
+        } else if bytes.starts_with(b"\x7fELF") || ext == Some("elf") {
+            KernelKind::Elf
+        } else {
+            KernelKind::Raw
+        }
+    }
+}
+
+/// Why a kernel could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read {path}: {error}")]
+    Read {
+        path: String,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error(
+        "{name}: the file is larger than the limit of {MAX_SOURCE_BYTES} bytes (MAX_SOURCE_BYTES)"
+    )]
+    TooLarge { name: String },
+    /// The source did not assemble; [`LoadError::render`] gives the diagnostics with source
+    /// excerpts, as the assembler prints them.
+    #[error("{errors}")]
+    Assembly { errors: AsmErrors, text: String },
+    #[error("{name}: {error}")]
+    Object {
+        name: String,
+        #[source]
+        error: warpkit_asm::LoadError,
+    },
+}
+
+impl LoadError {
+    /// The message as a user should see it: for assembly errors every diagnostic with its
+    /// source line and caret, then the count; otherwise the one-line description.
+    pub fn render(&self) -> String {
+        match self {
+            LoadError::Assembly { errors, text } => errors.render(text),
+            other => format!("{other}\n"),
+        }
+    }
+}
+
+/// The kernel in the file at `path` (kind detected by [`KernelKind::detect`]); files larger
+/// than [`MAX_SOURCE_BYTES`] are refused without being read in full.
+pub fn load_kernel(path: &Path) -> Result<Program, LoadError> {
+    let name = path.display().to_string();
+    let cannot = |error| LoadError::Read {
+        path: name.clone(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() > MAX_SOURCE_BYTES {
+        return Err(LoadError::TooLarge { name });
+    }
+    load_kernel_bytes(&bytes, &name, KernelKind::detect(path, &bytes))
+}
+
+/// The kernel held by `bytes` of the given kind; `name` names it in messages (the file
+/// name of assembly diagnostics).
+pub fn load_kernel_bytes(bytes: &[u8], name: &str, kind: KernelKind) -> Result<Program, LoadError> {
+    match kind {
+        KernelKind::Source => {
+            warpkit_asm::assemble_bytes(bytes, name).map_err(|errors| LoadError::Assembly {
+                errors,
+                text: String::from_utf8_lossy(bytes).into_owned(),
+            })
+        }
+        KernelKind::Elf => warpkit_asm::load_object(bytes).map_err(|error| LoadError::Object {
+            name: name.to_string(),
+            error,
+        }),
+        KernelKind::Raw => Ok(Program {
+            text: bytes.to_vec(),
+            ..Program::default()
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        let p = Path::new;
+        assert_eq!(KernelKind::detect(p("k.s"), b"\x7fELF"), KernelKind::Source);
+        assert_eq!(KernelKind::detect(p("k.o"), b"\x7fELF.."), KernelKind::Elf);
+        assert_eq!(KernelKind::detect(p("k.elf"), b""), KernelKind::Elf);
+        assert_eq!(KernelKind::detect(p("k.bin"), b"\0\0"), KernelKind::Raw);
+    }
+
+    #[test]
+    fn source_errors_render_as_the_assembler_prints_them() {
+        let e = load_kernel_bytes(b"add v1, v2\n", "k.s", KernelKind::Source).unwrap_err();
+        let LoadError::Assembly { errors, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(e.render(), errors.render("add v1, v2\n"));
+        assert!(e.render().starts_with("k.s:1:"), "{}", e.render());
+    }
+
+    #[test]
+    fn elf_round_trip_and_bad_elf() {
+        let p = warpkit_asm::assemble("x:\nnop\nendpgm\n", "k.s").unwrap();
+        let elf = warpkit_asm::write_elf(&p);
+        let back = load_kernel_bytes(&elf, "k.o", KernelKind::Elf).unwrap();
+        assert_eq!(back.text, p.text);
+        let e = load_kernel_bytes(b"\x7fELF junk", "k.o", KernelKind::Elf).unwrap_err();
+        assert!(e.to_string().starts_with("k.o: "), "{e}");
+    }
+}

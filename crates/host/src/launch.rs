@@ -1,0 +1,362 @@
+//! [`Launch`]: everything a launch needs, checked against the model's and the caller's
+//! limits before anything runs, then [`Prepared::run`] (or its progress / traced forms).
+
+use crate::args::{parse_arg, ArgError, MemoryBudget, MemoryError};
+use std::sync::atomic::AtomicU64;
+use warpkit_sim::launch::{
+    launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, LaunchConfig, LaunchError,
+    LaunchResult, MAX_BLOCK_THREADS, MAX_SHARED_BYTES,
+};
+use warpkit_sim::TraceFormat;
+
+/// Default memory limit of a launch (`--max-memory`): 1 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+/// Default workgroup limit (`--max-workgroups`): about 200 bytes of bookkeeping stay per
+/// finished workgroup until the launch ends, so 2^20 keeps that near 200 MiB.
+pub const DEFAULT_MAX_WORKGROUPS: u64 = 1 << 20;
+/// The most host threads a launch accepts.
+pub const MAX_THREADS: usize = 1024;
+/// What one warp kept for a state dump costs: its registers and its JSON text.
+pub const KEPT_BYTES_PER_WARP: u64 = 64 << 10;
+
+/// The caller's limits, on top of the model's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes of memory in all: buffers, argument block, code (decoded) and kept warps.
+    pub max_memory: u64,
+    /// Workgroups in the grid.
+    pub max_workgroups: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_memory: DEFAULT_MAX_MEMORY,
+            max_workgroups: DEFAULT_MAX_WORKGROUPS,
+        }
+    }
+}
+
+/// Why a launch was refused before it ran (bad input: nothing was executed).
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("a workgroup of {threads} threads exceeds the model's limit of {MAX_BLOCK_THREADS} (32 warps)")]
+    BlockTooLarge { threads: u128 },
+    #[error("a grid of {groups} workgroups exceeds the limit of {limit}")]
+    TooManyWorkgroups { groups: u128, limit: u64 },
+    #[error("{bytes} bytes of shared memory per workgroup: more than the model's limit of {MAX_SHARED_BYTES}")]
+    SharedTooLarge { bytes: u32 },
+    #[error("{threads} host threads: at most {MAX_THREADS}")]
+    TooManyThreads { threads: usize },
+    #[error("the step limit must be at least 1")]
+    ZeroMaxSteps,
+    #[error("the argument name `{name}` is already used by another argument")]
+    DuplicateArg { name: String },
+    #[error("the argument name is empty")]
+    EmptyArgName,
+    #[error("entry `{symbol}`: no such symbol in .text")]
+    NoSuchEntry { symbol: String },
+    #[error("entry `{symbol}`: offset out of range")]
+    EntryOutOfRange { symbol: String },
+    #[error(transparent)]
+    Arg(#[from] ArgError),
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+}
+
+/// A launch being described: configuration, arguments in slot order, limits.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    config: LaunchConfig,
+    args: Vec<Arg>,
+    limits: Limits,
+    budget: MemoryBudget,
+    entry: Option<String>,
+}
+
+impl Launch {
+    /// One workgroup of 32 threads, 64 KiB of shared memory, the ABI's initial registers,
+    /// under `limits`.
+    pub fn new(limits: Limits) -> Launch {
+        Launch {
+            config: LaunchConfig::default(),
+            args: Vec::new(),
+            limits,
+            budget: MemoryBudget::new(limits.max_memory),
+            entry: None,
+        }
+    }
+
+    pub fn config(&self) -> &LaunchConfig {
+        &self.config
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The arguments so far, in slot order.
+    pub fn args(&self) -> &[Arg] {
+        &self.args
+    }
+
+    /// Workgroups in x, y, z (each at least 1), at most `max_workgroups` in all.
+    pub fn grid(&mut self, grid: [u32; 3]) -> Result<&mut Launch, SetupError> {
+        // In 128 bits: three u32 dimensions overflow u64.
+        let groups: u128 = grid.iter().map(|&d| u128::from(d)).product();
+        if groups > u128::from(self.limits.max_workgroups) {
+            return Err(SetupError::TooManyWorkgroups {
+                groups,
+                limit: self.limits.max_workgroups,
+            });
+        }
+        self.config.grid = grid;
+        Ok(self)
+    }
+
+    /// Threads per workgroup in x, y, z, at most [`MAX_BLOCK_THREADS`] in all.
+    pub fn block(&mut self, block: [u32; 3]) -> Result<&mut Launch, SetupError> {
+        let threads: u128 = block.iter().map(|&d| u128::from(d)).product();
+        if threads > u128::from(MAX_BLOCK_THREADS) {
+            return Err(SetupError::BlockTooLarge { threads });
+        }
+        self.config.block = block;
+        Ok(self)
+    }
+
+    /// Bytes of shared memory per workgroup.
+    pub fn shared(&mut self, bytes: u32) -> Result<&mut Launch, SetupError> {
+        if bytes > MAX_SHARED_BYTES {
+            return Err(SetupError::SharedTooLarge { bytes });
+        }
+        self.config.shared_bytes = bytes;
+        Ok(self)
+    }
+
+    /// Host threads, 0 = one per core; results do not depend on it.
+    pub fn threads(&mut self, threads: usize) -> Result<&mut Launch, SetupError> {
+        if threads > MAX_THREADS {
+            return Err(SetupError::TooManyThreads { threads });
+        }
+        self.config.threads = threads;
+        Ok(self)
+    }
+
+    /// Stop a warp once it has executed this many instructions.
+    pub fn max_steps(&mut self, steps: u64) -> Result<&mut Launch, SetupError> {
+        if steps == 0 {
+            return Err(SetupError::ZeroMaxSteps);
+        }
+        self.config.max_steps = steps;
+        Ok(self)
+    }
+
+    /// Start every register at 0 instead of the ABI's initial state (`warpkit run` without
+    /// launch options).
+    pub fn bare(&mut self, bare: bool) -> &mut Launch {
+        self.config.bare = bare;
+        self
+    }
+
+    /// Keep every warp's final state in the result; charged [`KEPT_BYTES_PER_WARP`] per warp
+    /// when prepared.
+    pub fn keep_warps(&mut self, keep: bool) -> &mut Launch {
+        self.config.keep_warps = keep;
+        self
+    }
+
+    /// Start every warp at this symbol of `.text`, resolved when prepared.
+    pub fn entry(&mut self, symbol: &str) -> &mut Launch {
+        self.entry = Some(symbol.to_string());
+        self
+    }
+
+    /// Append an argument (the next slot), charging its slot and buffer to the memory limit.
+    pub fn arg(&mut self, name: &str, value: ArgValue) -> Result<&mut Launch, SetupError> {
+        if name.is_empty() {
+            return Err(SetupError::EmptyArgName);
+        }
+        self.check_unique(name)?;
+        let what = format!("argument `{name}`");
+        let bytes = match &value {
+            ArgValue::Int(_) => 0,
+            ArgValue::Buffer(b) => b.len() as u64,
+        };
+        self.budget.charge(&what, 8 + bytes)?;
+        self.args.push(Arg {
+            name: name.to_string(),
+            value,
+        });
+        Ok(self)
+    }
+
+    /// Append an argument given in its text form (`NAME=INT`, `NAME=buf:BYTES`,
+    /// `NAME=@FILE`; [`crate::args`]).
+    pub fn arg_text(&mut self, text: &str) -> Result<&Arg, SetupError> {
+        let arg = parse_arg(text, &mut self.budget)?;
+        self.check_unique(&arg.name)?;
+        self.args.push(arg);
+        Ok(&self.args[self.args.len() - 1])
+    }
+
+    fn check_unique(&self, name: &str) -> Result<(), SetupError> {
+        if self.args.iter().any(|a| a.name == name) {
+            return Err(SetupError::DuplicateArg {
+                name: name.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Resolve the entry symbol in `kernel`, charge its code (mapped once, pre-decoded into
+    /// one slot per 4-byte word) and the kept warps, and pre-decode it.
+    pub fn prepare(mut self, kernel: &warpkit_asm::Program) -> Result<Prepared, SetupError> {
+        if let Some(symbol) = &self.entry {
+            let s = kernel
+                .symbol(symbol)
+                .filter(|s| s.section == warpkit_asm::Section::Text)
+                .ok_or_else(|| SetupError::NoSuchEntry {
+                    symbol: symbol.clone(),
+                })?;
+            self.config.entry =
+                u32::try_from(s.offset).map_err(|_| SetupError::EntryOutOfRange {
+                    symbol: symbol.clone(),
+                })?;
+        }
+        let code = kernel.text.len() as u64;
+        let per_word = (std::mem::size_of::<warpkit_sim::Inst>()
+            + std::mem::size_of::<warpkit_sim::RegUse>()) as u64;
+        self.budget.charge(
+            &format!("the code ({code} bytes, decoded)"),
+            2 * code + code.div_ceil(4) * per_word,
+        )?;
+        if self.config.keep_warps {
+            let groups: u128 = self.config.grid.iter().map(|&d| u128::from(d)).product();
+            let threads: u128 = self.config.block.iter().map(|&d| u128::from(d)).product();
+            let warps = u64::try_from(groups * threads.div_ceil(32)).unwrap_or(u64::MAX);
+            self.budget.charge(
+                &format!("--dump-state of {warps} warps"),
+                warps.saturating_mul(KEPT_BYTES_PER_WARP),
+            )?;
+        }
+        let workgroups = workgroup_count(&self.config)?;
+        Ok(Prepared {
+            program: warpkit_sim::Program::new(kernel.text.clone()),
+            config: self.config,
+            args: self.args,
+            workgroups,
+        })
+    }
+}
+
+/// A launch ready to run: checked, its code pre-decoded.
+pub struct Prepared {
+    program: warpkit_sim::Program,
+    config: LaunchConfig,
+    args: Vec<Arg>,
+    workgroups: u64,
+}
+
+impl Prepared {
+    pub fn config(&self) -> &LaunchConfig {
+        &self.config
+    }
+
+    /// How many workgroups the launch runs.
+    pub fn workgroups(&self) -> u64 {
+        self.workgroups
+    }
+
+    /// The pre-decoded program.
+    pub fn program(&self) -> &warpkit_sim::Program {
+        &self.program
+    }
+
+    /// Run on the configured host threads.
+    pub fn run(self) -> Result<LaunchResult, LaunchError> {
+        self.run_with_progress(&AtomicU64::new(0))
+    }
+
+    /// As [`Prepared::run`], adding 1 to `done` as each workgroup finishes.
+    pub fn run_with_progress(self, done: &AtomicU64) -> Result<LaunchResult, LaunchError> {
+        launch_with_progress(&self.program, &self.config, self.args, done)
+    }
+
+    /// Run on the calling thread, workgroup after workgroup, writing the commit log to
+    /// `out`; also returns the writer's I/O outcome.
+    pub fn run_traced<W: std::io::Write>(
+        self,
+        out: W,
+        format: TraceFormat,
+    ) -> Result<(LaunchResult, std::io::Result<W>), LaunchError> {
+        launch_traced(&self.program, &self.config, self.args, out, format)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(src: &str) -> warpkit_asm::Program {
+        warpkit_asm::assemble(src, "k.s").unwrap()
+    }
+
+    #[test]
+    fn arguments_fill_slots_in_order_and_buffers_come_back() {
+        let k = kernel(
+            "uload.b128 u[16:19], u[0:1], 0\nwaitcnt sm=0\nsll.vi v5, v3, 2\n\
+             gload.b32 v6, v5, u[16:17], 0\nwaitcnt vm=0\nadd v6, v6, v6\n\
+             gstore.b32 v6, v5, u[18:19], 0\nendpgm\n",
+        );
+        let input: Vec<u8> = (0..32u32).flat_map(|i| i.to_le_bytes()).collect();
+        let mut l = Launch::new(Limits::default());
+        l.arg("in", ArgValue::Buffer(input)).unwrap();
+        l.arg_text("out=buf:128").unwrap();
+        let r = l.prepare(&k).unwrap().run().unwrap();
+        assert!(r.ok());
+        let out: Vec<u32> = r
+            .buffer("out")
+            .unwrap()
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(out, (0..32u32).map(|i| 2 * i).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn refusals() {
+        let mut l = Launch::new(Limits {
+            max_memory: 64,
+            max_workgroups: 4,
+        });
+        assert!(matches!(
+            l.grid([5, 1, 1]),
+            Err(SetupError::TooManyWorkgroups { .. })
+        ));
+        assert!(matches!(
+            l.block([64, 32, 1]),
+            Err(SetupError::BlockTooLarge { .. })
+        ));
+        assert!(matches!(
+            l.shared(u32::MAX),
+            Err(SetupError::SharedTooLarge { .. })
+        ));
+        assert!(matches!(l.max_steps(0), Err(SetupError::ZeroMaxSteps)));
+        l.arg("x", ArgValue::Int(1)).unwrap();
+        assert!(matches!(
+            l.arg("x", ArgValue::Int(2)),
+            Err(SetupError::DuplicateArg { .. })
+        ));
+        assert!(matches!(
+            l.arg("y", ArgValue::Buffer(vec![0; 100])),
+            Err(SetupError::Memory(_))
+        ));
+        l.entry("nowhere");
+        assert!(matches!(
+            l.clone().prepare(&kernel("endpgm\n")),
+            Err(SetupError::NoSuchEntry { .. })
+        ));
+    }
+}

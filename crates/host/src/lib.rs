@@ -1,0 +1,22 @@
+//! The host side of a warpkit launch, as one library for every front end (the `warpkit`
+//! CLI, the Python package, the C API): nothing here prints or exits.
+//!
+//! - [`kernel`]: read a kernel from assembly source, an ELF code object or raw bytes;
+//! - [`args`]: kernel arguments in the `NAME=VALUE` text form (`--arg`) and the memory
+//!   budget every buffer is charged to before it is allocated;
+//! - [`launch`]: the [`Launch`] builder (grid, block, shared memory, arguments in slot
+//!   order, entry symbol, limits) that checks everything before running the model;
+//! - [`report`]: the one-line descriptions of traps and deadlocks the front ends show.
+
+pub mod args;
+pub mod kernel;
+pub mod launch;
+pub mod report;
+
+pub use args::{parse_arg, ArgError, MemoryBudget, MemoryError};
+pub use kernel::{load_kernel, load_kernel_bytes, KernelKind, LoadError};
+pub use launch::{Launch, Limits, SetupError};
+pub use warpkit_sim::launch::{
+    Arg, ArgValue, BufferOut, DeadlockReport, LaunchConfig, LaunchResult, LaunchStats, LimitReport,
+    TrapReport,
+};
