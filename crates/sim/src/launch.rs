@@ -3,6 +3,7 @@
 //! one workgroup interleaved on one thread. Results never depend on the thread count:
 //! workgroups share only global memory, and outputs are gathered in workgroup order.
 
+use crate::control::{CancelFlag, Interrupt};
 use crate::env::Core;
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::program::Program;
@@ -12,7 +13,7 @@ use crate::warp::{Warp, WarpId, WarpStatus, LANES};
 use crate::workgroup::{Deadlock, Workgroup};
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Where the code is mapped; PC is an offset from it (`code_lo`/`code_hi`).
@@ -50,6 +51,10 @@ pub struct LaunchConfig {
     pub bare: bool,
     /// The PC every warp starts at (`--entry`).
     pub entry: u32,
+    /// Set from anywhere to stop the launch: running warps stop within a few thousand
+    /// instructions, workgroups not yet started never start, and the result says
+    /// [`Interrupt::Cancelled`].
+    pub cancel: Option<CancelFlag>,
 }
 
 impl Default for LaunchConfig {
@@ -63,6 +68,7 @@ impl Default for LaunchConfig {
             keep_warps: false,
             bare: false,
             entry: 0,
+            cancel: None,
         }
     }
 }
@@ -163,6 +169,10 @@ pub struct LaunchResult {
     pub warps: Vec<Warp>,
     /// `time` of each kept warp's core (its workgroup), in the order of `warps`.
     pub cores: Vec<Core>,
+    /// Set when the launch was stopped before every warp finished: some warps are still
+    /// `Running` or at a barrier, some workgroups may never have started, and buffers hold
+    /// whatever was written until then.
+    pub interrupted: Option<Interrupt>,
 }
 
 impl LaunchResult {
@@ -176,7 +186,10 @@ impl LaunchResult {
 
     /// Every warp ended with `endpgm`.
     pub fn ok(&self) -> bool {
-        self.traps.is_empty() && self.step_limits.is_empty() && self.deadlocks.is_empty()
+        self.traps.is_empty()
+            && self.step_limits.is_empty()
+            && self.deadlocks.is_empty()
+            && self.interrupted.is_none()
     }
 }
 
@@ -268,6 +281,8 @@ struct Outcome {
     hazards: Vec<Hazard>,
     kept: Vec<Warp>,
     core: Core,
+    /// Warps were left unfinished (cancelled, or the tracer stopped the run).
+    interrupted: bool,
 }
 
 fn run_workgroup<T: Tracer>(
@@ -277,6 +292,7 @@ fn run_workgroup<T: Tracer>(
     flat: u64,
     tracer: &mut T,
     pool: &mut Vec<Warp>,
+    cancel: &AtomicBool,
 ) -> Outcome {
     let [gx, gy, _] = cfg.grid;
     let flat32 = flat as u32;
@@ -324,7 +340,8 @@ fn run_workgroup<T: Tracer>(
     let mut shared = SharedMemory::new(cfg.shared_bytes);
     let mut env = MemEnv::new(global, &mut shared);
     let mut core = Core::default();
-    group.run(program, &mut core, &mut env, tracer, cfg.max_steps);
+    let summary =
+        group.run_cancellable(program, &mut core, &mut env, tracer, cfg.max_steps, cancel);
     let mut o = Outcome {
         warps: group.warps.len() as u64,
         instructions: 0,
@@ -339,6 +356,7 @@ fn run_workgroup<T: Tracer>(
         hazards: Vec::new(),
         kept: Vec::new(),
         core,
+        interrupted: summary.interrupted > 0,
     };
     for w in group.warps.iter_mut() {
         o.instructions += w.retired;
@@ -403,7 +421,10 @@ fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
     Ok(groups)
 }
 
-fn finish(layout: Layout, outcomes: Vec<Outcome>, wall: Duration) -> LaunchResult {
+/// `outcomes` holds the workgroups that ran; `None` for those skipped after a cancel.
+fn finish(layout: Layout, outcomes: Vec<Option<Outcome>>, wall: Duration) -> LaunchResult {
+    let skipped = outcomes.iter().any(Option::is_none);
+    let outcomes: Vec<Outcome> = outcomes.into_iter().flatten().collect();
     let mut r = LaunchResult {
         stats: LaunchStats {
             workgroups: outcomes.len() as u64,
@@ -417,6 +438,7 @@ fn finish(layout: Layout, outcomes: Vec<Outcome>, wall: Duration) -> LaunchResul
         buffers: Vec::new(),
         warps: Vec::new(),
         cores: Vec::new(),
+        interrupted: None,
     };
     for mut o in outcomes {
         r.stats.warps += o.warps;
@@ -427,10 +449,16 @@ fn finish(layout: Layout, outcomes: Vec<Outcome>, wall: Duration) -> LaunchResul
         r.step_limits.append(&mut o.step_limits);
         r.deadlocks.extend(o.deadlock);
         r.hazards.append(&mut o.hazards);
+        if o.interrupted {
+            r.interrupted = Some(Interrupt::Cancelled);
+        }
         for w in o.kept {
             r.warps.push(w);
             r.cores.push(o.core.clone());
         }
+    }
+    if skipped {
+        r.interrupted = Some(Interrupt::Cancelled);
     }
     for (name, base) in layout.buffers {
         let bytes = layout.global.bytes_at(base).unwrap_or_default();
@@ -471,9 +499,10 @@ pub fn launch_with_progress(
         .num_threads(config.threads)
         .build()
         .map_err(|e| LaunchError::Threads(e.to_string()))?;
+    let cancel = cancel_flag(config);
     let start = Instant::now();
     let global = &layout.global;
-    let outcomes: Vec<Outcome> = pool.install(|| {
+    let outcomes: Vec<Option<Outcome>> = pool.install(|| {
         // Runs of workgroups per task, so a task outweighs rayon's splitting; each task
         // keeps a pool of warps for its workgroups.
         let chunk = (groups / (pool.current_num_threads() as u64 * 16)).clamp(1, 64);
@@ -482,9 +511,13 @@ pub fn launch_with_progress(
             .flat_map_iter(|c| {
                 let mut warps = Vec::new();
                 (c * chunk..groups.min((c + 1) * chunk)).map(move |g| {
-                    let o = run_workgroup(program, config, global, g, &mut NoTrace, &mut warps);
+                    if cancel.load(Ordering::Relaxed) {
+                        return None;
+                    }
+                    let o =
+                        run_workgroup(program, config, global, g, &mut NoTrace, &mut warps, cancel);
                     done.fetch_add(1, Ordering::Relaxed);
-                    o
+                    Some(o)
                 })
             })
             .collect()
@@ -493,8 +526,56 @@ pub fn launch_with_progress(
     Ok(finish(layout, outcomes, wall))
 }
 
+/// The flag the run loops check: the configured one, or one nobody sets.
+fn cancel_flag(config: &LaunchConfig) -> &AtomicBool {
+    config
+        .cancel
+        .as_ref()
+        .map_or(&crate::control::NEVER, CancelFlag::as_atomic)
+}
+
+/// As [`launch`], on the calling thread, workgroup after workgroup, showing every
+/// committed instruction to `tracer` in that order. When the tracer asks to stop
+/// ([`Tracer::interrupt`]), the run stops there and the result says why.
+pub fn launch_with_tracer<T: Tracer>(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+    tracer: &mut T,
+) -> Result<LaunchResult, LaunchError> {
+    let groups = check(config)?;
+    let layout = layout(program, &args)?;
+    let cancel = cancel_flag(config);
+    let start = Instant::now();
+    let mut warps = Vec::new();
+    let mut outcomes = Vec::new();
+    for g in 0..groups {
+        if cancel.load(Ordering::Relaxed) || tracer.interrupt().is_some() {
+            outcomes.push(None);
+            break;
+        }
+        outcomes.push(Some(run_workgroup(
+            program,
+            config,
+            &layout.global,
+            g,
+            tracer,
+            &mut warps,
+            cancel,
+        )));
+    }
+    let wall = start.elapsed();
+    let mut r = finish(layout, outcomes, wall);
+    // A tracer that stopped has lost records even if the last warp then ended.
+    if let Some(why) = tracer.interrupt() {
+        r.interrupted = Some(why);
+    }
+    Ok(r)
+}
+
 /// As [`launch`], on the calling thread, workgroup after workgroup, writing the commit
-/// log to `out` in that order. Returns the result and the trace writer's I/O outcome.
+/// log to `out` in that order (a [`WriteTracer`]; see [`launch_with_tracer`] to cap it).
+/// Returns the result and the trace writer's I/O outcome.
 pub fn launch_traced<W: std::io::Write>(
     program: &Program,
     config: &LaunchConfig,
@@ -502,14 +583,7 @@ pub fn launch_traced<W: std::io::Write>(
     out: W,
     format: TraceFormat,
 ) -> Result<(LaunchResult, std::io::Result<W>), LaunchError> {
-    let groups = check(config)?;
-    let layout = layout(program, &args)?;
     let mut tracer = WriteTracer::new(out, format);
-    let start = Instant::now();
-    let mut warps = Vec::new();
-    let outcomes: Vec<Outcome> = (0..groups)
-        .map(|g| run_workgroup(program, config, &layout.global, g, &mut tracer, &mut warps))
-        .collect();
-    let wall = start.elapsed();
-    Ok((finish(layout, outcomes, wall), tracer.finish()))
+    let r = launch_with_tracer(program, config, args, &mut tracer)?;
+    Ok((r, tracer.finish()))
 }

@@ -11,6 +11,7 @@
 //! ([`NoTrace`] costs nothing).
 
 mod asyncq;
+pub mod control;
 pub mod csr;
 mod dump;
 mod env;
@@ -24,6 +25,7 @@ mod warp;
 mod workgroup;
 
 pub use asyncq::{AsyncQueue, Hazard, HazardKind, PendingOp, Writeback, NUM_COUNTERS};
+pub use control::{CancelFlag, Interrupt};
 pub use csr::{CsrFile, CsrWrite};
 pub use dump::{dump_state_json, dump_states_json};
 pub use env::{Core, Env, Fault, NoMemory};

@@ -2,6 +2,7 @@
 //! recovered from the database's operand roles and the warp's new state, so the interpreter
 //! itself carries no tracing code. The JSON Lines schema is documented in `docs/trace.md`.
 
+use crate::control::Interrupt;
 use crate::program::{Code, Program};
 use crate::trap::Trap;
 use crate::warp::{Warp, WarpStatus, LANES, NUM_VREGS};
@@ -17,6 +18,12 @@ pub trait Tracer {
     const ENABLED: bool;
     /// Called after the instruction at `pc` executed (or trapped), with the EXEC it saw.
     fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32);
+    /// Whether the tracer needs the run to stop (its sink failed or is full), and why.
+    /// Asked after every traced instruction; a warp stopped this way stays `Running`.
+    #[inline(always)]
+    fn interrupt(&self) -> Option<Interrupt> {
+        None
+    }
 }
 
 /// No tracing.
@@ -435,26 +442,79 @@ pub enum TraceFormat {
     Text,
 }
 
-/// A tracer writing the commit log to `out`. I/O errors are kept and reported by `finish`
-/// so the run itself never fails because of its log.
+/// A tracer writing the commit log to `out`, record by record (nothing is held back, so a
+/// reader following the file sees each record as the writer's buffer passes it on).
+///
+/// It stops the run instead of silently losing records: after a write error
+/// ([`Interrupt::TraceWriteFailed`], the error comes back from [`WriteTracer::finish`]),
+/// and, with [`WriteTracer::with_max_bytes`], before the first record that would take the
+/// log past its cap ([`Interrupt::TraceLimit`]). A capped log ends on a record boundary
+/// with one last record saying it was cut (`docs/trace.md`), and is never longer than the
+/// cap unless the cap is smaller than the header and that record.
 pub struct WriteTracer<W: Write> {
     out: W,
     format: TraceFormat,
     error: Option<io::Error>,
+    /// Bytes written so far.
+    written: u64,
+    /// The cap, and the record that closes a log cut by it.
+    cap: Option<(u64, String)>,
+    stopped: Option<Interrupt>,
 }
 
 impl<W: Write> WriteTracer<W> {
-    pub fn new(mut out: W, format: TraceFormat) -> WriteTracer<W> {
-        let mut error = None;
+    pub fn new(out: W, format: TraceFormat) -> WriteTracer<W> {
+        let mut t = WriteTracer {
+            out,
+            format,
+            error: None,
+            written: 0,
+            cap: None,
+            stopped: None,
+        };
         if format == TraceFormat::Json {
-            if let Err(e) = writeln!(
-                out,
-                "{{\"schema\":\"warpkit-trace\",\"version\":{TRACE_SCHEMA_VERSION}}}"
-            ) {
-                error = Some(e);
+            let header =
+                format!("{{\"schema\":\"warpkit-trace\",\"version\":{TRACE_SCHEMA_VERSION}}}");
+            t.write_line(&header);
+        }
+        t
+    }
+
+    /// Stop the run before the log would grow past `max_bytes` bytes (the header counts).
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> WriteTracer<W> {
+        let closing = match self.format {
+            TraceFormat::Json => {
+                format!("{{\"truncated\":true,\"reason\":\"max_bytes\",\"max_bytes\":{max_bytes}}}")
+            }
+            TraceFormat::Text => {
+                format!("# trace truncated: it reached its limit of {max_bytes} bytes")
+            }
+        };
+        self.cap = Some((max_bytes, closing));
+        self
+    }
+
+    /// Bytes written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.written
+    }
+
+    /// Write `line` and a newline, recording the first error.
+    fn write_line(&mut self, line: &str) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = self
+            .out
+            .write_all(line.as_bytes())
+            .and_then(|()| self.out.write_all(b"\n"));
+        match r {
+            Ok(()) => self.written += line.len() as u64 + 1,
+            Err(e) => {
+                self.error = Some(e);
+                self.stopped = Some(Interrupt::TraceWriteFailed);
             }
         }
-        WriteTracer { out, format, error }
     }
 
     /// Flush and return the first I/O error, if any.
@@ -470,7 +530,7 @@ impl<W: Write> WriteTracer<W> {
 impl<W: Write> Tracer for WriteTracer<W> {
     const ENABLED: bool = true;
     fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) {
-        if self.error.is_some() {
+        if self.stopped.is_some() {
             return;
         }
         let c = Commit::capture(warp, prog, pc, exec_before);
@@ -478,9 +538,23 @@ impl<W: Write> Tracer for WriteTracer<W> {
             TraceFormat::Json => c.to_json(),
             TraceFormat::Text => c.to_text(),
         };
-        if let Err(e) = writeln!(self.out, "{line}") {
-            self.error = Some(e);
+        if let Some((max_bytes, closing)) = &self.cap {
+            let needed = self.written + line.len() as u64 + 1 + closing.len() as u64 + 1;
+            if needed > *max_bytes {
+                let (max_bytes, closing) = (*max_bytes, closing.clone());
+                self.write_line(&closing);
+                if self.stopped.is_none() {
+                    self.stopped = Some(Interrupt::TraceLimit { max_bytes });
+                }
+                return;
+            }
         }
+        self.write_line(&line);
+    }
+
+    #[inline(always)]
+    fn interrupt(&self) -> Option<Interrupt> {
+        self.stopped
     }
 }
 

@@ -2,11 +2,13 @@
 //! pre-decoded program.
 
 use crate::asyncq::{AsyncQueue, Hazard};
+use crate::control::CANCEL_CHECK_INTERVAL;
 use crate::csr::{self, num, CsrFile, CsrWrite};
 use crate::env::{Core, Env};
 use crate::program::{Code, Program};
 use crate::trace::Tracer;
 use crate::trap::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use warpkit_isa::Op;
 
 /// Lanes per warp.
@@ -1088,6 +1090,21 @@ impl Warp {
         tracer: &mut T,
         max_steps: u64,
     ) {
+        self.run_cancellable(prog, core, env, tracer, max_steps, &crate::control::NEVER);
+    }
+
+    /// As [`Warp::run`], also returning, with the warp still `Running`, once `cancel` is
+    /// set (looked at every [`crate::control::CANCEL_CHECK_INTERVAL`] instructions) or the
+    /// tracer asks to stop (after each traced instruction). Calling it again resumes.
+    pub fn run_cancellable<E: Env, T: Tracer>(
+        &mut self,
+        prog: &Program,
+        core: &mut Core,
+        env: &mut E,
+        tracer: &mut T,
+        max_steps: u64,
+        cancel: &AtomicBool,
+    ) {
         if self.status != WarpStatus::Running {
             return;
         }
@@ -1097,10 +1114,10 @@ impl Warp {
             // have. It is the same loop as below, its 32-lane rows compiled to 256-bit
             // vectors instead of baseline x86-64's 128-bit SSE2 (about twice as fast on
             // VALU-bound code, measured).
-            unsafe { self.run_avx2(prog, core, env, tracer, max_steps) };
+            unsafe { self.run_avx2(prog, core, env, tracer, max_steps, cancel) };
             return;
         }
-        self.run_loop(prog, core, env, tracer, max_steps);
+        self.run_loop(prog, core, env, tracer, max_steps, cancel);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -1112,8 +1129,9 @@ impl Warp {
         env: &mut E,
         tracer: &mut T,
         max_steps: u64,
+        cancel: &AtomicBool,
     ) {
-        self.run_loop(prog, core, env, tracer, max_steps);
+        self.run_loop(prog, core, env, tracer, max_steps, cancel);
     }
 
     #[inline(always)]
@@ -1124,17 +1142,27 @@ impl Warp {
         env: &mut E,
         tracer: &mut T,
         max_steps: u64,
+        cancel: &AtomicBool,
     ) {
         // The step count lives in a register while the warp runs; `self.steps` is written
         // whenever something outside the loop may look at it.
         let mut steps = self.steps;
         // Always equal to `self.pc` here; kept in a register (see `step_at`).
         let mut pc = self.pc;
+        // The loop compares the step count with one bound, the nearer of the step limit and
+        // the next look at `cancel`, so cancellation adds nothing per instruction.
+        let mut bound = max_steps.min(steps.saturating_add(CANCEL_CHECK_INTERVAL));
         loop {
-            if steps >= max_steps {
+            if steps >= bound {
                 self.steps = steps;
-                self.status = WarpStatus::StepLimit;
-                return;
+                if steps >= max_steps {
+                    self.status = WarpStatus::StepLimit;
+                    return;
+                }
+                if cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                bound = max_steps.min(steps.saturating_add(CANCEL_CHECK_INTERVAL));
             }
             steps += 1;
             if self.queue.watch {
@@ -1150,6 +1178,9 @@ impl Warp {
                 match going {
                     Some(next) => pc = next,
                     None => return,
+                }
+                if tracer.interrupt().is_some() {
+                    return;
                 }
             } else {
                 match self.step_at(pc, prog, core, env) {

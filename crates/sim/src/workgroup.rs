@@ -4,6 +4,7 @@ use crate::env::{Core, Env};
 use crate::program::Program;
 use crate::trace::Tracer;
 use crate::warp::{Warp, WarpId, WarpStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The warps of one workgroup.
 #[derive(Debug, Clone)]
@@ -34,6 +35,9 @@ pub struct RunSummary {
     pub step_limited: usize,
     /// Warps left waiting at a `barrier` (see [`Deadlock`]).
     pub deadlocked: usize,
+    /// Warps stopped while still running by a cancellation or their tracer
+    /// ([`crate::Interrupt`]).
+    pub interrupted: usize,
     /// Instructions retired by all warps.
     pub retired: u64,
 }
@@ -41,7 +45,7 @@ pub struct RunSummary {
 impl RunSummary {
     /// Whether every warp ended with `endpgm`.
     pub fn all_ended(&self) -> bool {
-        self.trapped == 0 && self.step_limited == 0 && self.deadlocked == 0
+        self.trapped == 0 && self.step_limited == 0 && self.deadlocked == 0 && self.interrupted == 0
     }
 }
 
@@ -81,9 +85,38 @@ impl Workgroup {
         tracer: &mut T,
         max_steps_per_warp: u64,
     ) -> RunSummary {
+        self.run_cancellable(
+            prog,
+            core,
+            env,
+            tracer,
+            max_steps_per_warp,
+            &crate::control::NEVER,
+        )
+    }
+
+    /// As [`Workgroup::run`], returning early, with the warps not yet stopped left
+    /// `Running` (counted in [`RunSummary::interrupted`]), once `cancel` is set or the
+    /// tracer asks to stop (see [`Warp::run_cancellable`]).
+    pub fn run_cancellable<E: Env, T: Tracer>(
+        &mut self,
+        prog: &Program,
+        core: &mut Core,
+        env: &mut E,
+        tracer: &mut T,
+        max_steps_per_warp: u64,
+        cancel: &AtomicBool,
+    ) -> RunSummary {
+        let stop = |tracer: &T| cancel.load(Ordering::Relaxed) || tracer.interrupt().is_some();
         loop {
             for w in self.warps.iter_mut() {
-                w.run(prog, core, env, tracer, max_steps_per_warp);
+                if stop(tracer) {
+                    return self.summary();
+                }
+                w.run_cancellable(prog, core, env, tracer, max_steps_per_warp, cancel);
+            }
+            if stop(tracer) {
+                return self.summary();
             }
             let waiting = self
                 .warps
@@ -136,8 +169,11 @@ impl Workgroup {
             match w.status {
                 WarpStatus::Ended => s.ended += 1,
                 WarpStatus::Trapped(_) => s.trapped += 1,
-                WarpStatus::AtBarrier => s.deadlocked += 1,
-                _ => s.step_limited += 1,
+                // Without a deadlock, warps wait at a barrier only in an interrupted run.
+                WarpStatus::AtBarrier if self.deadlock.is_some() => s.deadlocked += 1,
+                WarpStatus::AtBarrier => s.interrupted += 1,
+                WarpStatus::StepLimit => s.step_limited += 1,
+                WarpStatus::Running => s.interrupted += 1,
             }
             s.retired += w.retired;
         }
