@@ -329,7 +329,7 @@ fn a_failed_run_leaves_existing_outputs_untouched() {
             "4096",
         ]),
         1,
-        &["--max-trace-bytes", "--max-steps 100000"],
+        &["--max-trace-bytes"],
     );
     assert_eq!(std::fs::read(&trace).unwrap(), b"good");
 
