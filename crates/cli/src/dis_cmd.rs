@@ -67,5 +67,5 @@ pub fn run(args: Args) -> Outcome {
         disassemble_program_to(&program, &options, &mut out)?;
         out.flush()
     })();
-    result.map_err(|e| Failure::Runtime(format!("writing to stdout: {e}")))
+    result.map_err(|e| crate::stdout::write_failure(&e))
 }

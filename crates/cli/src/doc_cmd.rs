@@ -2,20 +2,43 @@
 //! seed 002 is.
 
 use crate::output::write_output;
-use crate::Outcome;
+use crate::{Failure, Outcome};
 use std::fmt::Write;
 use std::path::PathBuf;
 use warpkit_isa::*;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Where to write the reference (`-` for stdout).
-    #[arg(short, long, default_value = "docs/isa-reference.md")]
-    output: PathBuf,
+    /// Write the reference to FILE instead of stdout (the repository's copy is
+    /// docs/isa-reference.md).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Do not write anything: exit 0 if FILE holds the current reference, 1 if it is stale
+    /// (for CI).
+    #[arg(long, value_name = "FILE", conflicts_with = "output")]
+    check: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Outcome {
-    write_output(&args.output, reference().as_bytes())
+    let text = reference();
+    if let Some(path) = &args.check {
+        let committed = crate::asm_cmd::read_bounded(path, 64 << 20)?;
+        if committed == text.as_bytes() {
+            return Ok(());
+        }
+        return Err(Failure::Runtime(format!(
+            "{} is not the current reference; regenerate it with `warpkit doc -o {}`",
+            path.display(),
+            path.display()
+        )));
+    }
+    match &args.output {
+        Some(path) => write_output(path, text.as_bytes()),
+        None => {
+            out!("{text}");
+            Ok(())
+        }
+    }
 }
 
 /// Table cells may not hold a bare `|`.
@@ -254,7 +277,7 @@ mod tests {
         let committed = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             committed == super::reference(),
-            "docs/isa-reference.md is stale: run `cargo run -- doc` and commit it"
+            "docs/isa-reference.md is stale: run `cargo run -- doc -o docs/isa-reference.md`"
         );
     }
 }

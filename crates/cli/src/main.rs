@@ -1,21 +1,18 @@
 //! `warpkit`: the one binary. Each verb lives in its own module; this file parses the command
-//! line and turns outcomes into exit codes: 0 success, 1 the program trapped or a limit was
-//! hit, 2 bad input (unreadable file, assembly errors, bad options).
+//! line and turns outcomes into exit codes ([`EXIT_CODES`]).
 
-/// `println!` that does not panic when stdout is closed (`warpkit spec --json | head`):
-/// the reader has gone, so the rest of the text is dropped.
+/// `println!` that never panics and never loses a write error: the first one is kept and
+/// decides the exit status (`stdout.rs`).
 macro_rules! outln {
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+        $crate::stdout::write_fmt(format_args!("{}\n", format_args!($($t)*)));
     }};
 }
 
 /// `print!` with the same rule as [`outln`].
 macro_rules! out {
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout().lock(), $($t)*);
+        $crate::stdout::write_fmt(format_args!($($t)*));
     }};
 }
 
@@ -40,18 +37,33 @@ mod asm_cmd;
 mod dis_cmd;
 mod doc_cmd;
 mod examples_cmd;
+mod numbers;
 mod output;
 mod run_cmd;
+mod signals;
 mod spec_cmd;
+mod stdout;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+
+/// The exit codes, as `--help` and the README list them.
+const EXIT_CODES: &str = "\
+Exit codes:
+  0    success
+  1    the program trapped, deadlocked or hit a limit (--max-steps, --max-trace-bytes,
+       --strict-hazards), or an output could not be written (disk full, /dev/full)
+  2    bad input: unreadable or invalid file, assembly errors, bad options, a launch over
+       a configured limit, an output that would overwrite an input
+  130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: no temporary file is left
+  141  stdout was closed by its reader (`| head`): the output stops quietly";
 
 #[derive(Parser)]
 #[command(
     name = "warpkit",
     version,
-    about = "Reference toolkit for the warpkit GPU ISA v0.1"
+    about = "Reference toolkit for the warpkit GPU ISA v0.1",
+    after_long_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -96,6 +108,12 @@ fn main() -> ExitCode {
         Command::Dis(a) => dis_cmd::run(a),
         Command::Run(a) => run_cmd::run(a),
         Command::Examples(a) => examples_cmd::run(a),
+    };
+    // A failed write to stdout decides the status, unless the input was already bad.
+    let result = match (result, stdout::failure()) {
+        (Err(Failure::BadInput(m)), _) => Err(Failure::BadInput(m)),
+        (_, Some(f)) => Err(f),
+        (r, None) => r,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

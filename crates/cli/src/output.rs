@@ -48,16 +48,118 @@ pub fn check_output_path(option: &str, path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What makes two paths one file: device and inode (`./k.s`, `$(pwd)/k.s`, `../d/k.s` and
+/// a symbolic link to it are all the same file), or where those are not available, the
+/// canonical path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileId {
+    #[cfg(unix)]
+    id: (u64, u64),
+    #[cfg(not(unix))]
+    id: PathBuf,
+}
+
+impl FileId {
+    /// The identity of the existing file `path` names (through symbolic links), if any.
+    fn of(path: &Path) -> Option<FileId> {
+        if is_stdout(path) {
+            return None;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(path).ok()?;
+            Some(FileId {
+                id: (m.dev(), m.ino()),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Some(FileId {
+                id: std::fs::canonicalize(path).ok()?,
+            })
+        }
+    }
+}
+
+/// Check every output against every input and every other output, by file identity:
+/// refuse (exit 2) an output that is an input, whatever the spelling, and two outputs on
+/// one file. A device or pipe (`/dev/null`, `/dev/stdout`) may be named more than once.
+/// `outputs` and `inputs` are `(option, path)` pairs, `option` naming the flag in the
+/// message.
+pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<(), Failure> {
+    let input_ids: Vec<(&str, &Path, FileId)> = inputs
+        .iter()
+        .filter_map(|&(o, p)| FileId::of(p).map(|id| (o, p, id)))
+        .collect();
+    let mut seen: Vec<(&str, &Path, Option<FileId>)> = Vec::new();
+    for &(option, path) in outputs {
+        if is_stdout(path) || is_device(path) {
+            continue;
+        }
+        let shown = path.display();
+        let id = FileId::of(path);
+        if let Some(id) = &id {
+            if let Some((what, input, _)) = input_ids.iter().find(|(_, _, i)| i == id) {
+                return Err(Failure::BadInput(format!(
+                    "{option} {shown}: the output would overwrite the {what} {}; refusing \
+                     to overwrite it (name another output file)",
+                    input.display()
+                )));
+            }
+        }
+        let same = |(_, p, other): &&(&str, &Path, Option<FileId>)| match (&id, other) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => same_new_path(p, path),
+            _ => false,
+        };
+        if let Some((other, _, _)) = seen.iter().find(same) {
+            return Err(Failure::BadInput(format!(
+                "{option} {shown}: the same file is given for two outputs ({other} and {option})"
+            )));
+        }
+        seen.push((option, path, id));
+    }
+    Ok(())
+}
+
+/// Whether two paths of files that do not exist yet name the same file: same canonical
+/// directory and same name.
+fn same_new_path(a: &Path, b: &Path) -> bool {
+    let split = |p: &Path| {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        (
+            std::fs::canonicalize(dir).ok(),
+            p.file_name().map(|n| n.to_owned()),
+        )
+    };
+    let (da, na) = split(a);
+    let (db, nb) = split(b);
+    da.is_some() && da == db && na.is_some() && na == nb
+}
+
 /// Whether `path` is a device or pipe, written in place rather than replaced.
 pub fn is_device(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.is_file())
 }
 
+/// The failure for an error writing `path`: exit 1 with a message, or for a closed pipe on
+/// stdout, quietly (`stdout.rs`).
+pub fn write_error(path: &Path, e: &std::io::Error) -> Failure {
+    if is_stdout(path) {
+        crate::stdout::write_failure(e)
+    } else {
+        Failure::Runtime(format!("cannot write {}: {e}", path.display()))
+    }
+}
+
 /// Write `bytes` to `path` (`-` = stdout) atomically.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let mut out = OutputFile::create(path)?;
-    out.write_all(bytes)
-        .map_err(|e| Failure::BadInput(format!("cannot write {}: {e}", path.display())))?;
+    out.write_all(bytes).map_err(|e| write_error(path, &e))?;
     out.commit()
 }
 
@@ -85,7 +187,7 @@ impl OutputFile {
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .open(path)
-                .map_err(|e| Failure::BadInput(format!("cannot write {}: {e}", path.display())))?;
+                .map_err(|e| write_error(path, &e))?;
             return Ok(OutputFile {
                 path: path.to_path_buf(),
                 temp: None,
@@ -100,8 +202,7 @@ impl OutputFile {
             _ => path.to_path_buf(),
         };
         let temp = temp_path(path);
-        let file = File::create(&temp)
-            .map_err(|e| Failure::BadInput(format!("cannot write {}: {e}", path.display())))?;
+        let file = File::create(&temp).map_err(|e| write_error(path, &e))?;
         Ok(OutputFile {
             path: path.to_path_buf(),
             temp: Some(temp),
@@ -109,20 +210,28 @@ impl OutputFile {
         })
     }
 
+    /// A log written straight to `path` (`-` = stdout) as it is produced, so a reader
+    /// (`tail -f`) follows it; there is no temporary file, and what was written stays
+    /// whatever happens next. For diagnostics, not results.
+    pub fn create_streamed(path: &Path) -> Result<OutputFile, Failure> {
+        if is_stdout(path) || is_device(path) {
+            return OutputFile::create(path);
+        }
+        let file = File::create(path).map_err(|e| write_error(path, &e))?;
+        Ok(OutputFile {
+            path: path.to_path_buf(),
+            temp: None,
+            out: Box::new(BufWriter::with_capacity(64 << 10, file)),
+        })
+    }
+
     /// Flush and move the file into place.
     pub fn commit(mut self) -> Result<(), Failure> {
-        let shown = if is_stdout(&self.path) {
-            "stdout".to_string()
-        } else {
-            self.path.display().to_string()
-        };
-        self.out
-            .flush()
-            .map_err(|e| Failure::BadInput(format!("cannot write {shown}: {e}")))?;
+        self.out.flush().map_err(|e| write_error(&self.path, &e))?;
         if let Some(temp) = self.temp.take() {
             if let Err(e) = std::fs::rename(&temp, &self.path) {
                 let _ = std::fs::remove_file(&temp);
-                return Err(Failure::BadInput(format!("cannot write {shown}: {e}")));
+                return Err(write_error(&self.path, &e));
             }
         }
         Ok(())

@@ -2,19 +2,24 @@
 //! report how each warp stopped, hazards and a summary, and optionally dump the final state,
 //! a commit trace and output buffers.
 
-use crate::output::{check_output_path, is_device, write_output, OutputFile};
+use crate::asm_cmd::{is_stdin, read_bounded, shown};
+use crate::output::{check_distinct, check_output_path, write_error, write_output, OutputFile};
+use crate::signals::Interrupts;
 use crate::{Failure, Outcome};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::cell::Cell;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 pub use warpkit_host::launch::MAX_THREADS;
+use warpkit_host::number::parse_u64;
 use warpkit_host::report::{deadlock_message, trap_message, warp_name};
-use warpkit_host::{load_kernel, ArgValue, Launch, LaunchResult, Limits, LoadError, SetupError};
+use warpkit_host::{
+    load_kernel, load_kernel_bytes, ArgValue, KernelKind, Launch, LaunchResult, Limits, LoadError,
+    SetupError,
+};
 use warpkit_sim::launch::MAX_SHARED_BYTES;
-use warpkit_sim::{dump_states_json, TraceFormat, DEFAULT_MAX_STEPS};
+use warpkit_sim::{dump_states_json, Interrupt, TraceFormat, WriteTracer, DEFAULT_MAX_STEPS};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceFormatArg {
@@ -27,7 +32,7 @@ pub enum TraceFormatArg {
 #[derive(clap::Args)]
 pub struct Args {
     /// The kernel: assembly source (.s), an ELF code object, or a raw binary (its bytes are
-    /// the code, PC 0 = the first byte).
+    /// the code, PC 0 = the first byte); `-` reads source (or ELF) from standard input.
     pub file: PathBuf,
     /// Workgroups in the grid: X[,Y[,Z]]. With any launch option, registers start as
     /// docs/abi.md says; without, every register starts at 0 (one warp, EXEC all ones).
@@ -45,10 +50,10 @@ pub struct Args {
     #[arg(long = "out", value_name = "NAME=FILE")]
     pub outs: Vec<String>,
     /// Bytes of shared memory per workgroup.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", value_parser = crate::numbers::u32_arg)]
     pub shared: Option<u32>,
     /// Host threads (default: one per core). Results do not depend on it.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::numbers::usize_arg)]
     pub threads: usize,
     /// Exit 1 when the model reports a register hazard (§2.6).
     #[arg(long)]
@@ -57,29 +62,30 @@ pub struct Args {
     /// after a trap, the step limit or a deadlock, never after bad input.
     #[arg(long, value_name = "PATH")]
     pub dump_state: Option<PathBuf>,
-    /// Write the commit log to PATH (`-` = stdout); as --dump-state, also for a run that
-    /// trapped or hit the step limit.
+    /// Write the commit log to PATH (`-` = stdout) as the run goes (`tail -f` follows it);
+    /// as --dump-state, also for a run that trapped or hit a limit.
     #[arg(long, value_name = "PATH")]
     pub trace: Option<PathBuf>,
     /// Form of the commit log.
     #[arg(long, value_enum, default_value = "json")]
     pub trace_format: TraceFormatArg,
     /// Stop a warp, with exit code 1, once it has executed this many instructions.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = crate::numbers::u64_arg)]
     pub max_steps: u64,
-    /// Start every warp at this symbol of `.text` instead of PC 0.
-    #[arg(long, value_name = "SYMBOL")]
+    /// Start every warp at this symbol of `.text`, or at this byte offset (a number in
+    /// the options' syntax, e.g. 0x40), instead of PC 0.
+    #[arg(long, value_name = "SYMBOL|ADDRESS")]
     pub entry: Option<String>,
     /// Refuse (exit 2) a launch whose buffers, argument block and code need more than this
     /// many bytes of memory in all.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MEMORY)]
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MEMORY, value_parser = crate::numbers::u64_arg)]
     pub max_memory: u64,
     /// Refuse (exit 2) a grid of more workgroups than this.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WORKGROUPS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WORKGROUPS, value_parser = crate::numbers::u64_arg)]
     pub max_workgroups: u64,
-    /// Stop (exit 1) when the trace would grow past this many bytes; the trace file is then
-    /// not written.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TRACE_BYTES)]
+    /// Stop the run (exit 1) when the trace would grow past this many bytes: the trace
+    /// keeps what was written, cut at a record boundary, with a last record saying so.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TRACE_BYTES, value_parser = crate::numbers::u64_arg)]
     pub max_trace_bytes: u64,
 }
 
@@ -93,36 +99,25 @@ pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
 /// The kernel at `path`: its code and symbols. Assembly diagnostics are printed here with
 /// their source excerpts.
 fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
-    load_kernel(path).map_err(|e| match e {
+    let loaded = if is_stdin(path) {
+        // Standard input holds source unless it is an ELF object.
+        let bytes = read_bounded(path, warpkit_asm::MAX_SOURCE_BYTES)?;
+        let kind = if bytes.starts_with(b"\x7fELF") {
+            KernelKind::Elf
+        } else {
+            KernelKind::Source
+        };
+        load_kernel_bytes(&bytes, &shown(path), kind)
+    } else {
+        load_kernel(path)
+    };
+    loaded.map_err(|e| match e {
         LoadError::Assembly { .. } => {
             report_raw!("{}", e.render());
             Failure::Exit(2)
         }
         e => Failure::BadInput(e.to_string()),
     })
-}
-
-/// The trace writer, refusing to go past `--max-trace-bytes`: once it would, every write
-/// fails, the tracer stops formatting, and `hit` tells the trace was cut.
-struct CappedWriter<'a> {
-    out: &'a mut OutputFile,
-    left: u64,
-    hit: &'a Cell<bool>,
-}
-
-impl Write for CappedWriter<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if buf.len() as u64 > self.left {
-            self.hit.set(true);
-            return Err(std::io::Error::other("the trace size limit was reached"));
-        }
-        let n = self.out.write(buf)?;
-        self.left -= n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
 }
 
 fn dims(option: &str, text: &str) -> Result<[u32; 3], Failure> {
@@ -323,16 +318,17 @@ pub fn run(args: Args) -> Outcome {
     for (_, file) in &outs {
         outputs.push(("--out", file));
     }
-    for (i, (option, path)) in outputs.iter().enumerate() {
+    for (option, path) in &outputs {
         check_output_path(option, path)?;
-        let shared = path.as_os_str() == "-" || is_device(path);
-        if !shared && outputs[..i].iter().any(|(_, p)| p == path) {
-            return Err(Failure::BadInput(format!(
-                "{option} {}: the same file is given for two outputs",
-                path.display()
-            )));
+    }
+    // No output may be an input, under any spelling: the kernel and every --arg NAME=@FILE.
+    let mut inputs: Vec<(&str, &Path)> = vec![("kernel", args.file.as_path())];
+    for text in &args.args {
+        if let Some((_, file)) = text.split_once("=@") {
+            inputs.push(("--arg file", Path::new(file)));
         }
     }
+    check_distinct(&outputs, &inputs)?;
     // Buffers are charged to the memory budget before they are allocated or read.
     for text in &args.args {
         launch.arg_text(text).map_err(|e| match e {
@@ -358,14 +354,26 @@ pub fn run(args: Args) -> Outcome {
         }
     }
     let object = load(&args.file)?;
-    if let Some(entry) = &args.entry {
+    if let Some(pc) = args.entry.as_deref().and_then(|e| parse_u64(e).ok()) {
+        let pc = u32::try_from(pc)
+            .ok()
+            .filter(|&pc| pc % 4 == 0 && (pc as usize) < object.text.len())
+            .ok_or_else(|| {
+                Failure::BadInput(format!(
+                    "--entry {pc:#x}: not a 4-byte aligned offset inside the code ({} bytes)",
+                    object.text.len()
+                ))
+            })?;
+        launch.entry_offset(pc);
+    } else if let Some(entry) = &args.entry {
         launch.entry(entry);
     }
+    let interrupts = Interrupts::install();
+    launch.cancel(interrupts.cancel.clone());
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let total = prepared.workgroups();
-    let mut trace_cut = false;
-    let (result, trace) = match &args.trace {
+    let (result, trace_error) = match &args.trace {
         None => {
             let r = with_progress(total, |done| prepared.run_with_progress(done))
                 .map_err(bad_launch)?;
@@ -376,44 +384,53 @@ pub fn run(args: Args) -> Outcome {
                 TraceFormatArg::Json => TraceFormat::Json,
                 TraceFormatArg::Text => TraceFormat::Text,
             };
-            let mut file = OutputFile::create(path)?;
-            let hit = Cell::new(false);
-            let writer = CappedWriter {
-                out: &mut file,
-                left: args.max_trace_bytes,
-                hit: &hit,
+            let file = OutputFile::create_streamed(path)?;
+            let mut tracer = WriteTracer::new(file, format).with_max_bytes(args.max_trace_bytes);
+            let r = prepared.run_with_tracer(&mut tracer).map_err(bad_launch)?;
+            let error = match tracer.finish() {
+                Ok(file) => file.commit().err(),
+                Err(e) => Some(write_error(path, &e)),
             };
-            let (r, io) = prepared.run_traced(writer, format).map_err(bad_launch)?;
-            trace_cut = hit.get();
-            if !trace_cut {
-                io.map_err(|e| {
-                    Failure::BadInput(format!("cannot write trace {}: {e}", path.display()))
-                })?;
-            }
-            (r, Some(file))
+            (r, error)
         }
     };
     report(&result, args.max_steps);
     summary(&result);
-    // Diagnostics describe the run, failed or not; a cut trace is not written at all.
-    if let Some(file) = trace {
-        if trace_cut {
-            drop(file);
-            report!(
-                "error: the trace reached the limit of {} bytes (--max-trace-bytes) and was \
-                 not written; lower --max-steps or raise --max-trace-bytes BYTES",
-                args.max_trace_bytes
-            );
-        } else {
-            file.commit()?;
+    match result.interrupted {
+        Some(Interrupt::Cancelled) => {
+            report!("error: interrupted; the run was stopped and no result was written");
+            if let Some(path) = args.trace.as_deref().filter(|p| p.as_os_str() != "-") {
+                report!(
+                    "note: the trace {} holds the run up to there",
+                    path.display()
+                );
+            }
+            return Err(Failure::Exit(interrupts.exit_status()));
         }
+        Some(Interrupt::TraceLimit { max_bytes }) => report!(
+            "error: the trace reached its limit of {max_bytes} bytes (--max-trace-bytes); the \
+             run was stopped there and the trace ends with a record saying so; lower \
+             --max-steps or raise --max-trace-bytes BYTES"
+        ),
+        Some(Interrupt::TraceWriteFailed) | None => {}
+    }
+    // A trace that could not be written stopped the run: say so (quietly for a closed
+    // pipe), and write nothing else.
+    if let Some(e) = trace_error {
+        return Err(match e {
+            Failure::Runtime(m) => {
+                report!("error: {m}; the run was stopped");
+                Failure::Exit(1)
+            }
+            other => other,
+        });
     }
     if let Some(path) = &args.dump_state {
         let text = dump_states_json(result.warps.iter().zip(&result.cores));
         write_output(path, text.as_bytes())?;
     }
     let hazard_failure = args.strict_hazards && result.stats.hazards > 0;
-    let success = result.ok() && !hazard_failure && !trace_cut;
+    let success = result.ok() && !hazard_failure;
     // Results only from a run that succeeded: a partial buffer must not pass for a result.
     if success {
         for (name, file) in &outs {

@@ -1,5 +1,6 @@
-//! Kernel arguments in their text form, `NAME=VALUE` (the CLI's `--arg`): `NAME=INT` (decimal
-//! or `0x` hex, optionally negative: an 8-byte slot holding the value), `NAME=buf:BYTES` (a
+//! Kernel arguments in their text form, `NAME=VALUE` (the CLI's `--arg`): `NAME=INT` (in
+//! [`crate::number`]'s syntax, from -2^63 to 2^64 - 1, negative values in two's complement:
+//! an 8-byte slot holding the value; anything outside is refused, never wrapped), `NAME=buf:BYTES` (a
 //! zero-filled buffer), `NAME=@FILE` (a buffer holding the file). Every byte a launch maps is
 //! charged to a [`MemoryBudget`] before it is allocated or read, so `buf:1000000000000`
 //! fails at once instead of exhausting the host.
@@ -82,6 +83,9 @@ impl MemoryBudget {
 pub enum ArgError {
     #[error("--arg {text}: {why}")]
     Syntax { text: String, why: &'static str },
+    /// A number that is malformed or out of range.
+    #[error("--arg {text}: {why}")]
+    Number { text: String, why: String },
     #[error("--arg {text}: cannot read {file}: {error}")]
     Read {
         text: String,
@@ -95,17 +99,9 @@ pub enum ArgError {
     Memory(#[from] MemoryError),
 }
 
-/// An integer argument: decimal or `0x` hex, a leading `-` meaning two's complement.
+/// An integer argument (see [`crate::number::parse_i64_or_u64`]).
 pub fn parse_int(text: &str) -> Option<u64> {
-    let (neg, t) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text),
-    };
-    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok()?,
-        None => t.parse::<u64>().ok()?,
-    };
-    Some(if neg { 0u64.wrapping_sub(v) } else { v })
+    crate::number::parse_i64_or_u64(text).ok()
 }
 
 /// The argument `text` (`NAME=VALUE`), charging its slot and buffer to `budget`.
@@ -124,9 +120,10 @@ pub fn parse_arg(text: &str, budget: &mut MemoryBudget) -> Result<Arg, ArgError>
     // The argument block's slot.
     budget.charge(&what, 8)?;
     let value = if let Some(n) = value.strip_prefix("buf:") {
-        let n: u64 = n
-            .parse()
-            .map_err(|_| bad("buf:BYTES needs a byte count (a non-negative integer)"))?;
+        let n = crate::number::parse_u64(n).map_err(|e| ArgError::Number {
+            text: text.to_string(),
+            why: format!("buf:BYTES needs a byte count: {e}"),
+        })?;
         budget.charge(&what, n)?;
         let n = usize::try_from(n).map_err(|_| bad("the buffer does not fit this host"))?;
         ArgValue::Buffer(vec![0; n])
@@ -134,7 +131,10 @@ pub fn parse_arg(text: &str, budget: &mut MemoryBudget) -> Result<Arg, ArgError>
         ArgValue::Buffer(read_arg_file(text, Path::new(file), budget)?)
     } else {
         ArgValue::Int(
-            parse_int(value).ok_or_else(|| bad("expected an integer, buf:BYTES or @FILE"))?,
+            crate::number::parse_i64_or_u64(value).map_err(|e| ArgError::Number {
+                text: text.to_string(),
+                why: format!("expected an integer, buf:BYTES or @FILE: {e}"),
+            })?,
         )
     };
     Ok(Arg {
@@ -198,9 +198,17 @@ mod tests {
         let a = parse_arg("out=buf:12", &mut b).unwrap();
         assert_eq!(a.value, ArgValue::Buffer(vec![0; 12]));
         assert_eq!(b.used(), 8 + 8 + 8 + 12);
+        assert!(parse_arg("n=-9223372036854775809", &mut b).is_err());
+        assert_eq!(
+            parse_arg("n=-9223372036854775808", &mut b).unwrap().value,
+            ArgValue::Int(1 << 63)
+        );
         for bad in ["x", "=1", "x=buf:-1", "x=12ab"] {
             assert!(
-                matches!(parse_arg(bad, &mut b), Err(ArgError::Syntax { .. })),
+                matches!(
+                    parse_arg(bad, &mut b),
+                    Err(ArgError::Syntax { .. } | ArgError::Number { .. })
+                ),
                 "{bad}"
             );
         }

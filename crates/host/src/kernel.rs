@@ -39,10 +39,9 @@ pub enum LoadError {
         #[source]
         error: std::io::Error,
     },
-    #[error(
-        "{name}: the file is larger than the limit of {MAX_SOURCE_BYTES} bytes (MAX_SOURCE_BYTES)"
-    )]
-    TooLarge { name: String },
+    /// `size` is the file's when it is a regular file; a stream is known only to be over.
+    #[error("{name}: {}", too_large(*size))]
+    TooLarge { name: String, size: Option<u64> },
     /// The source did not assemble; [`LoadError::render`] gives the diagnostics with source
     /// excerpts, as the assembler prints them.
     #[error("{errors}")]
@@ -66,6 +65,20 @@ impl LoadError {
     }
 }
 
+fn too_large(size: Option<u64>) -> String {
+    let limit = format!(
+        "kernels are limited to {MAX_SOURCE_BYTES} bytes ({})",
+        crate::number::human_bytes(MAX_SOURCE_BYTES as u64)
+    );
+    match size {
+        Some(n) => format!(
+            "the file is {n} bytes ({}); {limit}",
+            crate::number::human_bytes(n)
+        ),
+        None => format!("more than {MAX_SOURCE_BYTES} bytes; {limit}"),
+    }
+}
+
 /// The kernel in the file at `path` (kind detected by [`KernelKind::detect`]); files larger
 /// than [`MAX_SOURCE_BYTES`] are refused without being read in full.
 pub fn load_kernel(path: &Path) -> Result<Program, LoadError> {
@@ -75,12 +88,20 @@ pub fn load_kernel(path: &Path) -> Result<Program, LoadError> {
         error,
     };
     let file = std::fs::File::open(path).map_err(cannot)?;
+    let size = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if size.is_some_and(|n| n > MAX_SOURCE_BYTES as u64) {
+        return Err(LoadError::TooLarge { name, size });
+    }
     let mut bytes = Vec::new();
     file.take(MAX_SOURCE_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() > MAX_SOURCE_BYTES {
-        return Err(LoadError::TooLarge { name });
+        return Err(LoadError::TooLarge { name, size: None });
     }
     load_kernel_bytes(&bytes, &name, KernelKind::detect(path, &bytes))
 }

@@ -167,6 +167,20 @@ impl Launch {
         self
     }
 
+    /// Start every warp at byte offset `pc` of `.text` (replaces an entry symbol).
+    pub fn entry_offset(&mut self, pc: u32) -> &mut Launch {
+        self.entry = None;
+        self.config.entry = pc;
+        self
+    }
+
+    /// Stop the launch when `flag` is set (a signal handler, a caller's thread): the result
+    /// then says `Interrupt::Cancelled` ([`warpkit_sim::control`]).
+    pub fn cancel(&mut self, flag: warpkit_sim::CancelFlag) -> &mut Launch {
+        self.config.cancel = Some(flag);
+        self
+    }
+
     /// Start every warp at this symbol of `.text`, resolved when prepared.
     pub fn entry(&mut self, symbol: &str) -> &mut Launch {
         self.entry = Some(symbol.to_string());
@@ -282,6 +296,15 @@ impl Prepared {
     /// As [`Prepared::run`], adding 1 to `done` as each workgroup finishes.
     pub fn run_with_progress(self, done: &AtomicU64) -> Result<LaunchResult, LaunchError> {
         launch_with_progress(&self.program, &self.config, self.args, done)
+    }
+
+    /// Run on the calling thread, workgroup after workgroup, showing every committed
+    /// instruction to `tracer`, which may stop the run (a capped or failing trace writer).
+    pub fn run_with_tracer<T: warpkit_sim::Tracer>(
+        self,
+        tracer: &mut T,
+    ) -> Result<LaunchResult, LaunchError> {
+        warpkit_sim::launch::launch_with_tracer(&self.program, &self.config, self.args, tracer)
     }
 
     /// Run on the calling thread, workgroup after workgroup, writing the commit log to

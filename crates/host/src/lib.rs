@@ -6,11 +6,13 @@
 //!   budget every buffer is charged to before it is allocated;
 //! - [`launch`]: the [`Launch`] builder (grid, block, shared memory, arguments in slot
 //!   order, entry symbol, limits) that checks everything before running the model;
+//! - [`number`]: the number syntax of every numeric option and argument;
 //! - [`report`]: the one-line descriptions of traps and deadlocks the front ends show.
 
 pub mod args;
 pub mod kernel;
 pub mod launch;
+pub mod number;
 pub mod report;
 
 pub use args::{parse_arg, ArgError, MemoryBudget, MemoryError};
