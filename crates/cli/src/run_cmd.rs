@@ -93,13 +93,17 @@ pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
 /// The kernel at `path`: its code and symbols. Assembly diagnostics are printed here with
 /// their source excerpts.
 fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
-    load_kernel(path).map_err(|e| match e {
+    let program = load_kernel(path).map_err(|e| match e {
         LoadError::Assembly { .. } => {
             report_raw!("{}", e.render());
             Failure::Exit(2)
         }
         e => Failure::BadInput(e.to_string()),
-    })
+    })?;
+    for w in &program.warnings {
+        report_raw!("{w}\n");
+    }
+    Ok(program)
 }
 
 /// The trace writer, refusing to go past `--max-trace-bytes`: once it would, every write
