@@ -232,7 +232,15 @@ impl AsmErrors {
 fn render_one(e: &AsmError, source: &str, out: &mut String) {
     use fmt::Write;
     let _ = writeln!(out, "{e}");
-    let start = e.span.start.min(source.len());
+    render_excerpt(source, e.line, e.span.clone(), out);
+}
+
+/// The source line holding `span` (its 1-based number is `line`) and a caret line under
+/// the offending text, as under every assembler diagnostic. Shared by other front ends
+/// (the LinxISA model) so every warpkit diagnostic looks the same.
+pub fn render_excerpt(source: &str, line: usize, span: Range<usize>, out: &mut String) {
+    use fmt::Write;
+    let start = span.start.min(source.len());
     let Some(prefix) = source.get(..start) else {
         return;
     };
@@ -243,12 +251,12 @@ fn render_one(e: &AsmError, source: &str, out: &mut String) {
     if text.len() > MAX_QUOTED_LINE {
         return;
     }
-    let gutter = e.line.to_string();
+    let gutter = line.to_string();
     let pad = " ".repeat(gutter.len());
     let _ = writeln!(out, "{gutter} | {text}");
     let mut caret = String::new();
     let col_start = start - line_start;
-    let span_end = e.span.end.min(line_start + text.len()).max(start);
+    let span_end = span.end.min(line_start + text.len()).max(start);
     for c in text.get(..col_start).unwrap_or("").chars() {
         caret.push(if c == '\t' { '\t' } else { ' ' });
     }

@@ -16,7 +16,7 @@ mod lex;
 pub use assemble::{assemble, assemble_bytes, MAX_LINE_BYTES, MAX_SOURCE_BYTES};
 pub use disasm::{disassemble, disassemble_program, disassemble_program_to, DisOptions};
 pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
-pub use error::{AsmError, AsmErrors, ErrorKind, MAX_ERRORS};
+pub use error::{render_excerpt, AsmError, AsmErrors, ErrorKind, MAX_ERRORS};
 
 use std::fmt;
 
