@@ -160,7 +160,7 @@ impl Program {
 
     /// The instruction at `pc`, if `pc` is an 8-aligned body address.
     pub fn insn_at(&self, pc: u64) -> Option<&Insn> {
-        if pc < BODY_BASE || (pc - BODY_BASE) % 8 != 0 {
+        if pc < BODY_BASE || !(pc - BODY_BASE).is_multiple_of(8) {
             return None;
         }
         self.body.get(((pc - BODY_BASE) / 8) as usize)
@@ -1055,14 +1055,14 @@ fn directive(
             };
             let bits = 8 * bytes as u32;
             let mut data = Vec::new();
-            for i in 2..ops.len() {
+            for (i, (vtext, vat)) in ops.iter().enumerate().skip(2) {
                 let Some(v) = int_at(ck, i) else { continue };
                 let lo = -(1i128 << (bits - 1));
                 let hi = (1i128 << bits) - 1;
                 if v < lo || v > hi {
                     ck.err(
                         "E-IMM",
-                        ops[i].1..ops[i].1 + ops[i].0.len(),
+                        *vat..*vat + vtext.len(),
                         format!("{v} does not fit in {bits} bits"),
                     );
                     continue;
@@ -1103,9 +1103,7 @@ fn split_modifiers(m: &str) -> Option<(&'static InsnDef, bool, bool)> {
     let mut ne = false;
     let mut rd = false;
     loop {
-        let Some((head, tail)) = base.rsplit_once('.') else {
-            return None;
-        };
+        let (head, tail) = base.rsplit_once('.')?;
         match tail {
             "ne" if !ne => ne = true,
             "rd" if !rd => rd = true,
