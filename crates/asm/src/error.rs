@@ -305,7 +305,14 @@ fn render_one(e: &AsmError, source: &str, out: &mut String) {
         let _ = write_excerpt(out, e.line, text, range.clone());
         return;
     }
-    let start = e.span.start.min(source.len());
+    render_excerpt(source, e.line, e.span.clone(), out);
+}
+
+/// The source line holding `span` (its 1-based number is `line`) and a caret line under
+/// the offending text, as under every assembler diagnostic. Shared by other front ends
+/// (the LinxISA model) so every warpkit diagnostic looks the same.
+pub fn render_excerpt(source: &str, line: usize, span: Range<usize>, out: &mut String) {
+    let start = span.start.min(source.len());
     let Some(prefix) = source.get(..start) else {
         return;
     };
@@ -313,14 +320,11 @@ fn render_one(e: &AsmError, source: &str, out: &mut String) {
     let rest = source.get(line_start..).unwrap_or("");
     let line_end = rest.find('\n').map_or(rest.len(), |i| i);
     let text = rest[..line_end].trim_end_matches('\r');
-    if text.len() > MAX_QUOTED_LINE {
-        return;
-    }
     let _ = write_excerpt(
         out,
-        e.line,
+        line,
         text,
-        start - line_start..e.span.end.saturating_sub(line_start),
+        start - line_start..span.end.saturating_sub(line_start),
     );
 }
 

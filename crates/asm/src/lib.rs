@@ -19,7 +19,7 @@ pub use assemble::{
 };
 pub use disasm::{disassemble, disassemble_program, disassemble_program_to, DisOptions};
 pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
-pub use error::{AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
+pub use error::{render_excerpt, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
 
 use std::fmt;
 

@@ -27,9 +27,14 @@ fn select(names: &[String]) -> Result<Vec<&'static Example>, Failure> {
     }
     names
         .iter()
+        .filter(|n| warpkit_examples::linx::find(n).is_none())
         .map(|n| {
             warpkit_examples::find(n).ok_or_else(|| {
-                let known: Vec<&str> = warpkit_examples::all().iter().map(|e| e.name).collect();
+                let known: Vec<&str> = warpkit_examples::all()
+                    .iter()
+                    .map(|e| e.name)
+                    .chain(warpkit_examples::linx::ALL.iter().map(|e| e.name))
+                    .collect();
                 Failure::BadInput(format!(
                     "no example `{n}`; the examples are: {}",
                     known.join(", ")
@@ -141,9 +146,18 @@ pub fn run(args: Args) -> Outcome {
         )));
     }
     let examples = select(&args.names)?;
+    let linx = crate::linx_cmd::select_examples(&args.names);
     if args.list {
-        let width = examples.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        let width = examples
+            .iter()
+            .map(|e| e.name.len())
+            .chain(linx.iter().map(|e| e.name.len()))
+            .max()
+            .unwrap_or(0);
         for e in examples {
+            outln!("{:width$}  {}", e.name, e.summary);
+        }
+        for e in &linx {
             outln!("{:width$}  {}", e.name, e.summary);
         }
         return Ok(());
@@ -155,6 +169,26 @@ pub fn run(args: Args) -> Outcome {
     let mut failed = 0usize;
     for e in examples {
         match e.run(size, args.threads) {
+            Ok(report) => {
+                if !report.passed() {
+                    failed += 1;
+                    problems.extend(failures(&report));
+                }
+                rows.push(row(&report));
+            }
+            Err(err) => {
+                failed += 1;
+                problems.push(err.to_string());
+                let mut r: [String; 9] = Default::default();
+                r[0] = e.name.to_string();
+                r[1] = "-".into();
+                r[8] = "✗".into();
+                rows.push(r);
+            }
+        }
+    }
+    for e in linx {
+        match e.run() {
             Ok(report) => {
                 if !report.passed() {
                     failed += 1;

@@ -37,6 +37,7 @@ mod asm_cmd;
 mod dis_cmd;
 mod doc_cmd;
 mod examples_cmd;
+mod linx_cmd;
 mod numbers;
 mod output;
 mod run_cmd;
@@ -84,6 +85,8 @@ enum Command {
     Run(run_cmd::Args),
     /// Run the example kernels and check their outputs against host references.
     Examples(examples_cmd::Args),
+    /// LinxISA SIMT blocks: run or check an assembly-level program.
+    Linx(linx_cmd::Args),
 }
 
 /// How a verb failed; the variant decides the exit code.
@@ -108,6 +111,7 @@ fn main() -> ExitCode {
         Command::Dis(a) => dis_cmd::run(a),
         Command::Run(a) => run_cmd::run(a),
         Command::Examples(a) => examples_cmd::run(a),
+        Command::Linx(a) => linx_cmd::run(a),
     };
     // A failed write to stdout decides the status, unless the input was already bad.
     let result = match (result, stdout::failure()) {

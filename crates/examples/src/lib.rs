@@ -7,6 +7,7 @@
 
 mod gen;
 mod kernels;
+pub mod linx;
 
 pub use gen::{to_bytes, to_words, Rng};
 

@@ -7,6 +7,7 @@
 //! with one message per broken entry, naming the entry.
 
 pub mod codegen;
+pub mod linx;
 pub mod model;
 mod validate;
 

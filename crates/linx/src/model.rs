@@ -1,0 +1,1243 @@
+//! The SIMT block model (SPEC §2-§5): global registers, per-lane T/U/M/N queues with the
+//! widths they were written at, LC/LB, groups with TPC, mask and ControlStack, sparse
+//! little-endian memory, reduces committed at block end, W-RACE detection, and the three
+//! execution orders.
+
+use crate::syntax::{mask, Dest, Insn, Offset, Program, Read, Src};
+use crate::tables::{Form, Op};
+use crate::{
+    Mode, BODY_BASE, MAX_ITERATIONS, MAX_MEMORY_BYTES, MAX_RUNTIME_DIAGNOSTICS, MAX_SIMT_LANES,
+    QUEUE_DEPTH,
+};
+use std::collections::HashMap;
+
+/// A run-time error: the first one aborts the run (SPEC §5).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("error[{code}]: {message}{}", where_(.group, .lane, .pc))]
+pub struct RunError {
+    pub code: &'static str,
+    pub group: Option<u64>,
+    pub lane: Option<u32>,
+    pub pc: Option<u64>,
+    pub message: String,
+}
+
+fn where_(group: &Option<u64>, lane: &Option<u32>, pc: &Option<u64>) -> String {
+    let mut s = String::new();
+    if let Some(g) = group {
+        s += &format!(" (group {g}");
+        if let Some(l) = lane {
+            s += &format!(", lane {l}");
+        }
+        if let Some(pc) = pc {
+            s += &format!(", pc {pc:#x}");
+        }
+        s += ")";
+    }
+    s
+}
+
+/// A run-time warning (`W-RACE`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeDiagnostic {
+    pub code: &'static str,
+    pub group: Option<u64>,
+    pub lane: Option<u32>,
+    pub pc: Option<u64>,
+    pub message: String,
+}
+
+/// Where a traced value was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteTarget {
+    /// `'t' 'u' 'm' 'n'`.
+    Queue(char),
+    Gpr(u8),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteEvent {
+    pub lane: Option<u32>,
+    pub target: WriteTarget,
+    pub value: u64,
+    pub width: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemEvent {
+    pub lane: u32,
+    /// `load`, `store`, `atomic` or `store-reduce`.
+    pub kind: &'static str,
+    pub addr: u64,
+    pub bytes: u32,
+    /// The value loaded, stored, or (atomics) the old value.
+    pub value: u64,
+}
+
+/// A ControlStack push or pop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CstkEvent {
+    pub push: bool,
+    /// `'R'` reconvergence entry, `'B'` pending-branch entry [P].
+    pub kind: char,
+    pub pc: u64,
+    pub mask: u64,
+    pub rpc: u64,
+    /// Depth after the event.
+    pub depth: usize,
+}
+
+/// One executed group-step (or, with `group: None`, the block-end commit of the reduces).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepRecord {
+    pub group: Option<u64>,
+    pub pc: u64,
+    pub mask: u64,
+    pub insn: String,
+    pub writes: Vec<WriteEvent>,
+    pub mem: Vec<MemEvent>,
+    pub cstk: Vec<CstkEvent>,
+}
+
+/// Receives the trace.
+pub trait TraceSink {
+    fn record(&mut self, step: &StepRecord);
+}
+
+/// How to run a program.
+pub struct RunConfig<'t> {
+    /// Overrides the mode of `BSTART.<mode>`.
+    pub mode: Option<Mode>,
+    /// Overrides `.lanenum` (1..=64).
+    pub lanes: Option<u32>,
+    /// Group steps per group before E-TIMEOUT.
+    pub max_steps: u64,
+    pub trace: Option<&'t mut dyn TraceSink>,
+}
+
+impl Default for RunConfig<'_> {
+    fn default() -> Self {
+        RunConfig {
+            mode: None,
+            lanes: None,
+            max_steps: crate::DEFAULT_MAX_STEPS,
+            trace: None,
+        }
+    }
+}
+
+/// The outcome of a run: final state whether it finished or stopped at an error.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub mode: Mode,
+    pub lanes: u32,
+    pub gpr: [u64; 24],
+    /// Every byte set by `.mem` or written by the run, as maximal contiguous runs.
+    pub memory: Vec<(u64, Vec<u8>)>,
+    pub cstk_max_depth: usize,
+    pub diagnostics: Vec<RuntimeDiagnostic>,
+    /// Diagnostics beyond [`MAX_RUNTIME_DIAGNOSTICS`], counted only.
+    pub dropped_diagnostics: usize,
+    pub error: Option<RunError>,
+    pub group_steps: u64,
+    /// Active lanes summed over group steps.
+    pub lane_steps: u64,
+    pub groups: u64,
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory
+
+const PAGE: u64 = 4096;
+
+struct Page {
+    data: [u8; PAGE as usize],
+    set: [u64; (PAGE / 64) as usize],
+}
+
+#[derive(Default)]
+struct Memory {
+    pages: HashMap<u64, Box<Page>>,
+}
+
+impl Memory {
+    fn read_byte(&self, addr: u64) -> u8 {
+        self.pages
+            .get(&(addr / PAGE))
+            .map_or(0, |p| p.data[(addr % PAGE) as usize])
+    }
+
+    fn read(&self, addr: u64, bytes: u32) -> u64 {
+        let mut v = 0u64;
+        for i in 0..bytes as u64 {
+            v |= (self.read_byte(addr.wrapping_add(i)) as u64) << (8 * i);
+        }
+        v
+    }
+
+    fn write(&mut self, addr: u64, bytes: u32, value: u64) -> Result<(), ()> {
+        for i in 0..bytes as u64 {
+            let a = addr.wrapping_add(i);
+            let n = self.pages.len() as u64;
+            let page = match self.pages.entry(a / PAGE) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    if (n + 1) * PAGE > MAX_MEMORY_BYTES {
+                        return Err(());
+                    }
+                    e.insert(Box::new(Page {
+                        data: [0; PAGE as usize],
+                        set: [0; (PAGE / 64) as usize],
+                    }))
+                }
+            };
+            let off = (a % PAGE) as usize;
+            page.data[off] = (value >> (8 * i)) as u8;
+            page.set[off / 64] |= 1 << (off % 64);
+        }
+        Ok(())
+    }
+
+    /// Maximal runs of set bytes, ascending.
+    fn runs(&self) -> Vec<(u64, Vec<u8>)> {
+        let mut keys: Vec<u64> = self.pages.keys().copied().collect();
+        keys.sort_unstable();
+        let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
+        for k in keys {
+            let p = &self.pages[&k];
+            for off in 0..PAGE as usize {
+                if p.set[off / 64] >> (off % 64) & 1 == 0 {
+                    continue;
+                }
+                let addr = k * PAGE + off as u64;
+                match out.last_mut() {
+                    Some((start, bytes)) if start.wrapping_add(bytes.len() as u64) == addr => {
+                        bytes.push(p.data[off])
+                    }
+                    _ => out.push((addr, vec![p.data[off]])),
+                }
+            }
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Race detection (W-RACE [P])
+
+#[derive(Default, Clone, Copy)]
+struct ByteAccess {
+    /// First two distinct lanes that touched the byte (iteration + 1; 0 = none).
+    t1: u64,
+    t2: u64,
+    /// First lane that wrote it non-atomically (iteration + 1).
+    w1: u64,
+    reported: bool,
+}
+
+#[derive(Default)]
+struct RaceTracker {
+    bytes: HashMap<u64, ByteAccess>,
+}
+
+impl RaceTracker {
+    /// Record an access; returns the other lane's iteration when this makes a race.
+    fn access(&mut self, addr: u64, iter: u64, nonatomic_write: bool) -> Option<u64> {
+        let id = iter + 1;
+        let b = self.bytes.entry(addr).or_default();
+        if b.t1 == 0 {
+            b.t1 = id;
+        } else if b.t1 != id && b.t2 == 0 {
+            b.t2 = id;
+        }
+        if nonatomic_write && b.w1 == 0 {
+            b.w1 = id;
+        }
+        if b.reported || b.w1 == 0 {
+            return None;
+        }
+        let other = if b.t1 != b.w1 {
+            b.t1
+        } else if b.t2 != 0 && b.t2 != b.w1 {
+            b.t2
+        } else {
+            return None;
+        };
+        b.reported = true;
+        let other = if other == id { b.w1 } else { other };
+        Some(other - 1)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Groups
+
+#[derive(Clone, Copy)]
+struct CstkEntry {
+    pending_branch: bool,
+    pc: u64,
+    mask: u64,
+    rpc: u64,
+}
+
+struct Group {
+    /// Group number as reported.
+    id: u64,
+    /// Reported lane number of lane 0 (its position in the VECT/SIMT group; LOOP mode).
+    lane_base: u32,
+    /// Iteration of lane 0.
+    first_iter: u64,
+    tpc: u64,
+    mask: u64,
+    cstk: Vec<CstkEntry>,
+    steps: u64,
+    done: bool,
+    lc: [Vec<u64>; 3],
+    /// Queue values, `((lane * 4 + q) * QUEUE_DEPTH + slot)`.
+    qval: Vec<u64>,
+    /// Width in bits each entry was written at; 0 = never written.
+    qwidth: Vec<u8>,
+    /// Next slot to write, per `(lane * 4 + q)`.
+    qhead: Vec<u8>,
+}
+
+impl Group {
+    fn new(
+        id: u64,
+        lane_base: u32,
+        first_iter: u64,
+        lanes: u32,
+        n: u64,
+        lb: [u64; 3],
+        entry: u64,
+    ) -> Group {
+        let mut mask = 0u64;
+        let mut lc = [
+            vec![0; lanes as usize],
+            vec![0; lanes as usize],
+            vec![0; lanes as usize],
+        ];
+        for j in 0..lanes {
+            let it = first_iter + j as u64;
+            if it < n {
+                mask |= 1 << j;
+                lc[0][j as usize] = it % lb[0];
+                lc[1][j as usize] = (it / lb[0]) % lb[1];
+                lc[2][j as usize] = it / (lb[0] * lb[1]);
+            }
+        }
+        let slots = lanes as usize * 4;
+        Group {
+            id,
+            lane_base,
+            first_iter,
+            tpc: entry,
+            mask,
+            cstk: Vec::new(),
+            steps: 0,
+            done: false,
+            lc,
+            qval: vec![0; slots * QUEUE_DEPTH],
+            qwidth: vec![0; slots * QUEUE_DEPTH],
+            qhead: vec![0; slots],
+        }
+    }
+
+    fn mask_reported(&self) -> u64 {
+        self.mask << self.lane_base
+    }
+}
+
+fn sext(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        let s = 64 - bits;
+        (((v << s) as i64) >> s) as u64
+    }
+}
+
+fn ext(v: u64, bits: u32, signed: bool) -> u64 {
+    if signed {
+        sext(v, bits)
+    } else {
+        v & mask(bits)
+    }
+}
+
+const QUEUE_NAMES: [char; 4] = ['t', 'u', 'm', 'n'];
+
+struct Machine<'p, 't> {
+    prog: &'p Program,
+    gpr: [u64; 24],
+    lb: [u64; 3],
+    mem: Memory,
+    /// Reduce accumulators by destination register: (value, any contribution).
+    reduces: [(u64, bool); 24],
+    race: Option<RaceTracker>,
+    diags: Vec<RuntimeDiagnostic>,
+    dropped: usize,
+    trace: Option<&'t mut dyn TraceSink>,
+    rec: StepRecord,
+    cstk_max: usize,
+    cstk_limit: usize,
+    max_steps: u64,
+    group_steps: u64,
+    lane_steps: u64,
+}
+
+type R<T> = Result<T, RunError>;
+
+impl Machine<'_, '_> {
+    fn fail(&self, g: &Group, lane: Option<u32>, code: &'static str, message: String) -> RunError {
+        RunError {
+            code,
+            group: Some(g.id),
+            lane: Some(lane.unwrap_or_else(|| g.mask.trailing_zeros().min(63)) + g.lane_base),
+            pc: Some(g.tpc),
+            message,
+        }
+    }
+
+    #[inline]
+    fn read(&self, g: &Group, lane: u32, r: &Read) -> R<u64> {
+        Ok(match r.src {
+            Src::Queue { q, k } => {
+                let base = lane as usize * 4 + q as usize;
+                let slot = (g.qhead[base] as usize + QUEUE_DEPTH - k as usize) % QUEUE_DEPTH;
+                let i = base * QUEUE_DEPTH + slot;
+                let w = g.qwidth[i] as u32;
+                if w == 0 {
+                    return Err(self.fail(
+                        g,
+                        Some(lane),
+                        "E-QUNDEF",
+                        format!(
+                            "{}#{k} is read but this lane has not written that entry [P]",
+                            QUEUE_NAMES[q as usize]
+                        ),
+                    ));
+                }
+                if w != r.bits {
+                    return Err(self.fail(
+                        g,
+                        Some(lane),
+                        "E-WSTALE",
+                        format!(
+                            "{}#{k} was written at {w} bits and is read at {} bits: unpredictable [004 rule 3]",
+                            QUEUE_NAMES[q as usize], r.bits
+                        ),
+                    ));
+                }
+                g.qval[i] & mask(r.bits)
+            }
+            Src::Gpr(n) => self.gpr[n as usize] & mask(r.bits),
+            Src::Lc(i) => g.lc[i as usize][lane as usize] & mask(r.bits),
+            Src::Lb(i) => self.lb[i as usize] & mask(r.bits),
+        })
+    }
+
+    #[inline]
+    fn push(&mut self, g: &mut Group, lane: u32, q: u8, value: u64, bits: u32) {
+        let base = lane as usize * 4 + q as usize;
+        let slot = g.qhead[base] as usize;
+        g.qval[base * QUEUE_DEPTH + slot] = value & mask(bits);
+        g.qwidth[base * QUEUE_DEPTH + slot] = bits as u8;
+        g.qhead[base] = ((slot + 1) % QUEUE_DEPTH) as u8;
+        if self.trace.is_some() {
+            self.rec.writes.push(WriteEvent {
+                lane: Some(lane + g.lane_base),
+                target: WriteTarget::Queue(QUEUE_NAMES[q as usize]),
+                value: value & mask(bits),
+                width: bits,
+            });
+        }
+    }
+
+    /// Each active lane's value of input `k`, in lane order.
+    fn gather(&self, g: &Group, insn: &Insn, k: usize, out: &mut [u64; 64]) -> R<()> {
+        let r = &insn.srcs[k];
+        let mut m = g.mask;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            out[lane as usize] = self.read(g, lane, r)?;
+        }
+        Ok(())
+    }
+
+    fn effective_addresses(&self, g: &Group, insn: &Insn, out: &mut [u64; 64]) -> R<()> {
+        let mut base = [0u64; 64];
+        self.gather(g, insn, 0, &mut base)?;
+        let mut m = g.mask;
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let off = match insn.offset {
+                Offset::None => 0,
+                Offset::Imm(v) => v,
+                Offset::Reg(r) => ext(self.read(g, lane as u32, &r)?, r.bits, r.signed),
+            };
+            out[lane] = base[lane].wrapping_add(off << insn.shift);
+        }
+        Ok(())
+    }
+
+    fn mem_write(&mut self, g: &Group, lane: u32, addr: u64, bytes: u32, value: u64) -> R<()> {
+        self.mem.write(addr, bytes, value).map_err(|()| {
+            self.fail(
+                g,
+                Some(lane),
+                "E-MEMLIMIT",
+                format!("the run touches more than {MAX_MEMORY_BYTES} bytes of memory [P]"),
+            )
+        })
+    }
+
+    fn note_access(&mut self, g: &Group, lane: u32, addr: u64, bytes: u32, nonatomic_write: bool) {
+        let Some(race) = self.race.as_mut() else {
+            return;
+        };
+        let iter = g.first_iter + lane as u64;
+        for i in 0..bytes as u64 {
+            let a = addr.wrapping_add(i);
+            if let Some(other) = race.access(a, iter, nonatomic_write) {
+                if self.diags.len() >= MAX_RUNTIME_DIAGNOSTICS {
+                    self.dropped += 1;
+                    continue;
+                }
+                self.diags.push(RuntimeDiagnostic {
+                    code: "W-RACE",
+                    group: Some(g.id),
+                    lane: Some(lane + g.lane_base),
+                    pc: Some(g.tpc),
+                    message: format!(
+                        "iterations {other} and {iter} access byte {a:#x} and one writes it non-atomically: the result is model-defined [P]"
+                    ),
+                });
+            }
+        }
+    }
+
+    fn mem_event(
+        &mut self,
+        g: &Group,
+        lane: u32,
+        kind: &'static str,
+        addr: u64,
+        bytes: u32,
+        value: u64,
+    ) {
+        if self.trace.is_some() {
+            self.rec.mem.push(MemEvent {
+                lane: lane + g.lane_base,
+                kind,
+                addr,
+                bytes,
+                value,
+            });
+        }
+    }
+
+    fn cstk_push(&mut self, g: &mut Group, e: CstkEntry) {
+        g.cstk.push(e);
+        self.cstk_max = self.cstk_max.max(g.cstk.len());
+        if self.trace.is_some() {
+            self.rec.cstk.push(CstkEvent {
+                push: true,
+                kind: if e.pending_branch { 'B' } else { 'R' },
+                pc: e.pc,
+                mask: e.mask << g.lane_base,
+                rpc: e.rpc,
+                depth: g.cstk.len(),
+            });
+        }
+    }
+
+    fn check_target(&self, g: &Group, target: u64, what: &str) -> R<()> {
+        if self.prog.insn_at(target).is_none() {
+            return Err(self.fail(
+                g,
+                None,
+                "E-PCRANGE",
+                format!(
+                    "{what} {target:#x} is not an 8-aligned body address ({BODY_BASE:#x}..{:#x})",
+                    self.prog.body_end()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The divergence rule of SPEC §4 for both branch kinds.
+    fn branch(&mut self, g: &mut Group, taken: u64, br_pc: u64, rpc: u64) -> R<()> {
+        let cur = g.mask;
+        let cal = cur & !taken;
+        if cal == cur {
+            g.tpc += 8;
+        } else if cal == 0 {
+            g.tpc = br_pc;
+        } else {
+            if self.prog.insn_at(rpc).map(|i| i.def.op) != Some(Op::PcPop) {
+                return Err(self.fail(
+                    g,
+                    None,
+                    "E-RCLABEL",
+                    format!("the branch diverges but its reconvergence point {rpc:#x} does not hold pc.pop [004 rule 5]"),
+                ));
+            }
+            if g.cstk.len() + 2 > self.cstk_limit {
+                return Err(self.fail(
+                    g,
+                    None,
+                    "E-CSTKOVF",
+                    format!(
+                        "ControlStack overflow: depth {} + 2 exceeds {} (.cstk_depth) [P]",
+                        g.cstk.len(),
+                        self.cstk_limit
+                    ),
+                ));
+            }
+            self.cstk_push(
+                g,
+                CstkEntry {
+                    pending_branch: false,
+                    pc: rpc,
+                    mask: cur,
+                    rpc,
+                },
+            );
+            self.cstk_push(
+                g,
+                CstkEntry {
+                    pending_branch: true,
+                    pc: br_pc,
+                    mask: cur & !cal,
+                    rpc,
+                },
+            );
+            g.mask = cal;
+            g.tpc += 8;
+        }
+        Ok(())
+    }
+
+    fn pc_pop(&mut self, g: &mut Group) {
+        let here = g.tpc;
+        loop {
+            match g.cstk.last() {
+                Some(top) if top.rpc == here => {}
+                _ => {
+                    g.tpc = here + 8;
+                    return;
+                }
+            }
+            let e = g.cstk.pop().expect("checked above");
+            if self.trace.is_some() {
+                self.rec.cstk.push(CstkEvent {
+                    push: false,
+                    kind: if e.pending_branch { 'B' } else { 'R' },
+                    pc: e.pc,
+                    mask: e.mask << g.lane_base,
+                    rpc: e.rpc,
+                    depth: g.cstk.len(),
+                });
+            }
+            g.mask = e.mask;
+            if e.pending_branch {
+                g.tpc = e.pc;
+                return;
+            }
+        }
+    }
+
+    /// Run the instruction at `g.tpc` for every active lane of `g`.
+    fn step(&mut self, g: &mut Group) -> R<()> {
+        let prog = self.prog;
+        let pc = g.tpc;
+        let Some(insn) = prog.insn_at(pc) else {
+            return Err(self.fail(
+                g,
+                None,
+                "E-PCRANGE",
+                format!(
+                    "tpc {pc:#x} is outside the body ({BODY_BASE:#x}..{:#x}): ran past its end or branched out",
+                    prog.body_end()
+                ),
+            ));
+        };
+        g.steps += 1;
+        if g.steps > self.max_steps {
+            return Err(self.fail(
+                g,
+                None,
+                "E-TIMEOUT",
+                format!(
+                    "the group ran {} steps without reaching lbstop",
+                    self.max_steps
+                ),
+            ));
+        }
+        self.group_steps += 1;
+        self.lane_steps += g.mask.count_ones() as u64;
+        if self.trace.is_some() {
+            self.rec.group = Some(g.id);
+            self.rec.pc = pc;
+            self.rec.mask = g.mask_reported();
+            self.rec.writes.clear();
+            self.rec.mem.clear();
+            self.rec.cstk.clear();
+        }
+        let result = self.exec(g, insn);
+        if let Some(t) = self.trace.as_mut() {
+            if result.is_ok() {
+                self.rec.insn.clear();
+                self.rec.insn.push_str(&insn.text);
+                t.record(&self.rec);
+            }
+        }
+        result
+    }
+
+    fn exec(&mut self, g: &mut Group, insn: &Insn) -> R<()> {
+        let def = insn.def;
+        let mut a = [0u64; 64];
+        let mut b = [0u64; 64];
+        let mut c = [0u64; 64];
+        let w = insn.w;
+        match def.form {
+            Form::Alu | Form::Cmp | Form::AluImm | Form::CmpImm | Form::Csel | Form::Cvt => {
+                self.gather(g, insn, 0, &mut a)?;
+                if insn.srcs.len() > 1 {
+                    self.gather(g, insn, 1, &mut b)?;
+                } else {
+                    b = [insn.imm; 64];
+                }
+                if insn.srcs.len() > 2 {
+                    self.gather(g, insn, 2, &mut c)?;
+                }
+                let Dest::Queue { q, bits } = insn.dest else {
+                    unreachable!("checked: these forms write a queue")
+                };
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    let (x, y) = (a[lane as usize], b[lane as usize]);
+                    let v = match def.form {
+                        Form::Cmp | Form::CmpImm => compare(def.op, x, y, w) as u64,
+                        Form::Csel => {
+                            if x != 0 {
+                                y
+                            } else {
+                                c[lane as usize]
+                            }
+                        }
+                        Form::Cvt => ext(x, w, insn.signed),
+                        _ => ext(alu(def.op, x, y, w, insn.signed), w, insn.signed),
+                    };
+                    let v = if def.form == Form::Csel {
+                        ext(v, w, insn.signed)
+                    } else {
+                        v
+                    };
+                    self.push(g, lane, q, v, bits);
+                }
+                g.tpc += 8;
+            }
+            Form::Falu | Form::Falu1 | Form::Fcmp => {
+                return Err(self.fail(
+                    g,
+                    None,
+                    "E-UNSUP",
+                    format!("`{}`: float arithmetic is not in this table", def.mnemonic),
+                ));
+            }
+            Form::Load => {
+                self.effective_addresses(g, insn, &mut a)?;
+                let Dest::Queue { q, bits } = insn.dest else {
+                    unreachable!("checked: loads write a queue")
+                };
+                let bytes = def.access / 8;
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    let addr = a[lane as usize];
+                    let v = self.mem.read(addr, bytes);
+                    self.note_access(g, lane, addr, bytes, false);
+                    self.mem_event(g, lane, "load", addr, bytes, v);
+                    self.push(g, lane, q, v, bits);
+                }
+                g.tpc += 8;
+            }
+            Form::Store => {
+                self.gather(g, insn, 1, &mut b)?;
+                self.effective_addresses(g, insn, &mut a)?;
+                let bytes = def.access / 8;
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    let (addr, v) = (a[lane as usize], b[lane as usize]);
+                    self.mem_write(g, lane, addr, bytes, v)?;
+                    self.note_access(g, lane, addr, bytes, true);
+                    self.mem_event(g, lane, "store", addr, bytes, v);
+                }
+                g.tpc += 8;
+            }
+            Form::AmoLoad | Form::AmoStore => {
+                self.gather(g, insn, 0, &mut a)?;
+                self.gather(g, insn, 1, &mut b)?;
+                let bytes = def.access / 8;
+                let bits = def.access;
+                if insn.store_reduce {
+                    let first = g.mask.trailing_zeros();
+                    let addr = a[first as usize];
+                    let mut acc = b[first as usize];
+                    let mut m = g.mask & (g.mask - 1);
+                    while m != 0 {
+                        let lane = m.trailing_zeros();
+                        m &= m - 1;
+                        if a[lane as usize] != addr {
+                            return Err(self.fail(
+                                g,
+                                Some(lane),
+                                "E-RDADDR",
+                                format!(
+                                    "store-reduce lanes disagree on the address ({addr:#x} and {:#x}) [003 adj.11]",
+                                    a[lane as usize]
+                                ),
+                            ));
+                        }
+                        acc = amo(def.op, acc, b[lane as usize], bits);
+                    }
+                    let old = self.mem.read(addr, bytes);
+                    self.mem_write(g, first, addr, bytes, amo(def.op, old, acc, bits))?;
+                    self.note_access(g, first, addr, bytes, false);
+                    self.mem_event(g, first, "store-reduce", addr, bytes, acc);
+                } else if insn.non_atomic {
+                    let mut m = g.mask;
+                    while m != 0 {
+                        let lane = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        c[lane] = self.mem.read(a[lane], bytes);
+                    }
+                    let mut m = g.mask;
+                    while m != 0 {
+                        let lane = m.trailing_zeros();
+                        m &= m - 1;
+                        let l = lane as usize;
+                        self.mem_write(g, lane, a[l], bytes, amo(def.op, c[l], b[l], bits))?;
+                        self.note_access(g, lane, a[l], bytes, true);
+                        self.mem_event(g, lane, "non-atomic", a[l], bytes, c[l]);
+                    }
+                } else {
+                    let mut m = g.mask;
+                    while m != 0 {
+                        let lane = m.trailing_zeros();
+                        m &= m - 1;
+                        let l = lane as usize;
+                        let old = self.mem.read(a[l], bytes);
+                        c[l] = old;
+                        self.mem_write(g, lane, a[l], bytes, amo(def.op, old, b[l], bits))?;
+                        self.note_access(g, lane, a[l], bytes, false);
+                        self.mem_event(g, lane, "atomic", a[l], bytes, old);
+                    }
+                }
+                if let Dest::Queue { q, bits } = insn.dest {
+                    let mut m = g.mask;
+                    while m != 0 {
+                        let lane = m.trailing_zeros();
+                        m &= m - 1;
+                        self.push(g, lane, q, c[lane as usize], bits);
+                    }
+                }
+                g.tpc += 8;
+            }
+            Form::Reduce => {
+                self.gather(g, insn, 0, &mut a)?;
+                let Dest::Gpr(r) = insn.dest else {
+                    unreachable!("checked: reduces write a global register")
+                };
+                let (mut acc, mut any) = self.reduces[r as usize];
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    acc = if any {
+                        reduce(def.op, acc, a[lane], w, insn.signed)
+                    } else {
+                        a[lane]
+                    };
+                    any = true;
+                }
+                self.reduces[r as usize] = (acc, any);
+                g.tpc += 8;
+            }
+            Form::J => g.tpc = insn.target,
+            Form::Jr => {
+                self.gather(g, insn, 0, &mut a)?;
+                let target = self.uniform(g, &a, insn.srcs[0], "jr target")?;
+                let target = target.wrapping_add(insn.imm);
+                self.check_target(g, target, "jr target")?;
+                g.tpc = target;
+            }
+            Form::Addtpc => {
+                let v = (g.tpc & !0xfff).wrapping_add(insn.imm << 12);
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    if let Dest::Queue { q, bits } = insn.dest {
+                        self.push(g, lane, q, v, bits);
+                    }
+                }
+                g.tpc += 8;
+            }
+            Form::Branch => {
+                self.gather(g, insn, 0, &mut a)?;
+                self.gather(g, insn, 1, &mut b)?;
+                let mut taken = 0u64;
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    if compare(def.op, a[lane as usize], b[lane as usize], w) {
+                        taken |= 1 << lane;
+                    }
+                }
+                self.branch(g, taken, insn.target, insn.rc)?;
+            }
+            Form::Bcond => {
+                self.gather(g, insn, 0, &mut a)?;
+                self.gather(g, insn, 1, &mut b)?;
+                self.gather(g, insn, 2, &mut c)?;
+                let l = self.uniform(g, &b, insn.srcs[1], "b.cond target")?;
+                let r = self.uniform(g, &c, insn.srcs[2], "b.cond reconvergence point")?;
+                self.check_target(g, l, "b.cond target")?;
+                self.check_target(g, r, "b.cond reconvergence point")?;
+                let mut taken = 0u64;
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    if a[lane as usize] != 0 {
+                        taken |= 1 << lane;
+                    }
+                }
+                self.branch(g, taken, l, r)?;
+            }
+            Form::PcPop => self.pc_pop(g),
+            Form::Lbstop => {
+                if !g.cstk.is_empty() {
+                    return Err(self.fail(
+                        g,
+                        None,
+                        "E-CSTKLIVE",
+                        format!(
+                            "lbstop with {} ControlStack entr{} left: a divergent region was not closed by pc.pop [P]",
+                            g.cstk.len(),
+                            if g.cstk.len() == 1 { "y" } else { "ies" }
+                        ),
+                    ));
+                }
+                g.done = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The value every active lane holds, extended to 64 bits, or E-DIVTGT.
+    fn uniform(&self, g: &Group, vals: &[u64; 64], r: Read, what: &str) -> R<u64> {
+        let first = g.mask.trailing_zeros();
+        let v = vals[first as usize];
+        let mut m = g.mask;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            if vals[lane as usize] != v {
+                return Err(self.fail(
+                    g,
+                    Some(lane),
+                    "E-DIVTGT",
+                    format!(
+                        "the {what} differs between active lanes ({:#x} and {:#x})",
+                        ext(v, r.bits, r.signed),
+                        ext(vals[lane as usize], r.bits, r.signed)
+                    ),
+                ));
+            }
+        }
+        Ok(ext(v, r.bits, r.signed))
+    }
+
+    fn run_group(&mut self, g: &mut Group) -> R<()> {
+        while !g.done {
+            self.step(g)?;
+        }
+        Ok(())
+    }
+}
+
+fn compare(op: Op, a: u64, b: u64, w: u32) -> bool {
+    let (sa, sb) = (sext(a, w) as i64, sext(b, w) as i64);
+    match op {
+        Op::CmpEq | Op::BrEq => a == b,
+        Op::CmpNe | Op::BrNe => a != b,
+        Op::CmpLt | Op::BrLt => sa < sb,
+        Op::CmpGe | Op::BrGe => sa >= sb,
+        Op::CmpLtu | Op::BrLtu => a < b,
+        Op::CmpGeu | Op::BrGeu => a >= b,
+        Op::CmpAnd => a & b != 0,
+        Op::CmpOr => a | b != 0,
+        _ => unreachable!("not a compare: {op:?}"),
+    }
+}
+
+/// An integer ALU operation at width w on w-bit operands; the result is cut to w bits.
+fn alu(op: Op, a: u64, b: u64, w: u32, signed: bool) -> u64 {
+    let m = mask(w);
+    let (sa, sb) = (sext(a, w) as i64, sext(b, w) as i64);
+    let r = match op {
+        Op::Add => a.wrapping_add(b),
+        Op::Sub => a.wrapping_sub(b),
+        Op::And => a & b,
+        Op::Or => a | b,
+        Op::Xor => a ^ b,
+        Op::Sll => a << (b % w as u64),
+        Op::Srl => a >> (b % w as u64),
+        Op::Sra => (sa >> (b % w as u64)) as u64,
+        Op::Mul => a.wrapping_mul(b),
+        Op::Div => {
+            if b == 0 {
+                0
+            } else if signed {
+                // MIN / -1 = MIN: wrapping_div gives exactly that at 64 bits, and at
+                // narrower widths the quotient 2^(w-1) cut to w bits is MIN again.
+                sa.wrapping_div(sb) as u64
+            } else {
+                a / b
+            }
+        }
+        Op::Rem => {
+            if b == 0 {
+                a
+            } else if signed {
+                sa.wrapping_rem(sb) as u64
+            } else {
+                a % b
+            }
+        }
+        Op::Max => sa.max(sb) as u64,
+        Op::Min => sa.min(sb) as u64,
+        Op::Maxu => a.max(b),
+        Op::Minu => a.min(b),
+        _ => unreachable!("not an ALU operation: {op:?}"),
+    };
+    r & m
+}
+
+/// An atomic read-modify-write operation at `bits`.
+fn amo(op: Op, old: u64, v: u64, bits: u32) -> u64 {
+    let m = mask(bits);
+    let (so, sv) = (sext(old, bits) as i64, sext(v, bits) as i64);
+    (match op {
+        Op::AmoAdd => old.wrapping_add(v),
+        Op::AmoAnd => old & v,
+        Op::AmoOr => old | v,
+        Op::AmoXor => old ^ v,
+        Op::AmoSmax => so.max(sv) as u64,
+        Op::AmoSmin => so.min(sv) as u64,
+        Op::AmoUmax => (old & m).max(v & m),
+        Op::AmoUmin => (old & m).min(v & m),
+        _ => unreachable!("not an atomic operation: {op:?}"),
+    }) & m
+}
+
+/// One reduce contribution folded into the accumulator, at width w.
+fn reduce(op: Op, acc: u64, v: u64, w: u32, signed: bool) -> u64 {
+    let m = mask(w);
+    (match op {
+        Op::RdAdd => acc.wrapping_add(v),
+        Op::RdAnd => acc & v,
+        Op::RdOr => acc | v,
+        Op::RdXor => acc ^ v,
+        Op::RdMax if signed => (sext(acc, w) as i64).max(sext(v, w) as i64) as u64,
+        Op::RdMin if signed => (sext(acc, w) as i64).min(sext(v, w) as i64) as u64,
+        Op::RdMax => acc.max(v),
+        Op::RdMin => acc.min(v),
+        _ => unreachable!("not a reduce: {op:?}"),
+    }) & m
+}
+
+/// Run `prog`. The result holds the final state even when the run stopped at an error.
+pub fn run(prog: &Program, cfg: RunConfig) -> RunResult {
+    let mode = cfg.mode.unwrap_or(prog.mode);
+    let lanes = cfg.lanes.unwrap_or(prog.lanes).clamp(1, 64);
+    let mut m = Machine {
+        prog,
+        gpr: prog.gpr,
+        lb: [1; 3],
+        mem: Memory::default(),
+        reduces: [(0, false); 24],
+        race: None,
+        diags: Vec::new(),
+        dropped: 0,
+        trace: cfg.trace,
+        rec: StepRecord {
+            group: None,
+            pc: 0,
+            mask: 0,
+            insn: String::new(),
+            writes: Vec::new(),
+            mem: Vec::new(),
+            cstk: Vec::new(),
+        },
+        cstk_max: 0,
+        cstk_limit: prog.cstk_depth as usize,
+        max_steps: cfg.max_steps,
+        group_steps: 0,
+        lane_steps: 0,
+    };
+    let mut error = None;
+    for (addr, bytes) in &prog.memory {
+        for (i, b) in bytes.iter().enumerate() {
+            if m.mem
+                .write(addr.wrapping_add(i as u64), 1, *b as u64)
+                .is_err()
+            {
+                error.get_or_insert(RunError {
+                    code: "E-MEMLIMIT",
+                    group: None,
+                    lane: None,
+                    pc: None,
+                    message: format!(".mem data touches more than {MAX_MEMORY_BYTES} bytes [P]"),
+                });
+            }
+        }
+    }
+    for (k, dim) in prog.dims.iter().enumerate() {
+        if let Some((r, add)) = dim {
+            m.lb[k] = prog.gpr[*r as usize].wrapping_add(*add);
+        }
+    }
+    let n = m.lb[0]
+        .checked_mul(m.lb[1])
+        .and_then(|x| x.checked_mul(m.lb[2]));
+    let mut groups = 0;
+    match n {
+        Some(n) if n <= MAX_ITERATIONS && (mode != Mode::Simt || n <= MAX_SIMT_LANES) => {
+            if error.is_none() {
+                let (res, g) = run_mode(&mut m, mode, lanes, n);
+                groups = g;
+                error = res.err();
+            }
+        }
+        _ => {
+            error = Some(RunError {
+                code: "E-LIMIT",
+                group: None,
+                lane: None,
+                pc: None,
+                message: format!(
+                    "LB0*LB1*LB2 = {}*{}*{} iterations exceeds the model's limit of {} ({} in SIMT mode) [P]",
+                    m.lb[0], m.lb[1], m.lb[2], MAX_ITERATIONS, MAX_SIMT_LANES
+                ),
+            })
+        }
+    }
+    if error.is_none() {
+        // Reduces commit at block end [P].
+        let mut writes = Vec::new();
+        for insn in &prog.body {
+            if let Dest::Gpr(r) = insn.dest {
+                let (acc, any) = m.reduces[r as usize];
+                if any {
+                    m.gpr[r as usize] = ext(acc, insn.w, insn.signed);
+                    writes.push(WriteEvent {
+                        lane: None,
+                        target: WriteTarget::Gpr(r),
+                        value: m.gpr[r as usize],
+                        width: 64,
+                    });
+                }
+            }
+        }
+        if let Some(t) = m.trace.as_mut() {
+            if !writes.is_empty() {
+                t.record(&StepRecord {
+                    group: None,
+                    pc: 0,
+                    mask: 0,
+                    insn: "block end: reduces commit".into(),
+                    writes,
+                    mem: Vec::new(),
+                    cstk: Vec::new(),
+                });
+            }
+        }
+    }
+    RunResult {
+        mode,
+        lanes,
+        gpr: m.gpr,
+        memory: m.mem.runs(),
+        cstk_max_depth: m.cstk_max,
+        diagnostics: m.diags,
+        dropped_diagnostics: m.dropped,
+        error,
+        group_steps: m.group_steps,
+        lane_steps: m.lane_steps,
+        groups,
+    }
+}
+
+fn run_mode(m: &mut Machine, mode: Mode, lanes: u32, n: u64) -> (R<()>, u64) {
+    let lb = m.lb;
+    let entry = m.prog.entry;
+    let ng = n.div_ceil(lanes as u64);
+    match mode {
+        Mode::Loop => {
+            for it in 0..n {
+                let mut g = Group::new(
+                    it / lanes as u64,
+                    (it % lanes as u64) as u32,
+                    it,
+                    1,
+                    n,
+                    lb,
+                    entry,
+                );
+                if let Err(e) = m.run_group(&mut g) {
+                    return (Err(e), ng);
+                }
+            }
+        }
+        Mode::Vect => {
+            for gi in 0..ng {
+                m.race = Some(RaceTracker::default());
+                let mut g = Group::new(gi, 0, gi * lanes as u64, lanes, n, lb, entry);
+                if let Err(e) = m.run_group(&mut g) {
+                    return (Err(e), ng);
+                }
+            }
+        }
+        Mode::Simt => {
+            m.race = Some(RaceTracker::default());
+            let mut groups: Vec<Group> = (0..ng)
+                .map(|gi| Group::new(gi, 0, gi * lanes as u64, lanes, n, lb, entry))
+                .collect();
+            let mut live: Vec<usize> = (0..groups.len()).collect();
+            while !live.is_empty() {
+                for &gi in &live {
+                    if let Err(e) = m.step(&mut groups[gi]) {
+                        return (Err(e), ng);
+                    }
+                }
+                live.retain(|&gi| !groups[gi].done);
+            }
+        }
+    }
+    (Ok(()), ng)
+}
