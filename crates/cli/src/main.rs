@@ -43,6 +43,7 @@ mod examples_cmd;
 mod output;
 mod run_cmd;
 mod spec_cmd;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -72,6 +73,8 @@ enum Command {
     Run(run_cmd::Args),
     /// Run the example kernels and check their outputs against host references.
     Examples(examples_cmd::Args),
+    /// Work with commit traces (`trace diff A.jsonl B.jsonl`).
+    Trace(trace_cmd::Args),
 }
 
 /// How a verb failed; the variant decides the exit code.
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
         Command::Dis(a) => dis_cmd::run(a),
         Command::Run(a) => run_cmd::run(a),
         Command::Examples(a) => examples_cmd::run(a),
+        Command::Trace(a) => trace_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
