@@ -155,6 +155,9 @@ pub struct DiffReport {
     pub note: Option<String>,
 }
 
+/// A record line and its parsed object.
+type Record = (RecordLine, Map<String, Value>);
+
 struct Reader<R> {
     input: R,
     side: Side,
@@ -212,7 +215,7 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// The next record, parsed; a schema header on the first line is taken aside.
-    fn next_record(&mut self) -> Result<Option<(RecordLine, Map<String, Value>)>, TraceDiffError> {
+    fn next_record(&mut self) -> Result<Option<Record>, TraceDiffError> {
         loop {
             let Some(text) = self.next_line()? else {
                 return Ok(None);
