@@ -44,6 +44,7 @@ mod run_cmd;
 mod signals;
 mod spec_cmd;
 mod stdout;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -87,6 +88,8 @@ enum Command {
     Examples(examples_cmd::Args),
     /// LinxISA SIMT blocks: run or check an assembly-level program.
     Linx(linx_cmd::Args),
+    /// Work with commit traces (`trace diff A.jsonl B.jsonl`).
+    Trace(trace_cmd::Args),
 }
 
 /// How a verb failed; the variant decides the exit code.
@@ -112,6 +115,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run_cmd::run(a),
         Command::Examples(a) => examples_cmd::run(a),
         Command::Linx(a) => linx_cmd::run(a),
+        Command::Trace(a) => trace_cmd::run(a),
     };
     // A failed write to stdout decides the status, unless the input was already bad.
     let result = match (result, stdout::failure()) {

@@ -20,6 +20,7 @@ mod mem_exec;
 pub mod memory;
 mod program;
 mod trace;
+pub mod trace_diff;
 pub mod trap;
 mod warp;
 mod workgroup;
