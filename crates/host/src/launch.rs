@@ -167,6 +167,14 @@ impl Launch {
         self
     }
 
+    /// Stop the launch when `flag` is set (from another thread, a signal handler): running
+    /// warps stop within a few thousand instructions and the result says it was
+    /// interrupted.
+    pub fn cancel_on(&mut self, flag: warpkit_sim::CancelFlag) -> &mut Launch {
+        self.config.cancel = Some(flag);
+        self
+    }
+
     /// Start every warp at this symbol of `.text`, resolved when prepared.
     pub fn entry(&mut self, symbol: &str) -> &mut Launch {
         self.entry = Some(symbol.to_string());

@@ -15,6 +15,7 @@ use warpkit_host::report::{deadlock_message, step_limit_message, trap_message};
 use warpkit_host::{ArgValue, Launch, LaunchResult, Limits, SetupError};
 use warpkit_sim::launch::{TrapReport, CODE_BASE};
 use warpkit_sim::trap::cause_name;
+use warpkit_sim::CancelFlag;
 
 create_exception!(
     warpkit,
@@ -590,9 +591,14 @@ fn arg_value(name: &str, v: &Bound<'_, PyAny>) -> PyResult<(ArgValue, Option<Buf
     )))
 }
 
-/// Run `f` with the GIL released, checking every 50 ms for a pending signal (Ctrl-C); a
-/// signal's exception is raised once the run has returned.
-fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+/// Run `f` on a worker thread with the GIL released, checking every 50 ms for a pending
+/// signal (Ctrl-C). A signal sets `cancel`, which stops the model within a few thousand
+/// instructions per warp; the signal's exception (`KeyboardInterrupt`) is then raised.
+fn detached<T: Send>(
+    py: Python<'_>,
+    cancel: &CancelFlag,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
     let (result, signal) = py.detach(|| {
         std::thread::scope(|scope| {
             let worker = scope.spawn(f);
@@ -601,6 +607,9 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T
                 std::thread::park_timeout(Duration::from_millis(50));
                 if signal.is_none() {
                     signal = Python::attach(|py| py.check_signals().err());
+                    if signal.is_some() {
+                        cancel.cancel();
+                    }
                 }
             }
             (worker.join(), signal)
@@ -679,9 +688,11 @@ fn launch(
             shapes.extend(add_arg(&mut l, &name, &v)?);
         }
     }
+    let cancel = CancelFlag::new();
+    l.cancel_on(cancel.clone());
     let prepared = l.prepare(&kernel).map_err(setup_error)?;
     let done = AtomicU64::new(0);
-    let result = detached(py, || prepared.run_with_progress(&done))?
+    let result = detached(py, &cancel, || prepared.run_with_progress(&done))?
         .map_err(|e| LaunchError::new_err(e.to_string()))?;
     let run = to_run(py, result, shapes, max_steps)?;
     if check {
@@ -707,6 +718,7 @@ fn to_run(
         buffers: outs,
         warps,
         cores,
+        interrupted,
     } = r;
     for (out, shape) in outs.into_iter().zip(&shapes) {
         debug_assert_eq!(out.name, shape.name);
@@ -731,6 +743,9 @@ fn to_run(
     }
     for d in &deadlocks {
         messages.push(deadlock_message(d));
+    }
+    if let Some(why) = interrupted {
+        messages.push(format!("{why}"));
     }
     let hazard_list = PyList::empty(py);
     for h in &hazards {
@@ -801,7 +816,8 @@ fn to_run(
             },
         )?)?;
     }
-    let ok = traps.is_empty() && step_limits.is_empty() && deadlocks.is_empty();
+    let ok =
+        traps.is_empty() && step_limits.is_empty() && deadlocks.is_empty() && interrupted.is_none();
     let first_trap = trap_list.iter().next().map(|t| t.unbind());
     Ok(Run {
         buffers: buffers.unbind(),
@@ -868,6 +884,13 @@ fn raise_failure(py: Python<'_>, run: Run, strict_hazards: bool) -> PyResult<Run
     Err(err)
 }
 
+/// The ISA database as Python objects: the JSON of `warpkit spec --json`, parsed.
+#[pyfunction]
+fn spec(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let text = warpkit_host::spec::database_json().to_string();
+    py.import("json")?.call_method1("loads", (text,))
+}
+
 /// The address the code is mapped at (PC is an offset from it; docs/abi.md).
 #[pyfunction]
 fn code_base() -> u64 {
@@ -884,6 +907,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(launch, m)?)?;
     m.add_function(wrap_pyfunction!(code_base, m)?)?;
+    m.add_function(wrap_pyfunction!(spec, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Diagnostic>()?;
     m.add_class::<Instr>()?;

@@ -202,3 +202,53 @@ def test_arguments_fill_slots_in_dict_order():
 def test_entry_symbol():
     run = warpkit.launch("umovi u1, 1\nendpgm\nstart:\numovi u2, 2\nendpgm\n", entry="start")
     assert (run.warps[0].u[1], run.warps[0].u[2]) == (0, 2)
+
+
+def test_ctrl_c_stops_a_long_run_cleanly():
+    import signal
+    import threading
+    import time
+
+    timer = threading.Timer(0.3, lambda: signal.raise_signal(signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warpkit.launch("top:\n  jmp top\n", max_steps=10**15)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 10
+    # The module is still usable afterwards.
+    assert warpkit.launch("endpgm\n").ok
+
+
+def test_other_threads_run_while_simulating():
+    import signal
+    import threading
+
+    ticks = []
+
+    def tick():
+        # Needs the GIL five times while the launch runs, then stops it.
+        for _ in range(5):
+            ticks.append(1)
+            threading.Event().wait(0.01)
+        signal.raise_signal(signal.SIGINT)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warpkit.launch("top:\n  jmp top\n", max_steps=10**15)
+    finally:
+        t.join()
+    assert len(ticks) == 5
+
+
+def test_spec_is_the_cli_json():
+    import json
+
+    db = warpkit.spec()
+    assert db == json.loads(cli("spec", "--json").stdout)
+    add = next(i for i in db["instructions"] if i["mnemonic"] == "add")
+    assert add["format"] == warpkit.decode(warpkit.assemble("add v1, v2, v3").bytes).format

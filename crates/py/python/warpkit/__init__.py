@@ -36,6 +36,7 @@ from ._native import (
     disassemble,
     launch,
     load,
+    spec,
 )
 
 __all__ = [
@@ -62,4 +63,5 @@ __all__ = [
     "disassemble",
     "launch",
     "load",
+    "spec",
 ]

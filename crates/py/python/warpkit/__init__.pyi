@@ -181,6 +181,9 @@ def disassemble(data: bytes, *, base: int = 0, plain: bool = False) -> str:
 def decode(word_or_bytes: Union[int, bytes]) -> Instr:
     """Decode one instruction from its word or its little-endian bytes."""
 
+def spec() -> dict[str, Any]:
+    """The ISA database: the JSON of `warpkit spec --json` as dicts and lists."""
+
 def code_base() -> int:
     """The address the code is mapped at (PC is an offset from it)."""
 
