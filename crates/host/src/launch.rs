@@ -206,6 +206,36 @@ impl Launch {
         Ok(self)
     }
 
+    /// Append a zero-filled buffer argument of `bytes` bytes, charged before it is
+    /// allocated (so a huge size is refused, not attempted).
+    pub fn zeroed_buffer(&mut self, name: &str, bytes: u64) -> Result<&mut Launch, SetupError> {
+        if name.is_empty() {
+            return Err(SetupError::EmptyArgName);
+        }
+        self.check_unique(name)?;
+        self.budget
+            .charge(&format!("argument `{name}`"), bytes.saturating_add(8))?;
+        let Ok(n) = usize::try_from(bytes) else {
+            return Err(MemoryError::Exceeded {
+                what: format!("argument `{name}`"),
+                bytes,
+                used: self.budget.used(),
+                limit: self.budget.limit(),
+            }
+            .into());
+        };
+        self.args.push(Arg {
+            name: name.to_string(),
+            value: ArgValue::Buffer(vec![0; n]),
+        });
+        Ok(self)
+    }
+
+    /// Bytes that arguments and code may still map under the memory limit.
+    pub fn memory_left(&self) -> u64 {
+        self.budget.left()
+    }
+
     /// Append an argument given in its text form (`NAME=INT`, `NAME=buf:BYTES`,
     /// `NAME=@FILE`; [`crate::args`]).
     pub fn arg_text(&mut self, text: &str) -> Result<&Arg, SetupError> {
@@ -374,6 +404,10 @@ mod tests {
         ));
         assert!(matches!(
             l.arg("y", ArgValue::Buffer(vec![0; 100])),
+            Err(SetupError::Memory(_))
+        ));
+        assert!(matches!(
+            l.zeroed_buffer("z", 1 << 62),
             Err(SetupError::Memory(_))
         ));
         l.entry("nowhere");

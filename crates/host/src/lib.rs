@@ -7,13 +7,15 @@
 //! - [`launch`]: the [`Launch`] builder (grid, block, shared memory, arguments in slot
 //!   order, entry symbol, limits) that checks everything before running the model;
 //! - [`number`]: the number syntax of every numeric option and argument;
-//! - [`report`]: the one-line descriptions of traps and deadlocks the front ends show.
+//! - [`report`]: the one-line descriptions of traps and deadlocks the front ends show;
+//! - [`spec`]: the ISA database as JSON.
 
 pub mod args;
 pub mod kernel;
 pub mod launch;
 pub mod number;
 pub mod report;
+pub mod spec;
 
 pub use args::{parse_arg, ArgError, MemoryBudget, MemoryError};
 pub use kernel::{load_kernel, load_kernel_bytes, KernelKind, LoadError};

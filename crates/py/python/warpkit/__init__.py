@@ -1,0 +1,67 @@
+"""warpkit: the assembler, decoder and golden functional model of the warpkit SIMT GPU ISA.
+
+Numpy arrays in, numpy arrays out::
+
+    import numpy as np, warpkit
+    prog = warpkit.load("examples/vadd.s")
+    a = np.arange(1000, dtype=np.uint32); b = 2 * a
+    run = warpkit.launch(prog, grid=4, block=256,
+                         args={"a": a, "b": b, "out": np.zeros_like(a), "n": 1000})
+    assert (run.buffers["out"] == a + b).all()
+
+See docs/python.md for the whole interface.
+"""
+
+from ._native import (
+    AssemblyError,
+    Buffer,
+    DecodeError,
+    Deadlock,
+    Diagnostic,
+    Error,
+    Hazard,
+    Instr,
+    LaunchError,
+    LimitExceeded,
+    Program,
+    Run,
+    RunError,
+    Stats,
+    Trap,
+    TrapInfo,
+    Warp,
+    assemble,
+    code_base,
+    decode,
+    disassemble,
+    launch,
+    load,
+    spec,
+)
+
+__all__ = [
+    "AssemblyError",
+    "Buffer",
+    "DecodeError",
+    "Deadlock",
+    "Diagnostic",
+    "Error",
+    "Hazard",
+    "Instr",
+    "LaunchError",
+    "LimitExceeded",
+    "Program",
+    "Run",
+    "RunError",
+    "Stats",
+    "Trap",
+    "TrapInfo",
+    "Warp",
+    "assemble",
+    "code_base",
+    "decode",
+    "disassemble",
+    "launch",
+    "load",
+    "spec",
+]

@@ -1,0 +1,207 @@
+"""Type stubs of the warpkit package (docs/python.md)."""
+
+from os import PathLike
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
+ArgValue = Union[int, npt.NDArray[Any], bytes, bytearray, "Buffer"]
+
+class Error(Exception):
+    """Base class of every error warpkit raises."""
+
+class AssemblyError(Error):
+    """The source did not assemble; str(e) is the diagnostics as `warpkit asm` prints them."""
+
+    diagnostics: list[Diagnostic]
+    file: str
+    line: int
+    col: int
+    text: str
+
+class DecodeError(Error):
+    """The bytes are not an instruction."""
+
+class LaunchError(Error):
+    """The launch was refused before anything ran."""
+
+class RunError(Error):
+    """The kernel ran but did not finish; `run` holds what it produced."""
+
+    run: Run
+    messages: list[str]
+
+class Trap(RunError):
+    """A warp trapped; the attributes are those of the first trap."""
+
+    cause: int
+    cause_name: str
+    pc: int
+    info: int
+    workgroup: Tuple[int, int, int]
+    warp: int
+    asm: str
+    address: Optional[int]
+    lane: Optional[int]
+    traps: list[TrapInfo]
+
+class Deadlock(RunError):
+    """Warps wait at a barrier that a stopped sibling will never reach."""
+
+class LimitExceeded(RunError):
+    """The step limit was reached, or hazards were reported with strict_hazards=True."""
+
+class Diagnostic:
+    """One assembler diagnostic; str() is `file:line:col: error: text`."""
+
+    file: str
+    line: int
+    col: int
+    text: str
+
+class Program:
+    """An assembled or loaded kernel."""
+
+    @staticmethod
+    def from_bytes(code: bytes) -> Program:
+        """A program whose code is `code` (PC 0 is the first byte)."""
+    @property
+    def bytes(self) -> bytes:
+        """The code (.text)."""
+    @property
+    def data(self) -> bytes:
+        """The .data section."""
+    @property
+    def symbols(self) -> dict[str, int]:
+        """Label name -> offset from the start of its section."""
+    @property
+    def symbol_sections(self) -> dict[str, str]:
+        """Label name -> ".text" or ".data"."""
+    def disassemble(self, *, plain: bool = False) -> str:
+        """The program as `warpkit dis` prints it (plain: reassemblable text only)."""
+    def __len__(self) -> int: ...
+
+class Instr:
+    """A decoded instruction; str(i) == i.mnemonic + " " + ", ".join(i.operands)."""
+
+    @property
+    def mnemonic(self) -> str: ...
+    @property
+    def operands(self) -> list[str]: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def fields(self) -> dict[str, int]: ...
+    @property
+    def word(self) -> int: ...
+    @property
+    def length(self) -> int: ...
+    @property
+    def family(self) -> str: ...
+
+class Buffer:
+    """A zero-filled buffer argument of `nbytes` bytes (returned as uint8, or `dtype`)."""
+
+    nbytes: int
+    def __init__(self, nbytes: int, dtype: Any = None) -> None: ...
+
+class TrapInfo:
+    """How one warp trapped; str() is the line `warpkit run` prints."""
+
+    workgroup: Tuple[int, int, int]
+    warp: int
+    cause: int
+    cause_name: str
+    pc: int
+    info: int
+    asm: str
+    address: Optional[int]
+    lane: Optional[int]
+    message: str
+
+class Hazard:
+    """A register hazard (section 2.6); str() is the CLI's warning text."""
+
+    kind: str
+    workgroup: Tuple[int, int, int]
+    warp: int
+    pc: int
+    register: str
+    pending_pc: int
+    asm: str
+    pending_asm: str
+    message: str
+
+class Stats:
+    """Counts of a launch; `wall` is the simulation time in seconds."""
+
+    workgroups: int
+    warps: int
+    instructions: int
+    lane_ops: int
+    hazards: int
+    wall: float
+
+class Warp:
+    """The final state of one warp."""
+
+    workgroup: Tuple[int, int, int]
+    warp: int
+    pc: int
+    exec: int
+    v: npt.NDArray[np.uint32]
+    u: npt.NDArray[np.uint32]
+    csr: dict[str, int]
+    trap: Optional[TrapInfo]
+    status: str
+
+class Run:
+    """The result of a launch."""
+
+    buffers: dict[str, npt.NDArray[Any]]
+    warps: list[Warp]
+    traps: list[TrapInfo]
+    trap: Optional[TrapInfo]
+    hazards: list[Hazard]
+    stats: Stats
+    ok: bool
+    messages: list[str]
+
+def assemble(src: str, *, filename: str = "<string>") -> Program:
+    """Assemble source text; raises AssemblyError."""
+
+def load(path: Union[str, PathLike[str]]) -> Program:
+    """Read a kernel file: assembly source (.s, .S, .asm), ELF code object or raw code."""
+
+def disassemble(data: bytes, *, base: int = 0, plain: bool = False) -> str:
+    """Disassemble bytes as `warpkit dis` does."""
+
+def decode(word_or_bytes: Union[int, bytes]) -> Instr:
+    """Decode one instruction from its word or its little-endian bytes."""
+
+def spec() -> dict[str, Any]:
+    """The ISA database: the JSON of `warpkit spec --json` as dicts and lists."""
+
+def code_base() -> int:
+    """The address the code is mapped at (PC is an offset from it)."""
+
+def launch(
+    program: Union[Program, str],
+    grid: Optional[Dims] = None,
+    block: Optional[Dims] = None,
+    args: Optional[Mapping[str, ArgValue]] = None,
+    *,
+    shared: int = 65536,
+    threads: Optional[int] = None,
+    max_steps: int = 100_000_000,
+    entry: Optional[str] = None,
+    keep_warps: bool = True,
+    strict_hazards: bool = False,
+    check: bool = True,
+    engine: str = "interpreter",
+    max_memory: int = 1 << 30,
+    max_workgroups: int = 1 << 20,
+) -> Run:
+    """Launch `program`; raises Trap, Deadlock or LimitExceeded unless check=False."""

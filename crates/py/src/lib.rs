@@ -1,0 +1,929 @@
+//! `warpkit._native`: the Python binding of warpkit (docs/python.md). Every operation is a
+//! call into the workspace libraries — `warpkit-asm` to assemble and disassemble,
+//! `warpkit-isa` to decode, `warpkit-host` to load kernels and launch them — so Python sees
+//! exactly what the CLI does. `python/warpkit/__init__.py` re-exports this module, and
+//! `__init__.pyi` types it.
+
+use numpy::{PyArray1, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+use warpkit_host::report::{deadlock_message, step_limit_message, trap_message};
+use warpkit_host::{ArgValue, Launch, LaunchResult, Limits, SetupError};
+use warpkit_sim::launch::{TrapReport, CODE_BASE};
+use warpkit_sim::trap::cause_name;
+use warpkit_sim::CancelFlag;
+
+create_exception!(
+    warpkit,
+    Error,
+    PyException,
+    "Base class of every error warpkit raises."
+);
+create_exception!(
+    warpkit,
+    AssemblyError,
+    Error,
+    "The source did not assemble. `str(e)` is the diagnostics exactly as `warpkit asm` \
+     prints them; `e.diagnostics` lists them (file, line, col, text) and `e.file`, `e.line`, \
+     `e.col`, `e.text` are those of the first."
+);
+create_exception!(
+    warpkit,
+    DecodeError,
+    Error,
+    "The bytes are not an instruction."
+);
+create_exception!(
+    warpkit,
+    LaunchError,
+    Error,
+    "The launch was refused before anything ran (bad grid, block, arguments, limits)."
+);
+create_exception!(
+    warpkit,
+    RunError,
+    Error,
+    "The kernel ran but did not finish: `e.run` is the `Run` (buffers, warps, reports), \
+     `str(e)` the report lines of `warpkit run`."
+);
+create_exception!(
+    warpkit,
+    Trap,
+    RunError,
+    "A warp trapped. Attributes of the first trap: cause, cause_name, pc, info, workgroup, \
+     warp, asm, address, lane; `e.traps` lists every trap."
+);
+create_exception!(
+    warpkit,
+    Deadlock,
+    RunError,
+    "Warps wait at a barrier that a stopped sibling will never reach; `e.workgroup`."
+);
+create_exception!(
+    warpkit,
+    LimitExceeded,
+    RunError,
+    "A warp reached the step limit (`max_steps`), or hazards were reported with \
+     `strict_hazards=True`."
+);
+
+/// An assembled or loaded kernel.
+#[pyclass(module = "warpkit", frozen)]
+struct Program {
+    inner: warpkit_asm::Program,
+}
+
+#[pymethods]
+impl Program {
+    /// A program whose code is `code` (raw bytes; PC 0 is the first byte).
+    #[staticmethod]
+    fn from_bytes(code: &[u8]) -> Program {
+        Program {
+            inner: warpkit_asm::Program {
+                text: code.to_vec(),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// The code (`.text`) as bytes.
+    #[getter]
+    fn bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.text)
+    }
+
+    /// The `.data` section as bytes.
+    #[getter]
+    fn data<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.data)
+    }
+
+    /// Every label: name -> offset from the start of its section.
+    #[getter]
+    fn symbols<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for s in &self.inner.symbols {
+            d.set_item(&s.name, s.offset)?;
+        }
+        Ok(d)
+    }
+
+    /// The section (".text" or ".data") of each label.
+    #[getter]
+    fn symbol_sections<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for s in &self.inner.symbols {
+            d.set_item(&s.name, s.section.name())?;
+        }
+        Ok(d)
+    }
+
+    /// The program as `warpkit dis` prints it; with `plain=True`, only the instructions,
+    /// one a line, in text that reassembles to the same bytes.
+    #[pyo3(signature = (*, plain = false))]
+    fn disassemble(&self, plain: bool) -> String {
+        warpkit_asm::disassemble_program(&self.inner, &warpkit_asm::DisOptions { plain })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.text.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<warpkit.Program: {} bytes of code, {} bytes of data, {} symbols>",
+            self.inner.text.len(),
+            self.inner.data.len(),
+            self.inner.symbols.len()
+        )
+    }
+}
+
+/// Assemble `src`; `filename` names it in diagnostics.
+#[pyfunction]
+#[pyo3(signature = (src, *, filename = "<string>"))]
+fn assemble(py: Python<'_>, src: &str, filename: &str) -> PyResult<Program> {
+    match warpkit_asm::assemble(src, filename) {
+        Ok(inner) => Ok(Program { inner }),
+        Err(errors) => Err(assembly_error(py, &errors, src)),
+    }
+}
+
+fn assembly_error(py: Python<'_>, errors: &warpkit_asm::AsmErrors, src: &str) -> PyErr {
+    let err = AssemblyError::new_err(errors.render(src).trim_end().to_string());
+    let built = (|| -> PyResult<()> {
+        let value = err.value(py);
+        let list = PyList::empty(py);
+        for e in &errors.errors {
+            let d = Diagnostic {
+                file: e.file.clone(),
+                line: e.line,
+                col: e.column,
+                text: e.kind.to_string(),
+            };
+            list.append(Py::new(py, d)?)?;
+        }
+        if let Some(first) = errors.errors.first() {
+            value.setattr("file", &first.file)?;
+            value.setattr("line", first.line)?;
+            value.setattr("col", first.column)?;
+            value.setattr("text", first.kind.to_string())?;
+        }
+        value.setattr("diagnostics", list)?;
+        Ok(())
+    })();
+    match built {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// One assembler diagnostic: `file:line:col: error: text`.
+#[pyclass(module = "warpkit", frozen, get_all)]
+struct Diagnostic {
+    file: String,
+    line: usize,
+    col: usize,
+    text: String,
+}
+
+#[pymethods]
+impl Diagnostic {
+    fn __str__(&self) -> String {
+        format!(
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.text
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<warpkit.Diagnostic {}>", self.__str__())
+    }
+}
+
+/// Read a kernel from a file: assembly source (`.s`, `.S`, `.asm`), an ELF code object, or
+/// raw code — as `warpkit run FILE` does.
+#[pyfunction]
+fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Program> {
+    match warpkit_host::load_kernel(&path) {
+        Ok(inner) => Ok(Program { inner }),
+        Err(warpkit_host::LoadError::Assembly { errors, text }) => {
+            Err(assembly_error(py, &errors, &text))
+        }
+        Err(e) => Err(PyValueError::new_err(e.to_string())),
+    }
+}
+
+/// Disassemble `data` as `warpkit dis` does (addresses from `base`); with `plain=True`,
+/// only the instructions in text that reassembles to the same bytes.
+#[pyfunction]
+#[pyo3(signature = (data, *, base = 0, plain = false))]
+fn disassemble(data: &[u8], base: u64, plain: bool) -> String {
+    warpkit_asm::disassemble(data, base, &warpkit_asm::DisOptions { plain })
+}
+
+/// A decoded instruction.
+#[pyclass(module = "warpkit", frozen)]
+struct Instr {
+    inner: warpkit_isa::Instr,
+}
+
+#[pymethods]
+impl Instr {
+    #[getter]
+    fn mnemonic(&self) -> &'static str {
+        self.inner.def().mnemonic
+    }
+
+    /// The operands as `str(instr)` writes them (keyed ones as `name=value`; trailing
+    /// optional operands at their default left out): `str(i) == i.mnemonic + " " +
+    /// ", ".join(i.operands)`.
+    #[getter]
+    fn operands(&self) -> Vec<String> {
+        let text = self.inner.to_string();
+        match text.split_once(' ') {
+            // Operands never contain ", " (registers, ranges, numbers, enum names).
+            Some((_, rest)) => rest.split(", ").map(str::to_string).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// The format's name (section 2.2).
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.inner.def().format.name
+    }
+
+    /// Every field of the format, most significant first: name -> value.
+    #[getter]
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let word = self.inner.encode();
+        for f in self.inner.def().format.fields {
+            d.set_item(f.name, f.extract(word))?;
+        }
+        Ok(d)
+    }
+
+    /// The instruction word (32 or 64 bits).
+    #[getter]
+    fn word(&self) -> u64 {
+        self.inner.encode()
+    }
+
+    /// Length in bytes (4 or 8).
+    #[getter]
+    fn length(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The instruction family (seed 002).
+    #[getter]
+    fn family(&self) -> &'static str {
+        self.inner.def().family
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<warpkit.Instr {}>", self.inner)
+    }
+
+    fn __eq__(&self, other: PyRef<'_, Instr>) -> bool {
+        self.inner == other.inner
+    }
+}
+
+/// Decode one instruction from an int (its word: 32-bit if it fits, else 64-bit) or from
+/// bytes (little-endian; the first instruction).
+#[pyfunction]
+fn decode(word_or_bytes: &Bound<'_, PyAny>) -> PyResult<Instr> {
+    let bytes: Vec<u8> = if let Ok(b) = word_or_bytes.extract::<Vec<u8>>() {
+        if word_or_bytes.is_instance_of::<PyBytes>() || !word_or_bytes.is_instance_of::<PyList>() {
+            b
+        } else {
+            return Err(PyTypeError::new_err("decode takes an int or bytes"));
+        }
+    } else if let Ok(w) = word_or_bytes.extract::<u64>() {
+        match u32::try_from(w) {
+            Ok(w32) => w32.to_le_bytes().to_vec(),
+            Err(_) => w.to_le_bytes().to_vec(),
+        }
+    } else {
+        return Err(PyTypeError::new_err(
+            "decode takes an int (the instruction word) or bytes",
+        ));
+    };
+    warpkit_isa::decode(&bytes)
+        .map(|(inner, _)| Instr { inner })
+        .map_err(|e| DecodeError::new_err(e.to_string()))
+}
+
+/// A zero-filled buffer argument of `nbytes` bytes; after the run it comes back as a
+/// `numpy.uint8` array (or of `dtype`, if given).
+#[pyclass(module = "warpkit", frozen)]
+struct Buffer {
+    #[pyo3(get)]
+    nbytes: usize,
+    dtype: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl Buffer {
+    #[new]
+    #[pyo3(signature = (nbytes, dtype = None))]
+    fn new(nbytes: usize, dtype: Option<Py<PyAny>>) -> Buffer {
+        Buffer { nbytes, dtype }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("warpkit.Buffer({})", self.nbytes)
+    }
+}
+
+/// How a buffer argument comes back: the dtype and shape it went in with.
+struct BufferShape {
+    name: String,
+    dtype: Option<Py<PyAny>>,
+    shape: Option<Py<PyTuple>>,
+}
+
+/// A trap of one warp.
+#[pyclass(module = "warpkit", frozen, get_all)]
+struct TrapInfo {
+    workgroup: (u32, u32, u32),
+    warp: u32,
+    /// The trap cause number (docs/abi.md, seed 001 section 3.3).
+    cause: u32,
+    cause_name: &'static str,
+    pc: u32,
+    info: u32,
+    /// The trapping instruction, disassembled.
+    asm: String,
+    /// For a memory fault: the address and the first faulting lane.
+    address: Option<u64>,
+    lane: Option<u32>,
+    /// The line `warpkit run` prints (without `error: `).
+    message: String,
+}
+
+#[pymethods]
+impl TrapInfo {
+    fn __str__(&self) -> String {
+        self.message.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<warpkit.TrapInfo {}>", self.message)
+    }
+}
+
+fn trap_info(t: &TrapReport) -> TrapInfo {
+    let [x, y, z] = t.workgroup;
+    TrapInfo {
+        workgroup: (x, y, z),
+        warp: t.warp,
+        cause: t.trap.cause,
+        cause_name: cause_name(t.trap.cause),
+        pc: t.trap.pc,
+        info: t.trap.info,
+        asm: t.asm.clone(),
+        address: t.address.map(|(a, _)| a),
+        lane: t.address.map(|(_, l)| l),
+        message: trap_message(t),
+    }
+}
+
+/// A hazard report (section 2.6).
+#[pyclass(module = "warpkit", frozen, get_all)]
+struct Hazard {
+    /// "RAW" or "WAW".
+    kind: &'static str,
+    workgroup: (u32, u32, u32),
+    warp: u32,
+    pc: u32,
+    register: String,
+    pending_pc: u32,
+    asm: String,
+    pending_asm: String,
+    message: String,
+}
+
+#[pymethods]
+impl Hazard {
+    fn __str__(&self) -> String {
+        self.message.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<warpkit.Hazard {}>", self.message)
+    }
+}
+
+/// Counts of a launch.
+#[pyclass(module = "warpkit", frozen, get_all)]
+struct Stats {
+    workgroups: u64,
+    warps: u64,
+    /// Warp-instructions retired.
+    instructions: u64,
+    /// Active lanes summed over retired vector instructions.
+    lane_ops: u64,
+    hazards: u64,
+    /// Seconds spent simulating (the figure `warpkit run` prints).
+    wall: f64,
+}
+
+#[pymethods]
+impl Stats {
+    fn __repr__(&self) -> String {
+        format!(
+            "<warpkit.Stats {} workgroups, {} warps, {} instructions, {} lane-ops, {} hazards, {:.6} s>",
+            self.workgroups, self.warps, self.instructions, self.lane_ops, self.hazards, self.wall
+        )
+    }
+}
+
+/// The final state of one warp.
+#[pyclass(module = "warpkit", frozen, get_all)]
+struct Warp {
+    workgroup: (u32, u32, u32),
+    warp: u32,
+    pc: u32,
+    exec: u32,
+    /// Vector registers: numpy.uint32 array of shape (128, 32), [register, lane].
+    v: Py<PyAny>,
+    /// Uniform registers: numpy.uint32 array of shape (64,).
+    u: Py<PyAny>,
+    /// CSR name -> value.
+    csr: Py<PyDict>,
+    /// The trap that stopped the warp, or None.
+    trap: Option<Py<PyAny>>,
+    /// "ended", "trapped", "step_limit" or "running".
+    status: &'static str,
+}
+
+/// The result of a launch.
+#[pyclass(module = "warpkit", frozen, get_all)]
+struct Run {
+    /// Buffer argument name -> numpy array of its final bytes, with the dtype and shape the
+    /// argument had (`Buffer`/bytes arguments: numpy.uint8).
+    buffers: Py<PyDict>,
+    /// Final state of every warp (workgroup then warp order) if `keep_warps`, else [].
+    warps: Py<PyList>,
+    /// Every trap (TrapInfo).
+    traps: Py<PyList>,
+    /// The first trap, or None.
+    trap: Option<Py<PyAny>>,
+    /// Hazard reports (at most a few per warp; `stats.hazards` counts all).
+    hazards: Py<PyList>,
+    stats: Py<Stats>,
+    /// Every warp ended with `endpgm` (no trap, step limit or deadlock).
+    ok: bool,
+    /// The report lines `warpkit run` prints for this run (traps, step limits, deadlocks).
+    messages: Vec<String>,
+}
+
+#[pymethods]
+impl Run {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "<warpkit.Run ok={} {}>",
+            if self.ok { "True" } else { "False" },
+            self.stats.borrow(py).__repr__()
+        )
+    }
+}
+
+fn dims(what: &str, v: &Bound<'_, PyAny>) -> PyResult<[u32; 3]> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "{what}: expected an int or a tuple of 1 to 3 ints, each from 1 to {}",
+            u32::MAX
+        ))
+    };
+    let parts: Vec<u32> = if let Ok(n) = v.extract::<u32>() {
+        vec![n]
+    } else {
+        v.extract::<Vec<u32>>().map_err(|_| bad())?
+    };
+    if parts.is_empty() || parts.len() > 3 || parts.contains(&0) {
+        return Err(bad());
+    }
+    let mut out = [1u32; 3];
+    out[..parts.len()].copy_from_slice(&parts);
+    Ok(out)
+}
+
+fn setup_error(e: SetupError) -> PyErr {
+    LaunchError::new_err(e.to_string())
+}
+
+/// Append the argument `name` = `v` to `l`; returns how a buffer comes back.
+fn add_arg(l: &mut Launch, name: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<BufferShape>> {
+    // A zero-filled buffer is charged to the memory limit before it is allocated, an
+    // array before it is copied.
+    if let Ok(b) = v.cast::<Buffer>() {
+        let b = b.get();
+        l.zeroed_buffer(name, b.nbytes as u64)
+            .map_err(setup_error)?;
+        return Ok(Some(BufferShape {
+            name: name.to_string(),
+            dtype: b.dtype.as_ref().map(|d| d.clone_ref(v.py())),
+            shape: None,
+        }));
+    }
+    if let Ok(a) = v.cast::<PyUntypedArray>() {
+        let nbytes = a.getattr("nbytes")?.extract::<u64>()?;
+        if nbytes.saturating_add(8) > l.memory_left() {
+            return Err(LaunchError::new_err(format!(
+                "argument `{name}` needs {nbytes} bytes, more than the {} bytes left under the \
+                 memory limit of {} bytes (max_memory)",
+                l.memory_left(),
+                l.limits().max_memory
+            )));
+        }
+    }
+    let (value, shape) = arg_value(name, v)?;
+    l.arg(name, value).map_err(setup_error)?;
+    Ok(shape)
+}
+
+/// The value of one argument, and how a buffer comes back.
+fn arg_value(name: &str, v: &Bound<'_, PyAny>) -> PyResult<(ArgValue, Option<BufferShape>)> {
+    let shape = |dtype: Option<Py<PyAny>>, shape: Option<Py<PyTuple>>| {
+        Some(BufferShape {
+            name: name.to_string(),
+            dtype,
+            shape,
+        })
+    };
+    if let Ok(a) = v.cast::<PyUntypedArray>() {
+        let bytes = a.call_method0("tobytes")?;
+        let bytes = bytes.cast::<PyBytes>()?.as_bytes().to_vec();
+        let dims = PyTuple::new(v.py(), a.shape())?.unbind();
+        let dtype = a.dtype().into_any().unbind();
+        return Ok((ArgValue::Buffer(bytes), shape(Some(dtype), Some(dims))));
+    }
+    if let Ok(b) = v.cast::<PyBytes>() {
+        return Ok((ArgValue::Buffer(b.as_bytes().to_vec()), shape(None, None)));
+    }
+    if let Ok(b) = v.cast::<pyo3::types::PyByteArray>() {
+        return Ok((ArgValue::Buffer(b.to_vec()), shape(None, None)));
+    }
+    if let Ok(n) = v.extract::<i128>() {
+        if n < i128::from(i64::MIN) || n > i128::from(u64::MAX) {
+            return Err(PyValueError::new_err(format!(
+                "argument `{name}`: {n} does not fit a 64-bit slot"
+            )));
+        }
+        return Ok((ArgValue::Int(n as u64), None));
+    }
+    Err(PyTypeError::new_err(format!(
+        "argument `{name}`: expected an int, a numpy array, bytes or warpkit.Buffer, not {}",
+        v.get_type().name()?
+    )))
+}
+
+/// Run `f` on a worker thread with the GIL released, checking every 50 ms for a pending
+/// signal (Ctrl-C). A signal sets `cancel`, which stops the model within a few thousand
+/// instructions per warp; the signal's exception (`KeyboardInterrupt`) is then raised.
+fn detached<T: Send>(
+    py: Python<'_>,
+    cancel: &CancelFlag,
+    f: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    let (result, signal) = py.detach(|| {
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(f);
+            let mut signal = None;
+            while !worker.is_finished() {
+                std::thread::park_timeout(Duration::from_millis(50));
+                if signal.is_none() {
+                    signal = Python::attach(|py| py.check_signals().err());
+                    if signal.is_some() {
+                        cancel.cancel();
+                    }
+                }
+            }
+            (worker.join(), signal)
+        })
+    });
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    result.map_err(|_| Error::new_err("the simulator panicked (a bug: please report it)"))
+}
+
+/// Launch `program` on the functional model (docs/python.md).
+#[pyfunction]
+#[pyo3(signature = (
+    program, grid = None, block = None, args = None, *, shared = 65536, threads = None,
+    max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None, keep_warps = true,
+    strict_hazards = false, check = true, engine = "interpreter",
+    max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
+    max_workgroups = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS
+))]
+#[allow(clippy::too_many_arguments)]
+fn launch(
+    py: Python<'_>,
+    program: &Bound<'_, PyAny>,
+    grid: Option<&Bound<'_, PyAny>>,
+    block: Option<&Bound<'_, PyAny>>,
+    args: Option<&Bound<'_, PyDict>>,
+    shared: u32,
+    threads: Option<usize>,
+    max_steps: u64,
+    entry: Option<&str>,
+    keep_warps: bool,
+    strict_hazards: bool,
+    check: bool,
+    engine: &str,
+    max_memory: u64,
+    max_workgroups: u64,
+) -> PyResult<Run> {
+    if !matches!(engine, "interpreter" | "interp") {
+        return Err(PyValueError::new_err(format!(
+            "engine {engine:?}: the only engine is \"interpreter\""
+        )));
+    }
+    let kernel: warpkit_asm::Program = if let Ok(p) = program.cast::<Program>() {
+        p.get().inner.clone()
+    } else if let Ok(src) = program.extract::<String>() {
+        assemble(py, &src, "<string>")?.inner
+    } else {
+        return Err(PyTypeError::new_err(
+            "program: expected a warpkit.Program or assembly source text",
+        ));
+    };
+    let mut l = Launch::new(Limits {
+        max_memory,
+        max_workgroups,
+    });
+    l.max_steps(max_steps).map_err(setup_error)?;
+    l.threads(threads.unwrap_or(0)).map_err(setup_error)?;
+    l.keep_warps(keep_warps);
+    if let Some(g) = grid {
+        l.grid(dims("grid", g)?).map_err(setup_error)?;
+    }
+    if let Some(b) = block {
+        l.block(dims("block", b)?).map_err(setup_error)?;
+    }
+    l.shared(shared).map_err(setup_error)?;
+    if let Some(e) = entry {
+        l.entry(e);
+    }
+    let mut shapes = Vec::new();
+    if let Some(args) = args {
+        for (k, v) in args.iter() {
+            let name: String = k
+                .extract()
+                .map_err(|_| PyTypeError::new_err("argument names must be str"))?;
+            shapes.extend(add_arg(&mut l, &name, &v)?);
+        }
+    }
+    let cancel = CancelFlag::new();
+    l.cancel(cancel.clone());
+    let prepared = l.prepare(&kernel).map_err(setup_error)?;
+    let done = AtomicU64::new(0);
+    let result = detached(py, &cancel, || prepared.run_with_progress(&done))?
+        .map_err(|e| LaunchError::new_err(e.to_string()))?;
+    let run = to_run(py, result, shapes, max_steps)?;
+    if check {
+        raise_failure(py, run, strict_hazards)
+    } else {
+        Ok(run)
+    }
+}
+
+fn to_run(
+    py: Python<'_>,
+    r: LaunchResult,
+    shapes: Vec<BufferShape>,
+    max_steps: u64,
+) -> PyResult<Run> {
+    let buffers = PyDict::new(py);
+    let LaunchResult {
+        stats,
+        traps,
+        step_limits,
+        deadlocks,
+        hazards,
+        buffers: outs,
+        warps,
+        cores,
+        interrupted,
+    } = r;
+    for (out, shape) in outs.into_iter().zip(&shapes) {
+        debug_assert_eq!(out.name, shape.name);
+        // The vector's allocation becomes the array's: no copy.
+        let mut arr = PyArray1::from_vec(py, out.bytes).into_any();
+        if let Some(dtype) = &shape.dtype {
+            arr = arr.call_method1("view", (dtype.bind(py),))?;
+        }
+        if let Some(dims) = &shape.shape {
+            arr = arr.call_method1("reshape", (dims.bind(py),))?;
+        }
+        buffers.set_item(&shape.name, arr)?;
+    }
+    let mut messages = Vec::new();
+    let trap_list = PyList::empty(py);
+    for t in &traps {
+        messages.push(trap_message(t));
+        trap_list.append(Py::new(py, trap_info(t))?)?;
+    }
+    for s in &step_limits {
+        messages.push(step_limit_message(s, max_steps));
+    }
+    for d in &deadlocks {
+        messages.push(deadlock_message(d));
+    }
+    if let Some(why) = interrupted {
+        messages.push(format!("{why}"));
+    }
+    let hazard_list = PyList::empty(py);
+    for h in &hazards {
+        let [x, y, z] = h.workgroup;
+        hazard_list.append(Py::new(
+            py,
+            Hazard {
+                kind: match h.kind {
+                    warpkit_sim::HazardKind::Raw => "RAW",
+                    warpkit_sim::HazardKind::Waw => "WAW",
+                },
+                workgroup: (x, y, z),
+                warp: h.warp,
+                pc: h.pc,
+                register: h.register.clone(),
+                pending_pc: h.pending_pc,
+                asm: h.asm.clone(),
+                pending_asm: h.pending_asm.clone(),
+                message: h.to_string(),
+            },
+        )?)?;
+    }
+    let warp_list = PyList::empty(py);
+    for (w, core) in warps.iter().zip(&cores) {
+        let v: Vec<u32> = w.v.iter().flatten().copied().collect();
+        let v = PyArray1::from_vec(py, v).reshape([w.v.len(), warpkit_sim::LANES])?;
+        let u = PyArray1::from_vec(py, w.u.to_vec());
+        let csr = PyDict::new(py);
+        for def in warpkit_isa::CSRS.iter() {
+            csr.set_item(
+                def.name,
+                w.csr_read(u32::from(def.number), core).unwrap_or(0),
+            )?;
+        }
+        let (status, trap) = match w.status {
+            warpkit_sim::WarpStatus::Trapped(t) => {
+                let report = TrapReport {
+                    workgroup: w.id.workgroup,
+                    warp: w.id.warp,
+                    trap: t,
+                    asm: String::new(),
+                    address: w.fault_address,
+                };
+                let info = traps
+                    .iter()
+                    .find(|r| r.workgroup == w.id.workgroup && r.warp == w.id.warp)
+                    .map(trap_info)
+                    .unwrap_or_else(|| trap_info(&report));
+                ("trapped", Some(Py::new(py, info)?.into_any()))
+            }
+            warpkit_sim::WarpStatus::Ended => ("ended", None),
+            warpkit_sim::WarpStatus::StepLimit => ("step_limit", None),
+            _ => ("running", None),
+        };
+        let [x, y, z] = w.id.workgroup;
+        warp_list.append(Py::new(
+            py,
+            Warp {
+                workgroup: (x, y, z),
+                warp: w.id.warp,
+                pc: w.pc,
+                exec: w.exec(),
+                v: v.into_any().unbind(),
+                u: u.into_any().unbind(),
+                csr: csr.unbind(),
+                trap,
+                status,
+            },
+        )?)?;
+    }
+    let ok =
+        traps.is_empty() && step_limits.is_empty() && deadlocks.is_empty() && interrupted.is_none();
+    let first_trap = trap_list.iter().next().map(|t| t.unbind());
+    Ok(Run {
+        buffers: buffers.unbind(),
+        warps: warp_list.unbind(),
+        traps: trap_list.unbind(),
+        trap: first_trap,
+        hazards: hazard_list.unbind(),
+        stats: Py::new(
+            py,
+            Stats {
+                workgroups: stats.workgroups,
+                warps: stats.warps,
+                instructions: stats.instructions,
+                lane_ops: stats.lane_ops,
+                hazards: stats.hazards,
+                wall: stats.wall.as_secs_f64(),
+            },
+        )?,
+        ok,
+        messages,
+    })
+}
+
+/// Raise the exception for a run that did not finish (the first trap first, then a
+/// deadlock, then a step limit or strict hazards); otherwise return it.
+fn raise_failure(py: Python<'_>, run: Run, strict_hazards: bool) -> PyResult<Run> {
+    let hazards = run.stats.borrow(py).hazards;
+    let message = if run.messages.is_empty() {
+        format!("{hazards} hazard(s) reported and strict_hazards is set")
+    } else {
+        run.messages.join("\n")
+    };
+    let first_trap = run.trap.as_ref().map(|t| t.clone_ref(py));
+    let has_deadlock = run.messages.iter().any(|m| m.starts_with("deadlock "));
+    let err = if let Some(t) = &first_trap {
+        let err = Trap::new_err(message);
+        let value = err.value(py);
+        let t = t.bind(py);
+        for attr in [
+            "cause",
+            "cause_name",
+            "pc",
+            "info",
+            "workgroup",
+            "warp",
+            "asm",
+            "address",
+            "lane",
+        ] {
+            value.setattr(attr, t.getattr(attr)?)?;
+        }
+        value.setattr("traps", run.traps.clone_ref(py))?;
+        err
+    } else if has_deadlock {
+        Deadlock::new_err(message)
+    } else if !run.ok || (strict_hazards && hazards > 0) {
+        LimitExceeded::new_err(message)
+    } else {
+        return Ok(run);
+    };
+    let value = err.value(py);
+    value.setattr("messages", run.messages.clone())?;
+    value.setattr("run", Py::new(py, run)?)?;
+    Err(err)
+}
+
+/// The ISA database as Python objects: the JSON of `warpkit spec --json`, parsed.
+#[pyfunction]
+fn spec(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let text = warpkit_host::spec::database_json().to_string();
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// The address the code is mapped at (PC is an offset from it; docs/abi.md).
+#[pyfunction]
+fn code_base() -> u64 {
+    CODE_BASE
+}
+
+/// The `warpkit` extension module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(disassemble, m)?)?;
+    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(launch, m)?)?;
+    m.add_function(wrap_pyfunction!(code_base, m)?)?;
+    m.add_function(wrap_pyfunction!(spec, m)?)?;
+    m.add_class::<Program>()?;
+    m.add_class::<Diagnostic>()?;
+    m.add_class::<Instr>()?;
+    m.add_class::<Buffer>()?;
+    m.add_class::<Run>()?;
+    m.add_class::<Warp>()?;
+    m.add_class::<TrapInfo>()?;
+    m.add_class::<Hazard>()?;
+    m.add_class::<Stats>()?;
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("AssemblyError", py.get_type::<AssemblyError>())?;
+    m.add("DecodeError", py.get_type::<DecodeError>())?;
+    m.add("LaunchError", py.get_type::<LaunchError>())?;
+    m.add("RunError", py.get_type::<RunError>())?;
+    m.add("Trap", py.get_type::<Trap>())?;
+    m.add("Deadlock", py.get_type::<Deadlock>())?;
+    m.add("LimitExceeded", py.get_type::<LimitExceeded>())?;
+    Ok(())
+}

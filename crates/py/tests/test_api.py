@@ -1,0 +1,254 @@
+"""The Python interface of docs/python.md: assembly, decoding, launches and their errors,
+each compared with what the `warpkit` CLI prints for the same input."""
+
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import warpkit
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+
+
+def cli(*args, cwd=None):
+    """Run the `warpkit` CLI of this workspace (WARPKIT_CLI, else target/debug)."""
+    exe = os.environ.get("WARPKIT_CLI") or str(ROOT / "target" / "debug" / "warpkit")
+    if not pathlib.Path(exe).exists():
+        pytest.fail(f"no warpkit CLI at {exe}: build it or set WARPKIT_CLI")
+    return subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_assemble_bytes_symbols_and_disassembly(tmp_path):
+    src = "start:\n  laneid v1\n  umovi u2, 5\nloop:\n  endpgm\n"
+    prog = warpkit.assemble(src)
+    assert prog.symbols == {"start": 0, "loop": 8}
+    assert len(prog.bytes) == 12 == len(prog)
+    (tmp_path / "k.s").write_text(src)
+    out = cli("asm", str(tmp_path / "k.s"), "-o", str(tmp_path / "k.bin"))
+    assert out.returncode == 0, out.stderr
+    assert prog.bytes == (tmp_path / "k.bin").read_bytes()
+    assert warpkit.assemble(prog.disassemble(plain=True)).bytes == prog.bytes
+    out = cli("asm", str(tmp_path / "k.s"), "--format", "elf", "-o", str(tmp_path / "k.o"))
+    assert out.returncode == 0, out.stderr
+    header = "Disassembly of section .text:\n\n"
+    listing = cli("dis", str(tmp_path / "k.o")).stdout.split(header, 1)[1]
+    assert prog.disassemble() == listing  # with the labels
+    plain = cli("dis", "--plain", str(tmp_path / "k.bin")).stdout
+    assert warpkit.disassemble(prog.bytes, plain=True) == prog.disassemble(plain=True) == plain
+    raw = cli("dis", str(tmp_path / "k.bin")).stdout.split(header, 1)[1]
+    assert warpkit.disassemble(prog.bytes) == raw
+
+
+def test_assembly_error_is_the_cli_diagnostic(tmp_path):
+    src = "nop\nadd v1, v2\nbogus v0\n"
+    with pytest.raises(warpkit.AssemblyError) as info:
+        warpkit.assemble(src, filename="bad.s")
+    e = info.value
+    assert isinstance(e, warpkit.Error)
+    assert [(d.file, d.line) for d in e.diagnostics] == [("bad.s", 2), ("bad.s", 3)]
+    assert (e.file, e.line, e.col) == ("bad.s", 2, e.diagnostics[0].col)
+    assert e.text == e.diagnostics[0].text and e.text
+    assert str(e.diagnostics[0]).startswith("bad.s:2:")
+    (tmp_path / "bad.s").write_text(src)
+    out = cli("asm", "bad.s", cwd=tmp_path)
+    assert out.returncode == 2
+    assert str(e) == out.stderr.rstrip("\n")
+
+
+def test_load_detects_source_elf_and_raw(tmp_path):
+    prog = warpkit.assemble("x:\n  nop\n  endpgm\n")
+    (tmp_path / "k.s").write_text("x:\n  nop\n  endpgm\n")
+    (tmp_path / "k.bin").write_bytes(prog.bytes)
+    out = cli("asm", str(tmp_path / "k.s"), "--format", "elf", "-o", str(tmp_path / "k.o"))
+    assert out.returncode == 0, out.stderr
+    for name in ["k.s", "k.bin", "k.o"]:
+        assert warpkit.load(tmp_path / name).bytes == prog.bytes, name
+    assert warpkit.load(tmp_path / "k.o").symbols == {"x": 0}
+    with pytest.raises(ValueError):
+        warpkit.load(tmp_path / "missing.s")
+
+
+def test_decode():
+    prog = warpkit.assemble("add v1, v2, v3\numov.l u1, 0x12345678\n")
+    i = warpkit.decode(prog.bytes[:4])
+    assert i.mnemonic == "add" and i.operands == ["v1", "v2", "v3"]
+    assert str(i) == "add v1, v2, v3" == i.mnemonic + " " + ", ".join(i.operands)
+    assert i.length == 4 and warpkit.decode(i.word) == i
+    assert set(i.fields) >= {"opcode"} and isinstance(i.format, str)
+    wide = warpkit.decode(prog.bytes[4:])
+    assert wide.length == 8 and "0x12345678" in str(wide)
+    assert warpkit.decode(wide.word) == wide
+    with pytest.raises(warpkit.DecodeError):
+        warpkit.decode(b"\xff\xff\xff\xff")
+    with pytest.raises(TypeError):
+        warpkit.decode(1.5)
+
+
+def test_warps_registers_are_numpy():
+    run = warpkit.launch("laneid v1\numovi u2, 5\nendpgm\n", block=64)
+    assert run.stats.warps == 2 and len(run.warps) == 2
+    w = run.warps[1]
+    assert w.v.shape == (128, 32) and w.v.dtype == np.uint32
+    np.testing.assert_array_equal(w.v[1], np.arange(32))
+    np.testing.assert_array_equal(w.v[3], np.arange(32, 64))  # ABI: flat thread id
+    assert w.u[2] == 5 and w.u.shape == (64,)
+    assert w.status == "ended" and w.trap is None and w.warp == 1
+    assert w.csr["warpid"] == 1
+    assert warpkit.launch("endpgm\n", keep_warps=False).warps == []
+
+
+def test_buffers_round_trip_dtypes():
+    src = """
+        uload.b128 u[16:19], u[0:1], 0
+        waitcnt sm=0
+        sll.vi v5, v3, 2
+        gload.b32 v6, v5, u[16:17], 0
+        waitcnt vm=0
+        add v6, v6, v6
+        gstore.b32 v6, v5, u[18:19], 0
+        endpgm
+    """
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    run = warpkit.launch(src, args={"in": x, "out": warpkit.Buffer(128)})
+    out = run.buffers["out"]
+    assert out.dtype == np.uint8 and out.shape == (128,)
+    np.testing.assert_array_equal(out.view(np.uint32), 2 * x.reshape(-1).view(np.uint32))
+    assert run.buffers["in"].shape == (4, 8) and run.buffers["in"].dtype == np.float32
+    np.testing.assert_array_equal(run.buffers["in"], x)
+
+
+def test_trap_raises_with_the_cli_report(tmp_path):
+    src = "nop\numov.l u1, 0xffffffff\ncsrw mode, u1\nendpgm\n"
+    with pytest.raises(warpkit.Trap) as info:
+        warpkit.launch(src)
+    e = info.value
+    assert isinstance(e, warpkit.RunError)
+    assert (e.cause, e.cause_name, e.pc, e.info) == (8, "illegal mode value", 12, 0xFFFFFFFF)
+    assert e.asm == "csrw mode, u1" and e.workgroup == (0, 0, 0) and e.warp == 0
+    assert not e.run.ok and e.run.trap.pc == 12 and e.run.warps[0].status == "trapped"
+    (tmp_path / "t.s").write_text(src)
+    out = cli("run", str(tmp_path / "t.s"), "--grid", "1")
+    assert out.returncode == 1
+    assert f"error: {e.messages[0]}" in out.stderr.splitlines()
+    assert str(e) == e.messages[0]
+    run = warpkit.launch(src, check=False)
+    assert not run.ok and run.trap.cause == 8 and len(run.traps) == 1
+
+
+def test_memory_fault_names_address_and_lane():
+    src = "umovi u4, 0\numovi u5, 0\ngload.b32 v1, v3, u[4:5], 0\nwaitcnt vm=0\nendpgm\n"
+    with pytest.raises(warpkit.Trap) as info:
+        warpkit.launch(src)
+    assert info.value.address is not None and info.value.lane == 0
+
+
+def test_step_limit_and_deadlock():
+    with pytest.raises(warpkit.LimitExceeded) as info:
+        warpkit.launch("top:\n  jmp top\n", max_steps=50)
+    assert "after 50 instructions" in str(info.value)
+    # Warp 1 traps before the barrier that warp 0 waits at.
+    src = "bnz u29, .Lx\nbarrier\nendpgm\n.Lx:\n.word 0xffffffff\n"
+    with pytest.raises(warpkit.Trap) as info:
+        warpkit.launch(src, block=64)
+    assert any(m.startswith("deadlock in workgroup (0,0,0)") for m in info.value.messages)
+    run = info.value.run
+    assert [w.status for w in run.warps] == ["running", "trapped"]
+    # With every sibling stopped by the step limit instead, the deadlock is what is raised.
+    spin = "bnz u29, .Lx\nbarrier\nendpgm\n.Lx:\njmp .Lx\n"
+    with pytest.raises(warpkit.Deadlock) as info:
+        warpkit.launch(spin, block=64, max_steps=100)
+    assert "deadlock in workgroup (0,0,0)" in str(info.value)
+
+
+def test_hazards_and_strict_hazards():
+    src = "uload.b64 u[16:17], u[0:1], 0\numov u20, u16\nendpgm\n"
+    run = warpkit.launch(src, args={"x": warpkit.Buffer(8)})
+    assert run.ok and run.stats.hazards == 1
+    h = run.hazards[0]
+    assert h.kind == "RAW" and h.register == "u16" and h.pc == 8 and "RAW" in str(h)
+    with pytest.raises(warpkit.LimitExceeded):
+        warpkit.launch(src, args={"x": warpkit.Buffer(8)}, strict_hazards=True)
+
+
+def test_bad_launches_raise_launch_error():
+    for kwargs in [
+        {"block": (64, 32)},
+        {"grid": 0},
+        {"shared": 1 << 30},
+        {"max_steps": 0},
+        {"args": {"x": warpkit.Buffer(1 << 40)}},
+        {"entry": "nowhere"},
+        {"grid": 5, "max_workgroups": 4},
+    ]:
+        with pytest.raises((warpkit.LaunchError, ValueError)):
+            warpkit.launch("endpgm\n", **kwargs)
+    with pytest.raises(TypeError):
+        warpkit.launch("endpgm\n", args={"x": 1.5})
+    with pytest.raises(ValueError):
+        warpkit.launch("endpgm\n", engine="jit")
+
+
+def test_arguments_fill_slots_in_dict_order():
+    # u[16:19] = slots 0 and 1 (8 bytes each) of the argument block.
+    src = "uload.b128 u[16:19], u[0:1], 0\nwaitcnt sm=0\nendpgm\n"
+    run = warpkit.launch(src, args={"first": 7, "second": -1})
+    u = run.warps[0].u
+    assert list(u[16:20]) == [7, 0, 0xFFFFFFFF, 0xFFFFFFFF]
+
+
+def test_entry_symbol():
+    run = warpkit.launch("umovi u1, 1\nendpgm\nstart:\numovi u2, 2\nendpgm\n", entry="start")
+    assert (run.warps[0].u[1], run.warps[0].u[2]) == (0, 2)
+
+
+def test_ctrl_c_stops_a_long_run_cleanly():
+    import signal
+    import threading
+    import time
+
+    timer = threading.Timer(0.3, lambda: signal.raise_signal(signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warpkit.launch("top:\n  jmp top\n", max_steps=10**15)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 10
+    # The module is still usable afterwards.
+    assert warpkit.launch("endpgm\n").ok
+
+
+def test_other_threads_run_while_simulating():
+    import signal
+    import threading
+
+    ticks = []
+
+    def tick():
+        # Needs the GIL five times while the launch runs, then stops it.
+        for _ in range(5):
+            ticks.append(1)
+            threading.Event().wait(0.01)
+        signal.raise_signal(signal.SIGINT)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            warpkit.launch("top:\n  jmp top\n", max_steps=10**15)
+    finally:
+        t.join()
+    assert len(ticks) == 5
+
+
+def test_spec_is_the_cli_json():
+    import json
+
+    db = warpkit.spec()
+    assert db == json.loads(cli("spec", "--json").stdout)
+    add = next(i for i in db["instructions"] if i["mnemonic"] == "add")
+    assert add["format"] == warpkit.decode(warpkit.assemble("add v1, v2, v3").bytes).format
