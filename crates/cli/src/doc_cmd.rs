@@ -153,6 +153,18 @@ pub fn reference() -> String {
         if k.optional {
             notes.push(format!("optional; default {}", k.default.unwrap_or(0)));
         }
+        match k.modifier {
+            Modifier::Neg => notes.push(
+                "source modifier: `-x` on source k sets bit k (rs1 = 0, rs2 = 1, rs3 = 2)".into(),
+            ),
+            Modifier::Abs => notes.push(
+                "source modifier: `|x|` on source k sets bit k; `-|x|` = abs, then neg".into(),
+            ),
+            Modifier::Switch => {
+                notes.push("result modifier: its name after the operands sets it".into())
+            }
+            Modifier::None => {}
+        }
         if k.provisional {
             notes.push("provisional".into());
         }

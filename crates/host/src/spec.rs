@@ -54,6 +54,12 @@ pub fn database_json() -> Value {
                 "optional": k.optional,
                 "keyed": k.keyed,
                 "default": k.default,
+                "modifier": match k.modifier {
+                    Modifier::None => Value::Null,
+                    Modifier::Neg => json!("neg"),
+                    Modifier::Abs => json!("abs"),
+                    Modifier::Switch => json!("switch"),
+                },
                 "provisional": k.provisional,
             })
         })

@@ -1,10 +1,11 @@
 //! The decoded form of an instruction, its encoding and its canonical assembly text.
 
-use crate::{InstrDef, Op, Operand, OperandClass, DECODE_HOT};
+use crate::{InstrDef, Modifier, Op, Operand, OperandClass, DECODE_HOT};
 use std::fmt;
 
-/// The most syntax operands any instruction has (`waitcnt` names six counters).
-pub const MAX_OPERANDS: usize = 6;
+/// The most syntax operands any instruction has (`ffma.f32`: four registers, `neg`, `abs`,
+/// `sat`, `rm`).
+pub const MAX_OPERANDS: usize = 8;
 
 /// A decoded instruction: the variant and its instruction word, from which each syntax
 /// operand's raw field value is read on demand (decode stays a handful of operations).
@@ -251,10 +252,16 @@ impl fmt::Debug for Instr {
 }
 
 /// Canonical assembly: `mnemonic op, op, ...`. Keyed operands (`waitcnt vm=0`) and trailing
-/// optional operands are omitted when they hold their default.
+/// optional operands are omitted when they hold their default. An instruction with
+/// modifier fields writes its source modifiers on the sources (`-v2`, `|v2|`, `-|v2|`) and
+/// its switches and keyed operands after the operands, separated by spaces (`sat rm=rtz`,
+/// the keyed ones omitted at their default).
 impl fmt::Display for Instr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let def = self.def();
+        if def.operands.iter().any(|o| o.kind.is_modifier()) {
+            return self.fmt_with_modifiers(f);
+        }
         f.write_str(def.mnemonic)?;
         let mut first = true;
         // Trailing optional operands at their default are left out.
@@ -277,6 +284,82 @@ impl fmt::Display for Instr {
                 write!(f, "{}=", o.name)?;
             }
             self.operand(i).fmt_with(o.kind, f)?;
+        }
+        Ok(())
+    }
+}
+
+/// The source-modifier bit of a register source: `rs1` is bit 0, `rs2` bit 1, `rs3` bit 2
+/// (seed 000, `mod3`).
+pub fn source_bit(operand_name: &str) -> Option<u32> {
+    match operand_name {
+        "rs1" => Some(0),
+        "rs2" => Some(1),
+        "rs3" => Some(2),
+        _ => None,
+    }
+}
+
+impl Instr {
+    /// The bits of the `neg` or `abs` field that no source of this instruction carries.
+    fn stray_modifier_bits(&self, value: u32) -> u32 {
+        let present = self
+            .def()
+            .operands
+            .iter()
+            .filter_map(|o| source_bit(o.name))
+            .fold(0, |m, b| m | (1 << b));
+        value & !present
+    }
+
+    fn modifier_value(&self, which: Modifier) -> u32 {
+        let def = self.def();
+        def.operands
+            .iter()
+            .position(|o| o.kind.modifier == which)
+            .map_or(0, |i| self.raw(i))
+    }
+
+    fn fmt_with_modifiers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let def = self.def();
+        let neg = self.modifier_value(Modifier::Neg);
+        let abs = self.modifier_value(Modifier::Abs);
+        f.write_str(def.mnemonic)?;
+        let mut first = true;
+        for (i, o) in def.operands.iter().enumerate() {
+            if o.kind.is_modifier() || o.kind.keyed {
+                continue;
+            }
+            f.write_str(if first { " " } else { ", " })?;
+            first = false;
+            let bit = source_bit(o.name).map_or(0, |b| 1u32 << b);
+            if neg & bit != 0 {
+                f.write_str("-")?;
+            }
+            if abs & bit != 0 {
+                f.write_str("|")?;
+            }
+            self.operand(i).fmt_with(o.kind, f)?;
+            if abs & bit != 0 {
+                f.write_str("|")?;
+            }
+        }
+        for (i, o) in def.operands.iter().enumerate() {
+            let raw = self.raw(i);
+            match o.kind.modifier {
+                Modifier::Switch if raw != 0 => write!(f, " {}", o.name)?,
+                // Bits for sources the instruction does not have cannot be written on a
+                // source; they are written as `neg=N` / `abs=N` so the text still assembles
+                // to the same word.
+                Modifier::Neg | Modifier::Abs if self.stray_modifier_bits(raw) != 0 => {
+                    write!(f, " {}={raw}", o.name)?
+                }
+                Modifier::None if o.kind.keyed && o.kind.default != Some(raw) => {
+                    write!(f, " {}=", o.name)?;
+                    self.operand(i).fmt_with(o.kind, f)?;
+                }
+                _ => {}
+            }
         }
         Ok(())
     }

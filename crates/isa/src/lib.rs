@@ -12,7 +12,7 @@ mod sample;
 pub mod tables;
 
 pub use decode::{decode, decode_word, instruction_len, DecodeError};
-pub use instr::{EncodeError, Instr, Reserved, MAX_OPERANDS};
+pub use instr::{source_bit, EncodeError, Instr, Reserved, MAX_OPERANDS};
 pub use operand::{Half, Operand, UReg, VReg};
 pub use sample::mixed_stream;
 pub use tables::*;

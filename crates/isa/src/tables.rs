@@ -154,7 +154,30 @@ pub struct KindDef {
     pub optional: bool,
     pub keyed: bool,
     pub default: Option<u32>,
+    /// How the assembly syntax writes the field when it is not a plain operand.
+    pub modifier: Modifier,
     pub provisional: bool,
+}
+
+/// Fields the assembly syntax writes as modifiers rather than as operands of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Modifier {
+    /// A plain operand.
+    None,
+    /// Source negation: bit k is set by `-x` on the k-th register source.
+    Neg,
+    /// Source absolute value: bit k is set by `|x|` on the k-th register source.
+    Abs,
+    /// A 1-bit field set by writing its name after the operands (`sat`).
+    Switch,
+}
+
+impl KindDef {
+    /// Whether operands of this kind are written as modifiers (source modifiers and
+    /// switches), not as operands of their own.
+    pub const fn is_modifier(&self) -> bool {
+        !matches!(self.modifier, Modifier::None)
+    }
 }
 
 /// What an instruction does with an operand.
@@ -334,5 +357,5 @@ pub struct DecodeHot {
     pub check: u64,
     pub match_bits: u64,
     /// `(lsb, mask)` of each syntax operand's field; unused slots are `(0, 0)`.
-    pub fields: [(u8, u32); 6],
+    pub fields: [(u8, u32); crate::MAX_OPERANDS],
 }

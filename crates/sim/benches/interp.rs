@@ -1,5 +1,5 @@
-//! Interpreter throughput on three microkernels: VALU-bound, SALU/branch-bound and
-//! memory-bound; the cost of tracing; parallel scaling.
+//! Interpreter throughput on four microkernels: integer VALU-bound, f32 `ffma`-bound,
+//! SALU/branch-bound and memory-bound; the cost of tracing; parallel scaling.
 //!
 //! `cargo bench -p warpkit-sim` prints a summary before divan's timings (items =
 //! warp-instructions): warp-instructions/s and lane-operations/s (a lane-operation is one
@@ -197,8 +197,41 @@ fn run_once<T: Tracer>(prog: &Program, exec: u32, tracer: &mut T) -> u64 {
     s.retired
 }
 
-fn summary(name: &str, src: &str, exec: u32) {
-    let prog = Program::new(common::asm(src));
+/// `ffma.f32` on full EXEC with `rm=dyn` and `mode` = rne (its reset value): the f32 VALU
+/// rate, compared with the integer VALU loop's in `main`.
+fn ffma_loop() -> String {
+    let mut body = String::new();
+    for k in 0..12 {
+        let (d, a, b, c) = (4 + k % 6, 1 + k % 3, 2, 3 + (k + 1) % 6);
+        body.push_str(&format!("        ffma.f32 v{d}, v{a}, v{b}, v{c}\n"));
+    }
+    format!(
+        "umov.l u1, {ITERATIONS}
+        laneid v0
+        cvt.f32.u32 v1, v0
+        mov.vl v2, 0x3f7ffff0
+        mov.vl v3, 0x3dcccccd
+    top:
+{body}        uaddi u1, u1, -1
+        bnz u1, top
+        endpgm"
+    )
+}
+
+fn ffma_bytes() -> Vec<u8> {
+    let src = ffma_loop();
+    warpkit_asm::assemble(&src, "ffma.s")
+        .expect("ffma loop")
+        .text
+}
+
+fn summary(name: &str, src: &str, exec: u32) -> f64 {
+    summary_bytes(name, common::asm(src), exec)
+}
+
+/// Prints and returns the lane-operations per second of one run of `bytes`.
+fn summary_bytes(name: &str, bytes: Vec<u8>, exec: u32) -> f64 {
+    let prog = Program::new(bytes);
     let mut census = Census::default();
     run_once(&prog, exec, &mut census);
     let reps = 5;
@@ -212,6 +245,7 @@ fn summary(name: &str, src: &str, exec: u32) {
         census.instructions as f64 / secs / 1e6,
         census.lane_ops as f64 / secs / 1e6
     );
+    census.lane_ops as f64 / secs
 }
 
 /// A memory-bound kernel: `out[i] = a[i] + b[i]` (examples/vadd.s) over `n` words.
@@ -274,7 +308,12 @@ fn memory_summary() {
 }
 
 fn main() {
-    summary("valu loop, exec full", &valu_loop(), u32::MAX);
+    let integer = summary("valu loop, exec full", &valu_loop(), u32::MAX);
+    let float = summary_bytes("ffma.f32 loop, full", ffma_bytes(), u32::MAX);
+    println!(
+        "ffma.f32 / integer VALU lane-operations: {:.3}",
+        float / integer
+    );
     summary("valu loop, exec half", &valu_loop(), 0x5555_5555);
     summary("branch/salu loop", &branch_loop(), u32::MAX);
     memory_micro_summary();
@@ -300,6 +339,16 @@ fn valu_full_exec(bencher: Bencher) {
 #[divan::bench]
 fn valu_half_exec(bencher: Bencher) {
     bench(bencher, &valu_loop(), 0x5555_5555);
+}
+
+#[divan::bench]
+fn ffma_f32_full_exec(bencher: Bencher) {
+    let prog = Program::new(ffma_bytes());
+    let mut census = Census::default();
+    run_once(&prog, u32::MAX, &mut census);
+    bencher
+        .counter(ItemsCount::new(census.instructions))
+        .bench(|| run_once(&prog, u32::MAX, &mut NoTrace));
 }
 
 #[divan::bench]

@@ -278,6 +278,11 @@ pub fn resolve(ins: &Instr, len: u8, pc: u32) -> Inst {
             "rs3" => out.rs3 = value as u8,
             "imm" if is_branch => out.imm = pc.wrapping_add(value),
             "imm" | "csr" => out.imm = value,
+            // Floating-point modifier fields, packed for crate::fp.
+            "neg" => out.imm |= (value & 7) << crate::fp::packed::NEG,
+            "abs" => out.imm |= (value & 7) << crate::fp::packed::ABS,
+            "sat" => out.imm |= (value & 1) << crate::fp::packed::SAT,
+            "rm" => out.imm |= (value & 7) << crate::fp::packed::RM,
             _ => {}
         }
     }

@@ -16,6 +16,10 @@ pub const CAUSE_MISALIGNED: u32 = 4;
 /// Provisional (docs/abi.md): an access to unmapped memory or beyond shared memory.
 /// `trapinfo` = the low 32 bits of the first faulting lane's address.
 pub const CAUSE_ACCESS_FAULT: u32 = 5;
+/// Provisional (docs/provisional.md, "Floating point"): a floating-point instruction raised
+/// a flag whose trap is enabled in `mode[9:5]`; it wrote nothing. `trapinfo` = every flag it
+/// raised over its active lanes (fflags layout, bits [4:0]).
+pub const CAUSE_FP_EXCEPTION: u32 = 6;
 /// Illegal MODE value (seed 001 §3.3): reserved bits or a reserved rounding mode.
 /// `trapinfo` = the rejected value.
 pub const CAUSE_ILLEGAL_MODE: u32 = 8;
@@ -39,6 +43,7 @@ pub fn cause_name(cause: u32) -> &'static str {
         CAUSE_UNSUPPORTED => "unsupported operation (provisional)",
         CAUSE_MISALIGNED => "misaligned memory access (provisional)",
         CAUSE_ACCESS_FAULT => "memory access fault (provisional)",
+        CAUSE_FP_EXCEPTION => "floating-point exception (provisional)",
         CAUSE_ILLEGAL_MODE => "illegal mode value",
         CAUSE_ILLEGAL_CSR => "illegal CSR access",
         _ => "unknown cause",

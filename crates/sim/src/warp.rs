@@ -1054,12 +1054,17 @@ impl Warp {
                     return self.trap_at(pc, cause, info);
                 }
             }
-            // ---- everything asynchronous: memory and cache control ----
-            _ => {
-                if let Err(f) = env.issue_async(self, prog, &inst, pc) {
-                    return self.trap_at(pc, f.cause, f.info);
+            // ---- floating point (crate::fp), then everything asynchronous: memory and
+            // cache control ----
+            _ => match self.exec_fp(op, &inst, pc) {
+                crate::fp::FpOutcome::Done => {}
+                crate::fp::FpOutcome::Trap(cause, info) => return self.trap_at(pc, cause, info),
+                crate::fp::FpOutcome::NotFp => {
+                    if let Err(f) = env.issue_async(self, prog, &inst, pc) {
+                        return self.trap_at(pc, f.cause, f.info);
+                    }
                 }
-            }
+            },
         }
         self.pc = next;
         self.retired += 1;

@@ -125,9 +125,15 @@ pub fn generate(db: &Database) -> String {
             Some(d) => format!("Some({d})"),
             None => "None".into(),
         };
+        let modifier = match (k.srcmod.as_deref(), k.switch) {
+            (Some("neg"), _) => "Modifier::Neg",
+            (Some(_), _) => "Modifier::Abs",
+            (None, true) => "Modifier::Switch",
+            (None, false) => "Modifier::None",
+        };
         let _ = writeln!(
             o,
-            "    KindDef {{ kind: {}, ty: &OPERAND_TYPES[{ti}], regs: {regs}, access: {access}, optional: {}, keyed: {}, default: {default}, provisional: {} }},",
+            "    KindDef {{ kind: {}, ty: &OPERAND_TYPES[{ti}], regs: {regs}, access: {access}, optional: {}, keyed: {}, default: {default}, modifier: {modifier}, provisional: {} }},",
             s(&k.kind),
             k.optional,
             k.keyed,
@@ -325,7 +331,7 @@ pub fn generate(db: &Database) -> String {
             .iter()
             .map(|op| format!("({}, {:#x})", op.lsb, (1u64 << (op.msb - op.lsb + 1)) - 1))
             .collect();
-        while fields.len() < 6 {
+        while fields.len() < 8 {
             fields.push("(0, 0)".into());
         }
         let _ = writeln!(

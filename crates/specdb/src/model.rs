@@ -85,6 +85,13 @@ pub struct Kind {
     pub keyed: bool,
     #[serde(default)]
     pub default: Option<u32>,
+    /// `neg` or `abs`: the field collects the source modifiers written on the register
+    /// sources (bit k for the k-th source) instead of being an operand of its own.
+    #[serde(default)]
+    pub srcmod: Option<String>,
+    /// A 1-bit field written as its bare name after the operands when set (`sat`).
+    #[serde(default)]
+    pub switch: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

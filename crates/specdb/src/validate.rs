@@ -123,6 +123,19 @@ fn check_operand_types(db: &Database, errors: &mut Vec<String>) {
         if (k.optional || k.keyed) && k.default.is_none() {
             errors.push(format!("{at}: an optional or keyed kind needs a default"));
         }
+        if let Some(m) = &k.srcmod {
+            if m != "neg" && m != "abs" {
+                errors.push(format!("{at}: srcmod `{m}` is not neg or abs"));
+            }
+            if t.class != "uimm" || t.bits != 3 {
+                errors.push(format!(
+                    "{at}: a srcmod kind needs a 3-bit uimm type (mod3)"
+                ));
+            }
+        }
+        if k.switch && (t.class != "uimm" || t.bits != 1 || k.srcmod.is_some()) {
+            errors.push(format!("{at}: a switch kind needs a 1-bit uimm type"));
+        }
     }
 }
 

@@ -14,9 +14,10 @@ use crate::error::{closest, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRO
 use crate::expr::{eval, ExprError, Lookup, Resolve, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, skip_ws, strip_comment};
 use crate::{ListingLine, Program, Section, Symbol, SymbolKind};
+use operands::source_modifiers;
 use operands::{key_of, lerr, operand, syntax_of, LineErr};
 use std::collections::HashMap;
-use warpkit_isa::{Instr, Op, INSTRUCTIONS, MAX_OPERANDS};
+use warpkit_isa::{Instr, Modifier, Op, INSTRUCTIONS, MAX_OPERANDS};
 
 /// Longest accepted source line, in bytes.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -1024,19 +1025,30 @@ impl<'s> Asm<'s> {
             errs.push((stmt.line_no, stmt.line_start, e));
         };
         let has_keyed = def.operands.iter().any(|o| o.kind.keyed);
-        let npos = def.operands.iter().filter(|o| !o.kind.keyed).count();
+        let has_mods = def.operands.iter().any(|o| o.kind.is_modifier());
+        let plain = |o: &warpkit_isa::OperandDef| !o.kind.keyed && !o.kind.is_modifier();
+        let npos = def.operands.iter().filter(|o| plain(o)).count();
         let required = def
             .operands
             .iter()
-            .filter(|o| !o.kind.keyed && !o.kind.optional)
+            .filter(|o| plain(o) && !o.kind.optional)
             .count();
+        // Source modifiers collected from the operands: (neg, abs) bits per source.
+        let mut srcmods = (0u32, 0u32);
+        if has_mods && n >= 1 && n <= ranges.len() {
+            // Result modifiers: the words after the last operand, separated by spaces.
+            let (ls, le) = ranges[n - 1];
+            if let Some(p) = code[ls..le].find([' ', '\t']).map(|i| ls + i) {
+                ranges[n - 1] = trim_range(b, ls, p);
+                for err in self.result_modifiers(def, code, (p, le), here, (&mut raw, &mut given)) {
+                    ok = false;
+                    fail(errs, err);
+                }
+            }
+        }
         // Positional operands go to the non-keyed operands in order; `key=value` to the
         // keyed operand of that name.
-        let mut slots = def
-            .operands
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| !o.kind.keyed);
+        let mut slots = def.operands.iter().enumerate().filter(|(_, o)| plain(o));
         for &(s, e) in ranges.iter().take(n.min(ranges.len())) {
             if s == e {
                 ok = false;
@@ -1122,6 +1134,44 @@ impl<'s> Asm<'s> {
                 );
                 continue;
             }
+            let mut e = e;
+            if has_mods && key.is_none() {
+                match source_modifiers(b, vs, e, def.operands[index].name) {
+                    Ok((inner_s, inner_e, neg, abs)) => {
+                        let takes = |m: Modifier| def.operands.iter().any(|o| o.kind.modifier == m);
+                        if (neg != 0 && !takes(Modifier::Neg))
+                            || (abs != 0 && !takes(Modifier::Abs))
+                        {
+                            ok = false;
+                            fail(
+                                errs,
+                                lerr(
+                                    vs,
+                                    e,
+                                    ErrorKind::Syntax(format!(
+                                        "`{}` takes no source modifier {}",
+                                        def.mnemonic,
+                                        if neg != 0 && !takes(Modifier::Neg) {
+                                            "`-x`"
+                                        } else {
+                                            "`|x|`"
+                                        }
+                                    )),
+                                ),
+                            );
+                            continue;
+                        }
+                        (vs, e) = (inner_s, inner_e);
+                        srcmods.0 |= neg;
+                        srcmods.1 |= abs;
+                    }
+                    Err(err) => {
+                        ok = false;
+                        fail(errs, err);
+                        continue;
+                    }
+                }
+            }
             match operand(
                 def.operands[index].kind,
                 code,
@@ -1182,6 +1232,11 @@ impl<'s> Asm<'s> {
                 if !given[i] {
                     raw[i] = o.kind.default.unwrap_or(0);
                 }
+                match o.kind.modifier {
+                    Modifier::Neg => raw[i] |= srcmods.0,
+                    Modifier::Abs => raw[i] |= srcmods.1,
+                    _ => {}
+                }
             }
             match Instr::from_raw(op, &raw[..def.operands.len()]) {
                 Ok(ins) => {
@@ -1198,6 +1253,100 @@ impl<'s> Asm<'s> {
             }
         }
         out.resize(out.len() + def.len(), 0);
+    }
+
+    /// The result modifiers of an instruction with modifier fields: the words of
+    /// `code[range]`, each a switch (`sat`) or `key=value` (`rm=rtz`, also `neg=N`/`abs=N`
+    /// for bits no source carries). Fills `raw`/`given`; returns the errors.
+    fn result_modifiers(
+        &self,
+        def: &'static warpkit_isa::InstrDef,
+        code: &str,
+        range: (usize, usize),
+        here: Val,
+        (raw, given): (&mut [u32; MAX_OPERANDS], &mut [bool; MAX_OPERANDS]),
+    ) -> Vec<LineErr> {
+        let b = code.as_bytes();
+        let mut errors = Vec::new();
+        let mut i = range.0;
+        while i < range.1 {
+            i = skip_ws(b, i).min(range.1);
+            if i >= range.1 {
+                break;
+            }
+            let mut e = i;
+            while e < range.1 && !matches!(b[e], b' ' | b'\t') {
+                e += 1;
+            }
+            let word = &code[i..e];
+            let (key, value) = match word.find('=') {
+                Some(k) => (&word[..k], Some((i + k + 1, e))),
+                None => (word, None),
+            };
+            let found = def.operands.iter().position(|o| {
+                o.name.eq_ignore_ascii_case(key)
+                    && match value {
+                        None => o.kind.modifier == Modifier::Switch,
+                        Some(_) => {
+                            o.kind.keyed || matches!(o.kind.modifier, Modifier::Neg | Modifier::Abs)
+                        }
+                    }
+            });
+            match found {
+                None => {
+                    let names: Vec<String> = def
+                        .operands
+                        .iter()
+                        .filter_map(|o| match o.kind.modifier {
+                            Modifier::Switch => Some(o.name.to_string()),
+                            _ if o.kind.keyed => Some(format!("{}=<{}>", o.name, o.kind.kind)),
+                            _ => None,
+                        })
+                        .collect();
+                    errors.push(lerr(
+                        i,
+                        e,
+                        crate::error::ErrorKind::Syntax(format!(
+                            "unknown result modifier `{word}`; `{}` takes {}",
+                            def.mnemonic,
+                            names.join(", ")
+                        )),
+                    ));
+                }
+                Some(k) if given[k] => errors.push(lerr(
+                    i,
+                    i + key.len(),
+                    crate::error::ErrorKind::DuplicateKey { key: key.into() },
+                )),
+                Some(k) => {
+                    given[k] = true;
+                    match value {
+                        None => raw[k] = 1,
+                        Some((vs, ve)) if vs >= ve => errors.push(lerr(
+                            i,
+                            e,
+                            crate::error::ErrorKind::Syntax(format!(
+                                "expected a value after `{key}=`"
+                            )),
+                        )),
+                        Some((vs, ve)) => {
+                            match operand(
+                                def.operands[k].kind,
+                                code,
+                                vs,
+                                ve,
+                                &Here { asm: self, here },
+                            ) {
+                                Ok(v) => raw[k] = v,
+                                Err(err) => errors.push(err),
+                            }
+                        }
+                    }
+                }
+            }
+            i = e;
+        }
+        errors
     }
 
     fn data(

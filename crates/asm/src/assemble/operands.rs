@@ -449,3 +449,57 @@ pub(super) fn register(kind: &KindDef, text: &str, s: usize, e: usize) -> Result
         _ => Err(wrong(tok.describe())),
     }
 }
+
+/// Strip the source modifiers `-x`, `|x|`, `-|x|` from the operand `line[s..e]` of the
+/// operand named `name`: returns the inner range and the `neg`/`abs` bit of that source
+/// (`rs1` bit 0, `rs2` bit 1, `rs3` bit 2).
+pub(super) fn source_modifiers(
+    b: &[u8],
+    mut s: usize,
+    mut e: usize,
+    name: &str,
+) -> Result<(usize, usize, u32, u32), LineErr> {
+    let start = s;
+    let neg = s < e && b[s] == b'-';
+    if neg {
+        s += 1;
+    }
+    let open = s < e && b[s] == b'|';
+    let close = e > s + usize::from(open) && b[e - 1] == b'|';
+    if open != close {
+        let at = if open { s } else { e - 1 };
+        return Err(lerr(
+            at,
+            at + 1,
+            ErrorKind::Syntax("unbalanced `|`: write an absolute value as `|v2|`".into()),
+        ));
+    }
+    if open {
+        s += 1;
+        e -= 1;
+    }
+    if !neg && !open {
+        return Ok((s, e, 0, 0));
+    }
+    let Some(bit) = warpkit_isa::source_bit(name) else {
+        return Err(lerr(
+            start,
+            e + usize::from(open),
+            ErrorKind::Syntax(format!(
+                "source modifiers (`-x`, `|x|`) apply only to sources, not to `{name}`"
+            )),
+        ));
+    };
+    let (s, e) = {
+        let mut s = s;
+        let mut e = e;
+        while s < e && b[s] == b' ' {
+            s += 1;
+        }
+        while e > s && b[e - 1] == b' ' {
+            e -= 1;
+        }
+        (s, e)
+    };
+    Ok((s, e, u32::from(neg) << bit, u32::from(open) << bit))
+}

@@ -1,0 +1,570 @@
+//! The provisional floating-point group (`spec/provisional/float.yaml`, docs/provisional.md
+//! "Floating point"): source modifiers, the rounding mode (`rm`, `dyn` = `mode[2:0]`),
+//! flushing (`mode[3]` f32, `mode[4]` f16), `fflags` accrued over the active lanes,
+//! enabled-exception traps, and the SFU operations issued on the `sfu` counter.
+//!
+//! Every value is computed by `warpkit-float`, the project's exact soft-float; the SFU's
+//! transcendentals are in `sfu.rs`.
+
+use crate::asyncq::Part;
+use crate::csr::mode;
+use crate::program::Inst;
+use crate::trap::CAUSE_FP_EXCEPTION;
+use crate::warp::{Warp, LANES};
+use warpkit_float::{self as wf, Flags, Int, Round, BF16, F16, F32, F64};
+use warpkit_isa::Op;
+
+/// Where the pre-decoded `imm` of a floating-point instruction keeps its modifier fields
+/// (`program.rs`, `resolve`).
+pub(crate) mod packed {
+    pub const NEG: u32 = 0;
+    pub const ABS: u32 = 3;
+    pub const SAT: u32 = 6;
+    pub const RM: u32 = 7;
+}
+
+/// How an operand sits in the register file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Loc {
+    /// One 32-bit register.
+    R32,
+    /// An even pair, low word first.
+    R64,
+    /// A 16-bit half: the raw field is `register << 1 | half`.
+    H16,
+}
+
+/// What a value is, for modifiers, flushing and `sat`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ty {
+    F16,
+    Bf16,
+    F32,
+    F64,
+    Int,
+}
+
+impl Ty {
+    fn sign_bit(self) -> u64 {
+        match self {
+            Ty::F16 | Ty::Bf16 => 1 << 15,
+            Ty::F32 => 1 << 31,
+            Ty::F64 => 1 << 63,
+            Ty::Int => 0,
+        }
+    }
+
+    fn is_subnormal(self, x: u64) -> bool {
+        match self {
+            Ty::F16 => wf::is_subnormal::<F16>(x as u16),
+            Ty::Bf16 => wf::is_subnormal::<BF16>(x as u16),
+            Ty::F32 => wf::is_subnormal::<F32>(x as u32),
+            Ty::F64 => wf::is_subnormal::<F64>(x),
+            Ty::Int => false,
+        }
+    }
+
+    /// Whether `mode` flushes this type's subnormals (f64 and bf16 never are).
+    fn flushed(self, mode_value: u32) -> bool {
+        match self {
+            Ty::F32 => mode_value & mode::FTZ32 != 0,
+            Ty::F16 => mode_value & mode::FTZ16 != 0,
+            _ => false,
+        }
+    }
+
+    fn is_nan(self, x: u64) -> bool {
+        match self {
+            Ty::F16 => wf::is_nan::<F16>(x as u16),
+            Ty::Bf16 => wf::is_nan::<BF16>(x as u16),
+            Ty::F32 => wf::is_nan::<F32>(x as u32),
+            Ty::F64 => wf::is_nan::<F64>(x),
+            Ty::Int => false,
+        }
+    }
+
+    fn one(self) -> u64 {
+        match self {
+            Ty::F16 => 0x3c00,
+            Ty::Bf16 => 0x3f80,
+            Ty::F32 => 0x3f80_0000,
+            Ty::F64 => 0x3ff0_0000_0000_0000,
+            Ty::Int => 1,
+        }
+    }
+}
+
+/// A source operand: its register field, where it lives and what it holds.
+#[derive(Clone, Copy)]
+struct Src {
+    reg: u8,
+    loc: Loc,
+    ty: Ty,
+}
+
+/// The result of one floating-point instruction over the active lanes.
+struct Lanes {
+    values: [u64; LANES],
+    flags: Flags,
+}
+
+/// What [`Warp::exec_fp`] did.
+pub(crate) enum FpOutcome {
+    /// Not a floating-point instruction.
+    NotFp,
+    Done,
+    /// Raise this trap (cause, trapinfo); nothing was written.
+    Trap(u32, u32),
+}
+
+type Lane3 = [u64; 3];
+
+impl Warp {
+    fn fp_read(&self, loc: Loc, reg: u8, lane: usize) -> u64 {
+        let r = usize::from(reg);
+        match loc {
+            Loc::R32 => u64::from(self.v[r][lane]),
+            Loc::R64 => u64::from(self.v[r][lane]) | (u64::from(self.v[r + 1][lane]) << 32),
+            Loc::H16 => u64::from((self.v[r >> 1][lane] >> (16 * (r & 1))) & 0xffff),
+        }
+    }
+
+    /// Evaluate `f` on every active lane: sources read with flushing and modifiers applied,
+    /// the result flushed and clamped (`sat`); flags ORed over the active lanes.
+    fn fp_lanes(
+        &self,
+        inst: &Inst,
+        srcs: &[Src],
+        dst: Ty,
+        f: impl Fn(Lane3, Round) -> (u64, Flags),
+    ) -> Lanes {
+        let mode_value = self.csr.mode;
+        let neg = (inst.imm >> packed::NEG) & 7;
+        let abs = (inst.imm >> packed::ABS) & 7;
+        let sat = inst.imm & (1 << packed::SAT) != 0;
+        let rm_field = (inst.imm >> packed::RM) & 7;
+        // 5 and 6 never get here (reserved: IllegalInsn at pre-decode); 7 is `dyn`, and a
+        // `mode` value always holds a valid rounding mode (§3.3 rejects the others).
+        let rm_value = if rm_field == 7 {
+            mode_value & mode::RM_MASK
+        } else {
+            rm_field
+        };
+        let rm = Round::from_field(rm_value as u8).unwrap_or(Round::Rne);
+        let exec = self.exec();
+        let mut out = Lanes {
+            values: [0; LANES],
+            flags: Flags::NONE,
+        };
+        let flush_dst = dst.flushed(mode_value);
+        for lane in 0..LANES {
+            if exec & (1 << lane) == 0 {
+                continue;
+            }
+            let mut x: Lane3 = [0; 3];
+            for (k, s) in srcs.iter().enumerate() {
+                let mut v = self.fp_read(s.loc, s.reg, lane);
+                if s.ty.flushed(mode_value) && s.ty.is_subnormal(v) {
+                    v &= s.ty.sign_bit();
+                }
+                if abs & (1 << k) != 0 {
+                    v &= !s.ty.sign_bit();
+                }
+                if neg & (1 << k) != 0 {
+                    v ^= s.ty.sign_bit();
+                }
+                x[k] = v;
+            }
+            let (mut r, mut fl) = f(x, rm);
+            if flush_dst && dst.is_subnormal(r) {
+                r &= dst.sign_bit();
+                fl |= Flags::UF | Flags::NX;
+            }
+            if sat {
+                r = if dst.is_nan(r) || r & dst.sign_bit() != 0 {
+                    0
+                } else {
+                    r.min(dst.one())
+                };
+            }
+            out.values[lane] = r;
+            out.flags |= fl;
+        }
+        out
+    }
+
+    /// The trap an instruction's flags raise, if `mode` enables one of them.
+    fn fp_trap(&self, flags: Flags) -> Option<FpOutcome> {
+        let enabled = (self.csr.mode & mode::TRAP_ENABLES) >> 5;
+        (u32::from(flags.bits()) & enabled != 0)
+            .then(|| FpOutcome::Trap(CAUSE_FP_EXCEPTION, u32::from(flags.bits())))
+    }
+
+    fn fp_write(&mut self, loc: Loc, reg: u8, values: &[u64; LANES]) {
+        let exec = self.exec();
+        let r = usize::from(reg);
+        for (lane, &x) in values.iter().enumerate() {
+            if exec & (1 << lane) == 0 {
+                continue;
+            }
+            match loc {
+                Loc::R32 => self.v[r][lane] = x as u32,
+                Loc::R64 => {
+                    self.v[r][lane] = x as u32;
+                    self.v[r + 1][lane] = (x >> 32) as u32;
+                }
+                Loc::H16 => {
+                    let shift = 16 * (r & 1);
+                    let row = &mut self.v[r >> 1][lane];
+                    *row = (*row & !(0xffff << shift)) | (((x as u32) & 0xffff) << shift);
+                }
+            }
+        }
+    }
+
+    /// Execute a synchronous floating-point instruction writing a vector destination.
+    fn fp_valu(
+        &mut self,
+        inst: &Inst,
+        dst: (Loc, Ty),
+        srcs: &[Src],
+        f: impl Fn(Lane3, Round) -> (u64, Flags),
+    ) -> FpOutcome {
+        let lanes = self.fp_lanes(inst, srcs, dst.1, f);
+        if let Some(t) = self.fp_trap(lanes.flags) {
+            return t;
+        }
+        self.csr.fflags |= u32::from(lanes.flags.bits());
+        self.fp_write(dst.0, inst.rd, &lanes.values);
+        FpOutcome::Done
+    }
+
+    /// Issue an SFU instruction: computed from the sources as they are now, written back
+    /// when it retires from the `sfu` counter; `fflags` accrue (and traps are taken) at
+    /// issue.
+    fn fp_sfu(
+        &mut self,
+        inst: &Inst,
+        pc: u32,
+        dst: (Loc, Ty),
+        srcs: &[Src],
+        f: impl Fn(Lane3, Round) -> (u64, Flags),
+    ) -> FpOutcome {
+        let lanes = self.fp_lanes(inst, srcs, dst.1, f);
+        if let Some(t) = self.fp_trap(lanes.flags) {
+            return t;
+        }
+        self.csr.fflags |= u32::from(lanes.flags.bits());
+        let counter = warpkit_isa::counter_by_name("sfu").map_or(0, |(c, _)| c);
+        let mut rows = [[0u32; LANES]; 2];
+        for (lane, &x) in lanes.values.iter().enumerate() {
+            rows[0][lane] = x as u32;
+            rows[1][lane] = (x >> 32) as u32;
+        }
+        let count = if dst.0 == Loc::R64 { 2 } else { 1 };
+        let exec = self.exec();
+        self.issue_v(counter, pc, inst.rd, exec, Part::Whole, &rows[..count]);
+        FpOutcome::Done
+    }
+
+    /// A compare: a uniform mask of the active lanes whose condition holds.
+    fn fp_cmp(
+        &mut self,
+        inst: &Inst,
+        srcs: &[Src],
+        f: impl Fn(Lane3) -> (bool, Flags),
+    ) -> FpOutcome {
+        let lanes = self.fp_lanes(inst, srcs, Ty::Int, |x, _| {
+            let (b, fl) = f(x);
+            (u64::from(b), fl)
+        });
+        if let Some(t) = self.fp_trap(lanes.flags) {
+            return t;
+        }
+        self.csr.fflags |= u32::from(lanes.flags.bits());
+        let exec = self.exec();
+        let mask = (0..LANES)
+            .filter(|&l| exec & (1 << l) != 0 && lanes.values[l] != 0)
+            .fold(0u32, |m, l| m | (1 << l));
+        self.u[usize::from(inst.rd)] = mask;
+        FpOutcome::Done
+    }
+
+    /// Execute `op` if it is a floating-point instruction.
+    pub(crate) fn exec_fp(&mut self, op: Op, inst: &Inst, pc: u32) -> FpOutcome {
+        use Loc::*;
+        let s = |reg: u8, loc: Loc, ty: Ty| Src { reg, loc, ty };
+        let (a, b, c) = (inst.rs1, inst.rs2, inst.rs3);
+        // Arithmetic families over one format: (loc, ty, format type, bits type).
+        macro_rules! arith {
+            ($loc:expr, $ty:expr, $b:ty) => {{
+                let s2 = [s(a, $loc, $ty), s(b, $loc, $ty)];
+                let s3 = [s(a, $loc, $ty), s(b, $loc, $ty), s(c, $loc, $ty)];
+                let w = |r: ($b, Flags)| (r.0 as u64, r.1);
+                (s2, s3, w)
+            }};
+        }
+        match op {
+            // ---- f32 ----
+            Op::FaddF32 | Op::FsubF32 | Op::FmulF32 | Op::FfmaF32 | Op::FminF32 | Op::FmaxF32 => {
+                let (s2, s3, w) = arith!(R32, Ty::F32, u32);
+                let d = (R32, Ty::F32);
+                match op {
+                    Op::FaddF32 => self.fp_valu(inst, d, &s2, |x, rm| {
+                        w(wf::add::<F32>(x[0] as u32, x[1] as u32, rm))
+                    }),
+                    Op::FsubF32 => self.fp_valu(inst, d, &s2, |x, rm| {
+                        w(wf::sub::<F32>(x[0] as u32, x[1] as u32, rm))
+                    }),
+                    Op::FmulF32 => self.fp_valu(inst, d, &s2, |x, rm| {
+                        w(wf::mul::<F32>(x[0] as u32, x[1] as u32, rm))
+                    }),
+                    Op::FfmaF32 => self.fp_valu(inst, d, &s3, |x, rm| {
+                        w(wf::fma::<F32>(x[0] as u32, x[1] as u32, x[2] as u32, rm))
+                    }),
+                    Op::FminF32 => self.fp_valu(inst, d, &s2, |x, _| {
+                        w(wf::min::<F32>(x[0] as u32, x[1] as u32))
+                    }),
+                    _ => self.fp_valu(inst, d, &s2, |x, _| {
+                        w(wf::max::<F32>(x[0] as u32, x[1] as u32))
+                    }),
+                }
+            }
+            // ---- f64 ----
+            Op::FaddF64 | Op::FsubF64 | Op::FmulF64 | Op::FfmaF64 | Op::FminF64 | Op::FmaxF64 => {
+                let (s2, s3, w) = arith!(R64, Ty::F64, u64);
+                let d = (R64, Ty::F64);
+                match op {
+                    Op::FaddF64 => {
+                        self.fp_valu(inst, d, &s2, |x, rm| w(wf::add::<F64>(x[0], x[1], rm)))
+                    }
+                    Op::FsubF64 => {
+                        self.fp_valu(inst, d, &s2, |x, rm| w(wf::sub::<F64>(x[0], x[1], rm)))
+                    }
+                    Op::FmulF64 => {
+                        self.fp_valu(inst, d, &s2, |x, rm| w(wf::mul::<F64>(x[0], x[1], rm)))
+                    }
+                    Op::FfmaF64 => self.fp_valu(inst, d, &s3, |x, rm| {
+                        w(wf::fma::<F64>(x[0], x[1], x[2], rm))
+                    }),
+                    Op::FminF64 => self.fp_valu(inst, d, &s2, |x, _| w(wf::min::<F64>(x[0], x[1]))),
+                    _ => self.fp_valu(inst, d, &s2, |x, _| w(wf::max::<F64>(x[0], x[1]))),
+                }
+            }
+            // ---- f16 on halves ----
+            Op::FaddF16 | Op::FsubF16 | Op::FmulF16 | Op::FfmaF16 | Op::FminF16 | Op::FmaxF16 => {
+                let (s2, s3, w) = arith!(H16, Ty::F16, u16);
+                let d = (H16, Ty::F16);
+                let h = |v: u64| v as u16;
+                match op {
+                    Op::FaddF16 => self.fp_valu(inst, d, &s2, |x, rm| {
+                        w(wf::add::<F16>(h(x[0]), h(x[1]), rm))
+                    }),
+                    Op::FsubF16 => self.fp_valu(inst, d, &s2, |x, rm| {
+                        w(wf::sub::<F16>(h(x[0]), h(x[1]), rm))
+                    }),
+                    Op::FmulF16 => self.fp_valu(inst, d, &s2, |x, rm| {
+                        w(wf::mul::<F16>(h(x[0]), h(x[1]), rm))
+                    }),
+                    Op::FfmaF16 => self.fp_valu(inst, d, &s3, |x, rm| {
+                        w(wf::fma::<F16>(h(x[0]), h(x[1]), h(x[2]), rm))
+                    }),
+                    Op::FminF16 => {
+                        self.fp_valu(inst, d, &s2, |x, _| w(wf::min::<F16>(h(x[0]), h(x[1]))))
+                    }
+                    _ => self.fp_valu(inst, d, &s2, |x, _| w(wf::max::<F16>(h(x[0]), h(x[1])))),
+                }
+            }
+            // ---- conversions ----
+            Op::CvtF32I32 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, R32, Ty::Int)], |x, rm| {
+                let r = wf::from_i64::<F32>(i64::from(x[0] as u32 as i32), rm);
+                (u64::from(r.0), r.1)
+            }),
+            Op::CvtF32U32 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, R32, Ty::Int)], |x, rm| {
+                let r = wf::from_u64::<F32>(x[0], rm);
+                (u64::from(r.0), r.1)
+            }),
+            Op::CvtI32F32 => self.fp_valu(inst, (R32, Ty::Int), &[s(a, R32, Ty::F32)], |x, rm| {
+                let r = wf::to_int::<F32>(x[0] as u32, Int::I32, rm);
+                (r.0 & 0xffff_ffff, r.1)
+            }),
+            Op::CvtU32F32 => self.fp_valu(inst, (R32, Ty::Int), &[s(a, R32, Ty::F32)], |x, rm| {
+                wf::to_int::<F32>(x[0] as u32, Int::U32, rm)
+            }),
+            Op::CvtF64F32 => self.fp_valu(inst, (R64, Ty::F64), &[s(a, R32, Ty::F32)], |x, rm| {
+                wf::convert::<F32, F64>(x[0] as u32, rm)
+            }),
+            Op::CvtF32F64 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, R64, Ty::F64)], |x, rm| {
+                let r = wf::convert::<F64, F32>(x[0], rm);
+                (u64::from(r.0), r.1)
+            }),
+            Op::CvtF64I32 => self.fp_valu(inst, (R64, Ty::F64), &[s(a, R32, Ty::Int)], |x, rm| {
+                wf::from_i64::<F64>(i64::from(x[0] as u32 as i32), rm)
+            }),
+            Op::CvtI32F64 => self.fp_valu(inst, (R32, Ty::Int), &[s(a, R64, Ty::F64)], |x, rm| {
+                let r = wf::to_int::<F64>(x[0], Int::I32, rm);
+                (r.0 & 0xffff_ffff, r.1)
+            }),
+            Op::CvtF16F32 => self.fp_valu(inst, (H16, Ty::F16), &[s(a, R32, Ty::F32)], |x, rm| {
+                let r = wf::convert::<F32, F16>(x[0] as u32, rm);
+                (u64::from(r.0), r.1)
+            }),
+            Op::CvtF32F16 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, H16, Ty::F16)], |x, rm| {
+                let r = wf::convert::<F16, F32>(x[0] as u16, rm);
+                (u64::from(r.0), r.1)
+            }),
+            Op::CvtBf16F32 => {
+                self.fp_valu(inst, (H16, Ty::Bf16), &[s(a, R32, Ty::F32)], |x, rm| {
+                    let r = wf::convert::<F32, BF16>(x[0] as u32, rm);
+                    (u64::from(r.0), r.1)
+                })
+            }
+            Op::CvtF32Bf16 => {
+                self.fp_valu(inst, (R32, Ty::F32), &[s(a, H16, Ty::Bf16)], |x, rm| {
+                    let r = wf::convert::<BF16, F32>(x[0] as u16, rm);
+                    (u64::from(r.0), r.1)
+                })
+            }
+            // ---- SFU ----
+            Op::FdivF32 => self.fp_sfu(
+                inst,
+                pc,
+                (R32, Ty::F32),
+                &[s(a, R32, Ty::F32), s(b, R32, Ty::F32)],
+                |x, rm| {
+                    let r = wf::div::<F32>(x[0] as u32, x[1] as u32, rm);
+                    (u64::from(r.0), r.1)
+                },
+            ),
+            Op::FsqrtF32 => {
+                self.fp_sfu(inst, pc, (R32, Ty::F32), &[s(a, R32, Ty::F32)], |x, rm| {
+                    let r = wf::sqrt::<F32>(x[0] as u32, rm);
+                    (u64::from(r.0), r.1)
+                })
+            }
+            Op::FdivF64 => self.fp_sfu(
+                inst,
+                pc,
+                (R64, Ty::F64),
+                &[s(a, R64, Ty::F64), s(b, R64, Ty::F64)],
+                |x, rm| wf::div::<F64>(x[0], x[1], rm),
+            ),
+            Op::FsqrtF64 => {
+                self.fp_sfu(inst, pc, (R64, Ty::F64), &[s(a, R64, Ty::F64)], |x, rm| {
+                    wf::sqrt::<F64>(x[0], rm)
+                })
+            }
+            Op::FrcpF32 | Op::FrsqF32 | Op::Fexp2F32 | Op::Flog2F32 | Op::FsinF32 | Op::FcosF32 => {
+                let f = match op {
+                    Op::FrcpF32 => crate::sfu::rcp,
+                    Op::FrsqF32 => crate::sfu::rsq,
+                    Op::Fexp2F32 => crate::sfu::exp2,
+                    Op::Flog2F32 => crate::sfu::log2,
+                    Op::FsinF32 => crate::sfu::sin_pi,
+                    _ => crate::sfu::cos_pi,
+                };
+                self.fp_sfu(
+                    inst,
+                    pc,
+                    (R32, Ty::F32),
+                    &[s(a, R32, Ty::F32)],
+                    move |x, _| {
+                        let r = f(x[0] as u32);
+                        (u64::from(r.0), r.1)
+                    },
+                )
+            }
+            // ---- compares ----
+            _ => match fcmp(op) {
+                Some((Cmp::F32, cond)) => {
+                    self.fp_cmp(inst, &[s(a, R32, Ty::F32), s(b, R32, Ty::F32)], |x| {
+                        cond.eval::<F32>(x[0] as u32, x[1] as u32)
+                    })
+                }
+                Some((Cmp::F64, cond)) => {
+                    self.fp_cmp(inst, &[s(a, R64, Ty::F64), s(b, R64, Ty::F64)], |x| {
+                        cond.eval::<F64>(x[0], x[1])
+                    })
+                }
+                Some((Cmp::F16, cond)) => {
+                    self.fp_cmp(inst, &[s(a, H16, Ty::F16), s(b, H16, Ty::F16)], |x| {
+                        cond.eval::<F16>(x[0] as u16, x[1] as u16)
+                    })
+                }
+                None => FpOutcome::NotFp,
+            },
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Cmp {
+    F16,
+    F32,
+    F64,
+}
+
+/// The eight compare conditions, in the order of their function-field values.
+#[derive(Clone, Copy)]
+enum Cond {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Ordered,
+    Unordered,
+}
+
+impl Cond {
+    fn eval<F: wf::Format>(self, a: F::Bits, b: F::Bits) -> (bool, Flags) {
+        match self {
+            Cond::Eq => wf::eq::<F>(a, b),
+            Cond::Ne => {
+                let (r, f) = wf::eq::<F>(a, b);
+                (!r, f)
+            }
+            Cond::Lt => wf::lt::<F>(a, b),
+            Cond::Le => wf::le::<F>(a, b),
+            Cond::Gt => wf::lt::<F>(b, a),
+            Cond::Ge => wf::le::<F>(b, a),
+            Cond::Ordered => {
+                let (r, f) = wf::unordered::<F>(a, b);
+                (!r, f)
+            }
+            Cond::Unordered => wf::unordered::<F>(a, b),
+        }
+    }
+}
+
+fn fcmp(op: Op) -> Option<(Cmp, Cond)> {
+    use Cond::*;
+    Some(match op {
+        Op::FcmpEqF32 => (Cmp::F32, Eq),
+        Op::FcmpNeF32 => (Cmp::F32, Ne),
+        Op::FcmpLtF32 => (Cmp::F32, Lt),
+        Op::FcmpLeF32 => (Cmp::F32, Le),
+        Op::FcmpGtF32 => (Cmp::F32, Gt),
+        Op::FcmpGeF32 => (Cmp::F32, Ge),
+        Op::FcmpOF32 => (Cmp::F32, Ordered),
+        Op::FcmpUF32 => (Cmp::F32, Unordered),
+        Op::FcmpEqF64 => (Cmp::F64, Eq),
+        Op::FcmpNeF64 => (Cmp::F64, Ne),
+        Op::FcmpLtF64 => (Cmp::F64, Lt),
+        Op::FcmpLeF64 => (Cmp::F64, Le),
+        Op::FcmpGtF64 => (Cmp::F64, Gt),
+        Op::FcmpGeF64 => (Cmp::F64, Ge),
+        Op::FcmpOF64 => (Cmp::F64, Ordered),
+        Op::FcmpUF64 => (Cmp::F64, Unordered),
+        Op::FcmpEqF16 => (Cmp::F16, Eq),
+        Op::FcmpNeF16 => (Cmp::F16, Ne),
+        Op::FcmpLtF16 => (Cmp::F16, Lt),
+        Op::FcmpLeF16 => (Cmp::F16, Le),
+        Op::FcmpGtF16 => (Cmp::F16, Gt),
+        Op::FcmpGeF16 => (Cmp::F16, Ge),
+        Op::FcmpOF16 => (Cmp::F16, Ordered),
+        Op::FcmpUF16 => (Cmp::F16, Unordered),
+        _ => return None,
+    })
+}
