@@ -1040,7 +1040,13 @@ impl<'s> Asm<'s> {
             let (ls, le) = ranges[n - 1];
             if let Some(p) = code[ls..le].find([' ', '\t']).map(|i| ls + i) {
                 ranges[n - 1] = trim_range(b, ls, p);
-                for err in self.result_modifiers(def, code, (p, le), here, (&mut raw, &mut given)) {
+                for err in self.result_modifiers(
+                    def,
+                    code,
+                    (p, le),
+                    (here, stmt.line_no),
+                    (&mut raw, &mut given),
+                ) {
                     ok = false;
                     fail(errs, err);
                 }
@@ -1263,7 +1269,7 @@ impl<'s> Asm<'s> {
         def: &'static warpkit_isa::InstrDef,
         code: &str,
         range: (usize, usize),
-        here: Val,
+        (here, line): (Val, u32),
         (raw, given): (&mut [u32; MAX_OPERANDS], &mut [bool; MAX_OPERANDS]),
     ) -> Vec<LineErr> {
         let b = code.as_bytes();
@@ -1335,7 +1341,11 @@ impl<'s> Asm<'s> {
                                 code,
                                 vs,
                                 ve,
-                                &Here { asm: self, here },
+                                &Here {
+                                    asm: self,
+                                    here,
+                                    line,
+                                },
                             ) {
                                 Ok(v) => raw[k] = v,
                                 Err(err) => errors.push(err),
