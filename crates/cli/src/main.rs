@@ -40,6 +40,7 @@ mod examples_cmd;
 mod numbers;
 mod output;
 mod run_cmd;
+mod run_report;
 mod signals;
 mod spec_cmd;
 mod stdout;
@@ -68,6 +69,16 @@ Exit codes:
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print errors only: no summary, hazard warnings, notes or progress bar.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `-q` was given.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[derive(Subcommand)]
@@ -101,6 +112,7 @@ pub type Outcome = Result<(), Failure>;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Spec(a) => spec_cmd::run(a),
         Command::Doc(a) => doc_cmd::run(a),
