@@ -92,7 +92,7 @@ enum Command {
     /// Disassemble a raw binary or ELF code object.
     Dis(dis_cmd::Args),
     /// Assemble (if needed) and run a kernel on the functional model.
-    Run(run_cmd::Args),
+    Run(Box<run_cmd::Args>),
     /// Run the example kernels and check their outputs against host references.
     Examples(examples_cmd::Args),
 }
@@ -118,7 +118,7 @@ fn main() -> ExitCode {
         Command::Doc(a) => doc_cmd::run(a),
         Command::Asm(a) => asm_cmd::run(a),
         Command::Dis(a) => dis_cmd::run(a),
-        Command::Run(a) => run_cmd::run(a),
+        Command::Run(a) => run_cmd::run(*a),
         Command::Examples(a) => examples_cmd::run(a),
     };
     // A failed write to stdout decides the status, unless the input was already bad.
