@@ -218,6 +218,16 @@ fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
     })
 }
 
+/// Whether a bare run faulted where a kernel written for the ABI would look for its
+/// arguments: near address 0 (u[0:1] never set) or in the argument block.
+fn bare_fault(r: &warpkit_host::LaunchResult) -> bool {
+    use warpkit_sim::launch::ARGS_BASE;
+    r.traps.iter().any(|t| {
+        t.address
+            .is_some_and(|(a, _)| a < 0x1_0000 || (ARGS_BASE..ARGS_BASE + 0x1_0000).contains(&a))
+    })
+}
+
 pub fn run(args: Args) -> Outcome {
     let launch_options = args.grid.is_some()
         || args.block.is_some()
@@ -365,6 +375,13 @@ pub fn run(args: Args) -> Outcome {
             quiet,
         },
     );
+    if !launch_options && bare_fault(&result) {
+        report!(
+            "note: no launch options were given, so this was a bare run: every register \
+             started at 0 and there is no argument block (u[0:1] = 0); give --grid, --block \
+             and --arg NAME=VALUE to launch as docs/abi.md describes"
+        );
+    }
     if !quiet {
         summary(&result);
     }

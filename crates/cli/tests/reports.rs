@@ -135,6 +135,48 @@ fn hazards_are_grouped_bounded_and_written_as_json() {
 }
 
 #[test]
+fn dis_takes_bytes_on_the_command_line_or_stdin() {
+    let o = warpkit(&["dis", "--hex", "0x85 0x00 0x00 0x00", "--plain"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let line = String::from_utf8(o.stdout).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_warpkit"))
+        .args(["dis", "--hex", "-", "--plain"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"85,00,00,00\n")
+        .unwrap();
+    let o2 = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8(o2.stdout).unwrap(), line);
+    assert!(!line.trim().is_empty());
+    let o = warpkit(&["dis", "--hex", "0x123"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not one byte"));
+}
+
+#[test]
+fn a_bare_run_that_faults_on_its_arguments_says_how_to_launch() {
+    let d = dir("bare");
+    let k = d.join("k.s");
+    std::fs::write(&k, "uload.b32 u2, u[0:1], 0\nwaitcnt sm=0\nendpgm\n").unwrap();
+    let o = warpkit(&["run", s(&k)]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("cause 5"), "{e}");
+    assert!(e.contains("no launch options were given"), "{e}");
+    assert!(e.contains("--grid, --block and --arg"), "{e}");
+    // With launch options there is nothing to suggest.
+    let o = warpkit(&["run", s(&k), "--grid", "1"]);
+    assert!(!stderr(&o).contains("no launch options"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_fifo_without_a_writer_is_refused_at_once() {
     let d = dir("fifo");
     let k = d.join("k.s");
