@@ -161,6 +161,24 @@ fn dis_takes_bytes_on_the_command_line_or_stdin() {
 }
 
 #[test]
+fn asm_shows_each_instruction_with_its_bytes() {
+    let d = dir("encoding");
+    let k = d.join("k.s");
+    std::fs::write(&k, "mov.vl v1, 0x6f\nendpgm\n").unwrap();
+    let o = warpkit(&["asm", s(&k), "-o", s(&d.join("k.bin")), "--show-encoding"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 2, "{t}");
+    assert!(lines[0].starts_with("mov.vl v1, 0x6f"), "{t}");
+    assert!(
+        lines[0].ends_with("// encoding: [0x85,0x00,0x00,0x00,0x6f,0x00,0x00,0x00]"),
+        "{t}"
+    );
+    assert!(lines[1].starts_with("endpgm"), "{t}");
+}
+
+#[test]
 fn a_bare_run_that_faults_on_its_arguments_says_how_to_launch() {
     let d = dir("bare");
     let k = d.join("k.s");
