@@ -29,6 +29,10 @@ pub struct Args {
     /// else bin.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Also print each instruction of .text with its bytes, llvm-mc style:
+    /// `add v1, v2, v3    // encoding: [0x..,0x..,0x..,0x..]` (to stdout).
+    #[arg(long)]
+    pub show_encoding: bool,
     /// Also write a listing (line, section:address, encoding, source) to this file.
     #[arg(short = 'l', long = "listing")]
     pub listing: Option<PathBuf>,
@@ -97,6 +101,30 @@ pub fn read_bounded(path: &Path, limit: usize) -> Result<Vec<u8>, Failure> {
         )));
     }
     Ok(bytes)
+}
+
+/// Each instruction of `text` in canonical syntax with its bytes in memory order; a word
+/// that does not decode is shown as `.word`.
+fn show_encoding(text: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let mut off = 0;
+    while off < text.len() {
+        let rest = &text[off..];
+        let (asm, len) = match warpkit_isa::decode(rest) {
+            Ok((i, len)) => (i.to_string(), len),
+            Err(_) => {
+                let n = rest.len().min(4);
+                let mut w = [0u8; 4];
+                w[..n].copy_from_slice(&rest[..n]);
+                (format!(".word {:#010x}", u32::from_le_bytes(w)), n)
+            }
+        };
+        let bytes: Vec<String> = rest[..len].iter().map(|b| format!("{b:#04x}")).collect();
+        let _ = writeln!(s, "{asm:<40} // encoding: [{}]", bytes.join(","));
+        off += len;
+    }
+    s
 }
 
 /// Whether `path` names a terminal (`/dev/tty`, `/dev/stdout` on a terminal); `-` does not
@@ -173,6 +201,9 @@ pub fn run(args: Args) -> Outcome {
         Format::Hex => program.to_hex().into_bytes(),
     };
     write_output(&path, &out)?;
+    if args.show_encoding {
+        out!("{}", show_encoding(&program.text));
+    }
     if let Some(listing) = args.listing {
         // Assembly succeeded, so the bytes are valid UTF-8.
         let source = String::from_utf8_lossy(&bytes);

@@ -15,8 +15,14 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Raw binary or ELF code object.
-    pub file: std::path::PathBuf,
+    /// Raw binary or ELF code object (`-` = standard input).
+    #[arg(required_unless_present = "hex")]
+    pub file: Option<std::path::PathBuf>,
+    /// Disassemble these bytes instead of a file, llvm-mc style: `--hex '0x85 0x00 0x00
+    /// 0x00'` (bytes in memory order, `0x` optional, separated by spaces or commas);
+    /// `--hex -` reads them from standard input.
+    #[arg(long, value_name = "BYTES", conflicts_with = "file")]
+    pub hex: Option<String>,
     /// Input format; default: ELF if the file starts with the ELF magic, raw otherwise.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -25,9 +31,43 @@ pub struct Args {
     pub plain: bool,
 }
 
+/// The bytes of `--hex TEXT`: one byte per token.
+fn hex_bytes(text: &str) -> Result<Vec<u8>, Failure> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let digits = t
+                .strip_prefix("0x")
+                .or_else(|| t.strip_prefix("0X"))
+                .unwrap_or(t);
+            if digits.is_empty() || digits.len() > 2 {
+                return Err(Failure::BadInput(format!(
+                    "--hex: `{t}` is not one byte (two hex digits at most, e.g. 0x85)"
+                )));
+            }
+            u8::from_str_radix(digits, 16)
+                .map_err(|_| Failure::BadInput(format!("--hex: `{t}` is not a hex byte")))
+        })
+        .collect()
+}
+
 pub fn run(args: Args) -> Outcome {
-    let name = args.file.display().to_string();
-    let bytes = read_bounded(&args.file, MAX_SOURCE_BYTES)?;
+    let (name, bytes) = match (&args.hex, &args.file) {
+        (Some(text), _) => {
+            let text = if text == "-" {
+                let raw = read_bounded(std::path::Path::new("-"), MAX_SOURCE_BYTES)?;
+                String::from_utf8_lossy(&raw).into_owned()
+            } else {
+                text.clone()
+            };
+            ("<hex>".to_string(), hex_bytes(&text)?)
+        }
+        (None, Some(file)) => (
+            crate::asm_cmd::shown(file),
+            read_bounded(file, MAX_SOURCE_BYTES)?,
+        ),
+        (None, None) => return Err(Failure::BadInput("dis: give a FILE or --hex BYTES".into())),
+    };
     if bytes.len() > MAX_SOURCE_BYTES {
         return Err(Failure::BadInput(format!(
             "{name}: input is larger than the {MAX_SOURCE_BYTES}-byte limit"

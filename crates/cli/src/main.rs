@@ -41,6 +41,7 @@ mod linx_cmd;
 mod numbers;
 mod output;
 mod run_cmd;
+mod run_report;
 mod signals;
 mod spec_cmd;
 mod stdout;
@@ -70,6 +71,16 @@ Exit codes:
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print errors only: no summary, hazard warnings, notes or progress bar.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `-q` was given.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[derive(Subcommand)]
@@ -83,7 +94,7 @@ enum Command {
     /// Disassemble a raw binary or ELF code object.
     Dis(dis_cmd::Args),
     /// Assemble (if needed) and run a kernel on the functional model.
-    Run(run_cmd::Args),
+    Run(Box<run_cmd::Args>),
     /// Run the example kernels and check their outputs against host references.
     Examples(examples_cmd::Args),
     /// LinxISA SIMT blocks: run or check an assembly-level program.
@@ -107,12 +118,13 @@ pub type Outcome = Result<(), Failure>;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     let result = match cli.command {
         Command::Spec(a) => spec_cmd::run(a),
         Command::Doc(a) => doc_cmd::run(a),
         Command::Asm(a) => asm_cmd::run(a),
         Command::Dis(a) => dis_cmd::run(a),
-        Command::Run(a) => run_cmd::run(a),
+        Command::Run(a) => run_cmd::run(*a),
         Command::Examples(a) => examples_cmd::run(a),
         Command::Linx(a) => linx_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),

@@ -4,6 +4,7 @@
 
 use crate::asm_cmd::{is_stdin, read_bounded, shown};
 use crate::output::{check_distinct, check_output_path, write_error, write_output, OutputFile};
+use crate::run_report::{hazards_json, report, summary, Shown};
 use crate::signals::Interrupts;
 use crate::{Failure, Outcome};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -13,10 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 pub use warpkit_host::launch::MAX_THREADS;
 use warpkit_host::number::parse_u64;
-use warpkit_host::report::{deadlock_message, trap_message, warp_name};
 use warpkit_host::{
-    load_kernel, load_kernel_bytes, ArgValue, KernelKind, Launch, LaunchResult, Limits, LoadError,
-    SetupError,
+    load_kernel, load_kernel_bytes, ArgValue, KernelKind, Launch, Limits, LoadError, SetupError,
 };
 use warpkit_sim::launch::MAX_SHARED_BYTES;
 use warpkit_sim::{dump_states_json, Interrupt, TraceFormat, WriteTracer, DEFAULT_MAX_STEPS};
@@ -66,6 +65,17 @@ pub struct Args {
     /// as --dump-state, also for a run that trapped or hit a limit.
     #[arg(long, value_name = "PATH")]
     pub trace: Option<PathBuf>,
+    /// Print at most N groups of traps and of step limits (warps stopped at one pc, for
+    /// one cause, make one group: one line with the count and the first warp).
+    #[arg(long, value_name = "N", default_value_t = crate::run_report::DEFAULT_MAX_REPORTS, value_parser = crate::numbers::usize_arg)]
+    pub max_reports: usize,
+    /// Print at most N groups of hazards (grouped by pc, register and pending write).
+    #[arg(long, value_name = "N", default_value_t = crate::run_report::DEFAULT_MAX_HAZARDS, value_parser = crate::numbers::usize_arg)]
+    pub max_hazards: usize,
+    /// Write every hazard the model kept (at most 256 per warp; `total` counts them all)
+    /// as JSON to PATH (`-` = stdout), whatever the run's outcome.
+    #[arg(long, value_name = "PATH")]
+    pub hazards_json: Option<PathBuf>,
     /// Form of the commit log.
     #[arg(long, value_enum, default_value = "json")]
     pub trace_format: TraceFormatArg,
@@ -173,7 +183,7 @@ fn setup_failure(e: SetupError) -> Failure {
 /// second, if stderr is a terminal; the bar is erased when `f` returns.
 fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
     let done = AtomicU64::new(0);
-    if !std::io::stderr().is_terminal() {
+    if !std::io::stderr().is_terminal() || crate::quiet() {
         return f(&done);
     }
     let finished = AtomicBool::new(false);
@@ -212,56 +222,14 @@ fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
     })
 }
 
-/// At most this many hazards are printed; the summary gives the total.
-const MAX_HAZARDS_SHOWN: usize = 20;
-
-fn report(r: &LaunchResult, max_steps: u64) {
-    for t in &r.traps {
-        report!("error: {}", trap_message(t));
-    }
-    for l in &r.step_limits {
-        report!(
-            "error: {} stopped at pc {:#x} after {} instructions: the step limit \
-             (--max-steps {max_steps}) was reached; raise it with --max-steps N if the \
-             program is not stuck in a loop",
-            warp_name(l.workgroup, l.warp),
-            l.pc,
-            l.steps
-        );
-    }
-    for d in &r.deadlocks {
-        report!("error: {}", deadlock_message(d));
-    }
-    for h in r.hazards.iter().take(MAX_HAZARDS_SHOWN) {
-        report!("warning: hazard: {h}");
-    }
-    let hidden = r
-        .stats
-        .hazards
-        .saturating_sub(MAX_HAZARDS_SHOWN.min(r.hazards.len()) as u64);
-    if hidden > 0 {
-        report!("warning: {hidden} more hazard(s) not shown");
-    }
-    if r.stats.hazards > 0 {
-        report!(
-            "note: a `waitcnt` on the pending operation's counter before the read or write \
-             removes a hazard (§2.6)"
-        );
-    }
-}
-
-fn summary(r: &LaunchResult) {
-    let s = &r.stats;
-    let n = |count: u64, what: &str| format!("{count} {what}{}", if count == 1 { "" } else { "s" });
-    report!(
-        "{}, {}, {}, {}, {:.3} s, {}",
-        n(s.workgroups, "workgroup"),
-        n(s.warps, "warp"),
-        n(s.instructions, "instruction"),
-        n(s.lane_ops, "lane-operation"),
-        s.wall.as_secs_f64(),
-        n(s.hazards, "hazard"),
-    );
+/// Whether a bare run faulted where a kernel written for the ABI would look for its
+/// arguments: near address 0 (u[0:1] never set) or in the argument block.
+fn bare_fault(r: &warpkit_host::LaunchResult) -> bool {
+    use warpkit_sim::launch::ARGS_BASE;
+    r.traps.iter().any(|t| {
+        t.address
+            .is_some_and(|(a, _)| a < 0x1_0000 || (ARGS_BASE..ARGS_BASE + 0x1_0000).contains(&a))
+    })
 }
 
 pub fn run(args: Args) -> Outcome {
@@ -303,6 +271,9 @@ pub fn run(args: Args) -> Outcome {
     }
     if let Some(p) = &args.trace {
         outputs.push(("--trace", p));
+    }
+    if let Some(p) = &args.hazards_json {
+        outputs.push(("--hazards-json", p));
     }
     let mut outs = Vec::new();
     for o in &args.outs {
@@ -398,8 +369,29 @@ pub fn run(args: Args) -> Outcome {
             (r, error)
         }
     };
-    report(&result, args.max_steps);
-    summary(&result);
+    let quiet = crate::quiet();
+    report(
+        &result,
+        &Shown {
+            max_reports: args.max_reports,
+            max_hazards: args.max_hazards,
+            max_steps: args.max_steps,
+            quiet,
+        },
+    );
+    if !launch_options && bare_fault(&result) {
+        report!(
+            "note: no launch options were given, so this was a bare run: every register \
+             started at 0 and there is no argument block (u[0:1] = 0); give --grid, --block \
+             and --arg NAME=VALUE to launch as docs/abi.md describes"
+        );
+    }
+    if !quiet {
+        summary(&result);
+    }
+    if let Some(path) = &args.hazards_json {
+        write_output(path, hazards_json(&result).as_bytes())?;
+    }
     match result.interrupted {
         Some(Interrupt::Cancelled) => {
             report!("error: interrupted; the run was stopped and no result was written");
@@ -484,6 +476,9 @@ mod tests_support {
             max_memory: DEFAULT_MAX_MEMORY,
             max_workgroups: DEFAULT_MAX_WORKGROUPS,
             max_trace_bytes: DEFAULT_MAX_TRACE_BYTES,
+            max_reports: crate::run_report::DEFAULT_MAX_REPORTS,
+            max_hazards: crate::run_report::DEFAULT_MAX_HAZARDS,
+            hazards_json: None,
         }
     }
 

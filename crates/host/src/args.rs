@@ -95,6 +95,12 @@ pub enum ArgError {
     },
     #[error("--arg {text}: {file} is a directory")]
     Directory { text: String, file: String },
+    /// A FIFO nobody has open for writing: it is refused rather than waited on.
+    #[error(
+        "--arg {text}: no process is writing to the FIFO {file}; start the writer first \
+         (a FIFO is read only when a writer has it open)"
+    )]
+    NoWriter { text: String, file: String },
     #[error(transparent)]
     Memory(#[from] MemoryError),
 }
@@ -152,7 +158,13 @@ fn read_arg_file(text: &str, file: &Path, budget: &mut MemoryBudget) -> Result<V
         file: file.display().to_string(),
         error,
     };
-    let f = std::fs::File::open(file).map_err(cannot)?;
+    let (f, head) = open_arg_file(file).map_err(|e| match e {
+        OpenError::Io(e) => cannot(e),
+        OpenError::NoWriter => ArgError::NoWriter {
+            text: text.to_string(),
+            file: file.display().to_string(),
+        },
+    })?;
     let meta = f.metadata().map_err(cannot)?;
     if meta.is_dir() {
         return Err(ArgError::Directory {
@@ -167,8 +179,8 @@ fn read_arg_file(text: &str, file: &Path, budget: &mut MemoryBudget) -> Result<V
         return Ok(bytes);
     }
     let left = budget.left();
-    let mut bytes = Vec::new();
-    f.take(left.saturating_add(1))
+    let mut bytes = head;
+    f.take(left.saturating_add(1).saturating_sub(bytes.len() as u64))
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     if bytes.len() as u64 > left {
@@ -182,6 +194,54 @@ fn read_arg_file(text: &str, file: &Path, budget: &mut MemoryBudget) -> Result<V
     }
     budget.charge(&what, bytes.len() as u64)?;
     Ok(bytes)
+}
+
+enum OpenError {
+    Io(std::io::Error),
+    NoWriter,
+}
+
+/// Open `file` for reading without ever blocking on a FIFO that has no writer: a FIFO is
+/// opened non-blocking, refused if nobody holds it open for writing (its first read says
+/// end of file at once), and otherwise switched back to blocking reads. Process
+/// substitution (`@<(cmd)`) has its writer already, so it reads as any pipe. Returns the
+/// file and the bytes already read from it (a FIFO cannot be rewound).
+fn open_arg_file(file: &Path) -> Result<(std::fs::File, Vec<u8>), OpenError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        use std::os::unix::io::AsRawFd;
+        let is_fifo = std::fs::metadata(file).is_ok_and(|m| m.file_type().is_fifo());
+        if is_fifo {
+            let mut f = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(file)
+                .map_err(OpenError::Io)?;
+            let mut first = [0u8; 1];
+            let head = match f.read(&mut first) {
+                Ok(0) => return Err(OpenError::NoWriter),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+                Err(e) => return Err(OpenError::Io(e)),
+            };
+            // SAFETY: F_GETFL/F_SETFL on a descriptor this function owns (`f` is alive);
+            // they only read and change its status flags.
+            let ok = unsafe {
+                let fd = f.as_raw_fd();
+                let flags = libc::fcntl(fd, libc::F_GETFL);
+                flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) >= 0
+            };
+            if !ok {
+                return Err(OpenError::Io(std::io::Error::last_os_error()));
+            }
+            return Ok((f, first[..head].to_vec()));
+        }
+    }
+    Ok((
+        std::fs::File::open(file).map_err(OpenError::Io)?,
+        Vec::new(),
+    ))
 }
 
 #[cfg(test)]
