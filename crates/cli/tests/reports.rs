@@ -207,6 +207,28 @@ fn hex_is_read_by_dis_and_run() {
 }
 
 #[test]
+fn diagnostics_are_coloured_on_request_and_never_under_no_color() {
+    let d = dir("color");
+    let k = d.join("k.s");
+    std::fs::write(&k, ".word 0xffffffff\n").unwrap();
+    let o = warpkit(&["run", s(&k), "--color", "always"]);
+    assert!(
+        stderr(&o).contains("\x1b[1;31merror:\x1b[0m"),
+        "{}",
+        stderr(&o)
+    );
+    let o = warpkit(&["run", s(&k), "--color", "never"]);
+    assert!(!stderr(&o).contains('\x1b'));
+    let o = Command::new(env!("CARGO_BIN_EXE_warpkit"))
+        .args(["run", s(&k)])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!stderr(&o).contains('\x1b'));
+    assert!(stderr(&o).contains("error:"));
+}
+
+#[test]
 fn a_bare_run_that_faults_on_its_arguments_says_how_to_launch() {
     let d = dir("bare");
     let k = d.join("k.s");
