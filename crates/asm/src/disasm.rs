@@ -70,17 +70,37 @@ pub fn disassemble_program(program: &Program, options: &DisOptions) -> String {
         {
             data_names.entry(s.offset).or_default().push(&s.name);
         }
-        for (i, chunk) in program.data.chunks(16).enumerate() {
-            if !options.plain {
-                let start = i as u64 * 16;
-                for (_, ns) in data_names.range(start..start + 16) {
-                    for n in ns {
+        // Rows of up to 16 bytes that start at 16-byte boundaries and at every label, so
+        // each label stands right above the byte it names (in plain mode too: labels add
+        // no bytes, and a name that is not an identifier becomes a comment).
+        let data = &program.data;
+        let mut start = 0usize;
+        while start < data.len() {
+            let mut end = (start / 16 + 1) * 16;
+            if let Some((&next, _)) = data_names.range(start as u64 + 1..end as u64).next() {
+                end = next as usize;
+            }
+            let end = end.min(data.len());
+            if let Some(ns) = data_names.get(&(start as u64)) {
+                for n in ns {
+                    if !options.plain || is_symbol_name(n) {
                         let _ = writeln!(out, "{n}:");
+                    } else {
+                        let _ = writeln!(out, "// {n}: (not an assembler name)");
                     }
                 }
-                let _ = write!(out, "{:8x}:  ", start);
             }
-            let _ = writeln!(out, "{}", byte_list(chunk));
+            if !options.plain {
+                let _ = write!(out, "{start:8x}:  ");
+            }
+            let _ = writeln!(out, "{}", byte_list(&data[start..end]));
+            start = end;
+        }
+        // Labels at the very end of the data (`end:` after the last byte).
+        if let Some(ns) = data_names.get(&(data.len() as u64)) {
+            for n in ns.iter().filter(|n| !options.plain || is_symbol_name(n)) {
+                let _ = writeln!(out, "{n}:");
+            }
         }
     }
     out
@@ -220,6 +240,15 @@ fn disassemble_named(
         }
     }
     out
+}
+
+/// A name the assembler reads back as a label.
+fn is_symbol_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && crate::lex::is_ident_start(b[0])
+        && crate::lex::ident_end(b, 0) == b.len()
+        && name != "."
 }
 
 fn tail_bytes(bytes: &[u8], addr: u64, base: u64) -> &[u8] {

@@ -3,7 +3,7 @@
 //! architectures, so the file is built with `object::build::elf::Builder`, which takes any
 //! `e_machine`.
 
-use crate::{Program, Section, Symbol};
+use crate::{Program, Section, Symbol, SymbolKind};
 use object::build::elf::{Builder, SectionData};
 use object::elf;
 use object::read::elf::ElfFile64;
@@ -89,8 +89,14 @@ pub fn write_elf(program: &Program) -> Vec<u8> {
         } else {
             elf::STB_LOCAL
         };
-        sym.set_st_info(bind, elf::STT_NOTYPE);
+        let ty = match s.kind {
+            SymbolKind::NoType => elf::STT_NOTYPE,
+            SymbolKind::Function => elf::STT_FUNC,
+            SymbolKind::Object => elf::STT_OBJECT,
+        };
+        sym.set_st_info(bind, ty);
         sym.st_value = s.offset;
+        sym.st_size = s.size;
     }
     let mut out = Vec::new();
     // Writing to a Vec fails only on allocation failure, and the builder's own checks only
@@ -167,6 +173,12 @@ pub fn load_object(bytes: &[u8]) -> Result<Program, LoadError> {
             section,
             offset: sym.address(),
             global: sym.is_global(),
+            kind: match sym.kind() {
+                object::SymbolKind::Text => SymbolKind::Function,
+                object::SymbolKind::Data => SymbolKind::Object,
+                _ => SymbolKind::NoType,
+            },
+            size: sym.size(),
         });
     }
     Ok(program)
@@ -179,7 +191,8 @@ mod tests {
     #[test]
     fn round_trip_and_corruption() {
         let p = crate::assemble(
-            ".global start\nstart: add v1, v2, v3\nloop: bz u1, loop\n.data\nx: .word 7\n",
+            ".global start\n.type start, @function\nstart: add v1, v2, v3\nloop: bz u1, loop\n\
+             .size start, . - start\n.data\n.type x, %object\nx: .word 7\n.size x, 4\n",
             "t.s",
         )
         .unwrap();

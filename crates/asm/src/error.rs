@@ -91,6 +91,14 @@ pub enum ErrorKind {
     Syntax(String),
     #[error("arithmetic overflow in `{op}`")]
     Overflow { op: &'static str },
+    #[error("`{reference}` refers to the local label `{label}:` {}, but there is none", if *.forward { "further down" } else { "above" })]
+    NoLocalLabel {
+        reference: String,
+        label: u32,
+        forward: bool,
+    },
+    #[error("division by zero in `{op}`")]
+    DivisionByZero { op: &'static str },
     #[error("shift amount {amount} is not in 0..127")]
     BadShift { amount: i128 },
     #[error(
@@ -105,15 +113,25 @@ pub enum ErrorKind {
         lo: i128,
         hi: i128,
     },
-    #[error("`.align` needs a power of two between 1 and {max}, found {value}")]
-    BadAlign { value: i128, max: u64 },
+    #[error("`{directive}` needs a power of two between 1 and {max}, found {value}")]
+    BadAlign {
+        directive: &'static str,
+        value: i128,
+        max: u64,
+    },
+    #[error("`.p2align` needs an exponent between 0 and {max} (an alignment of 1 to {max_align} bytes), found {value}")]
+    BadP2Align {
+        value: i128,
+        max: u32,
+        max_align: u64,
+    },
     #[error("`{directive}` size {value} is not in 0..{max}")]
     BadSize {
         directive: &'static str,
         value: i128,
         max: u64,
     },
-    #[error("unknown section `{found}`; expected .text or .data")]
+    #[error("unknown section `{found}`; expected .text, .data, .rodata or .bss (or a `.name.suffix` of one), or a name with flags like \"ax\" or \"a\"")]
     UnknownSection { found: String },
     #[error("the `{what}` operand cannot refer to `{name}` in section {section}: a PC-relative offset needs a label in the same section, or a constant")]
     CrossSection {
@@ -155,17 +173,68 @@ fn plural(expected: &str) -> &'static str {
 }
 
 /// One located diagnostic.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}:{column}: error: {kind}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsmError {
+    /// The file the offending text is in: the assembled file, or one it includes.
     pub file: String,
-    /// 1-based line number.
+    /// 1-based line number in `file`.
     pub line: usize,
     /// 1-based column, counted in characters.
     pub column: usize,
-    /// Byte range of the offending text in the whole source.
+    /// Byte range of the offending text in the whole source (of `file` when `quote` is
+    /// `None`).
     pub span: Range<usize>,
     pub kind: ErrorKind,
+    /// For text that is not a line of the assembled file itself (an included file, a macro
+    /// body): the line as written, and the offending byte range in it.
+    pub quote: Option<(String, Range<usize>)>,
+    /// Where the text came from, innermost first: "in expansion of macro `m` at f.s:3:5",
+    /// "included from f.s:1:1".
+    pub notes: Vec<String>,
+}
+
+impl std::error::Error for AsmError {}
+
+impl fmt::Display for AsmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.column, self.kind
+        )?;
+        for n in &self.notes {
+            write!(f, "\n  note: {n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Something accepted but probably not what the author meant, or ignored on purpose (a
+/// directive with no meaning for this target). Never stops assembly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsmWarning {
+    pub file: String,
+    /// 1-based line number in `file`.
+    pub line: usize,
+    /// 1-based column, counted in characters.
+    pub column: usize,
+    pub message: String,
+    /// As [`AsmError::notes`].
+    pub notes: Vec<String>,
+}
+
+impl fmt::Display for AsmWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: warning: {}",
+            self.file, self.line, self.column, self.message
+        )?;
+        for n in &self.notes {
+            write!(f, "\n  note: {n}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Every diagnostic of one source file, in source order.
@@ -232,6 +301,10 @@ impl AsmErrors {
 fn render_one(e: &AsmError, source: &str, out: &mut String) {
     use fmt::Write;
     let _ = writeln!(out, "{e}");
+    if let Some((text, range)) = &e.quote {
+        let _ = write_excerpt(out, e.line, text, range.clone());
+        return;
+    }
     let start = e.span.start.min(source.len());
     let Some(prefix) = source.get(..start) else {
         return;
@@ -243,21 +316,38 @@ fn render_one(e: &AsmError, source: &str, out: &mut String) {
     if text.len() > MAX_QUOTED_LINE {
         return;
     }
-    let gutter = e.line.to_string();
+    let _ = write_excerpt(
+        out,
+        e.line,
+        text,
+        start - line_start..e.span.end.saturating_sub(line_start),
+    );
+}
+
+/// The quoted line and a caret line under `range` (byte offsets into `text`).
+fn write_excerpt(out: &mut String, line: usize, text: &str, range: Range<usize>) -> fmt::Result {
+    use fmt::Write;
+    if text.len() > MAX_QUOTED_LINE {
+        return Ok(());
+    }
+    let gutter = line.to_string();
     let pad = " ".repeat(gutter.len());
-    let _ = writeln!(out, "{gutter} | {text}");
+    writeln!(out, "{gutter} | {text}")?;
     let mut caret = String::new();
-    let col_start = start - line_start;
-    let span_end = e.span.end.min(line_start + text.len()).max(start);
-    for c in text.get(..col_start).unwrap_or("").chars() {
+    let mut col_start = range.start.min(text.len());
+    while !text.is_char_boundary(col_start) {
+        col_start -= 1;
+    }
+    let mut span_end = range.end.min(text.len()).max(col_start);
+    while !text.is_char_boundary(span_end) {
+        span_end += 1;
+    }
+    for c in text[..col_start].chars() {
         caret.push(if c == '\t' { '\t' } else { ' ' });
     }
-    let width = text
-        .get(col_start..span_end - line_start)
-        .map_or(0, |s| s.chars().count())
-        .max(1);
+    let width = text[col_start..span_end].chars().count().max(1);
     caret.push_str(&"^".repeat(width));
-    let _ = writeln!(out, "{pad} | {caret}");
+    writeln!(out, "{pad} | {caret}")
 }
 
 /// Levenshtein distance, bounded work: only called on the error path.

@@ -1,5 +1,6 @@
 //! Constant expressions: integers (decimal, `0x`, `0b`, `0o`), symbols, `.` (the current
-//! address), parentheses, unary `- ~ +`, and binary `* + - << >> & ^ |` with C precedence.
+//! address), parentheses, unary `- ~ +`, and binary `* / % + - << >> & ^ |` with C
+//! precedence (`/` and `%` truncate toward zero, as in C; a zero divisor is an error).
 //! Values are `i128` so every 64-bit spelling, signed or unsigned, is exact; every operation
 //! is checked and overflow is reported, never wrapped.
 
@@ -34,6 +35,10 @@ pub trait Resolve {
     /// A similar defined name, for "did you mean".
     fn similar(&self, _name: &str) -> Option<String> {
         None
+    }
+    /// The numeric local label `number:` nearest behind (`1b`) or ahead (`1f`).
+    fn local_label(&self, _number: u32, _forward: bool) -> Lookup {
+        Lookup::Undefined
     }
 }
 
@@ -80,7 +85,14 @@ pub fn eval<R: Resolve>(line: &str, start: usize, end: usize, r: &R) -> Result<V
 }
 
 /// Binary operators by precedence level, loosest first.
-const LEVELS: &[&[&str]] = &[&["|"], &["^"], &["&"], &["<<", ">>"], &["+", "-"], &["*"]];
+const LEVELS: &[&[&str]] = &[
+    &["|"],
+    &["^"],
+    &["&"],
+    &["<<", ">>"],
+    &["+", "-"],
+    &["*", "/", "%"],
+];
 
 impl<R: Resolve> Parser<'_, R> {
     fn ws(&mut self) {
@@ -265,6 +277,26 @@ impl<R: Resolve> Parser<'_, R> {
         let e = ident_end(self.b, self.pos).min(self.end);
         let text = &self.line[start..e];
         self.pos = e;
+        // `1b` / `1f`: the numeric local label `1:` behind or ahead.
+        if let Some((&dir @ (b'b' | b'f'), digits)) = text.as_bytes().split_last() {
+            if !digits.is_empty() && digits.len() <= 9 && digits.iter().all(u8::is_ascii_digit) {
+                let n: u32 = text[..digits.len()].parse().unwrap_or(0);
+                let forward = dir == b'f';
+                return match self.r.local_label(n, forward) {
+                    Lookup::Found(v) => Ok(v),
+                    _ => Err(ExprError {
+                        start,
+                        end: e,
+                        kind: Box::new(ErrorKind::NoLocalLabel {
+                            reference: text.into(),
+                            label: n,
+                            forward,
+                        }),
+                        pending: false,
+                    }),
+                };
+            }
+        }
         let (digits, radix) = match text.get(..2) {
             Some("0x" | "0X") => (&text[2..], 16),
             Some("0b" | "0B") => (&text[2..], 2),
@@ -331,6 +363,18 @@ fn apply(op: &str, a: Val, b: Val) -> Result<Val, ErrorKind> {
             },
         },
         "*" => Val::abs(a.v.checked_mul(b.v).ok_or(over("*"))?),
+        "/" | "%" => {
+            if b.v == 0 {
+                return Err(ErrorKind::DivisionByZero {
+                    op: if op == "/" { "/" } else { "%" },
+                });
+            }
+            Val::abs(if op == "/" {
+                a.v.checked_div(b.v).ok_or(over("/"))?
+            } else {
+                a.v.checked_rem(b.v).ok_or(over("%"))?
+            })
+        }
         "<<" | ">>" => {
             if !(0..128).contains(&b.v) {
                 return Err(ErrorKind::BadShift { amount: b.v });
@@ -391,6 +435,13 @@ mod tests {
         assert_eq!(ev("0xffffffffffffffff"), Ok(0xffff_ffff_ffff_ffff));
         assert_eq!(ev("1_000"), Ok(1000));
         assert_eq!(ev("-8 >> 1"), Ok(-4));
+        assert_eq!(ev("7 / 2"), Ok(3));
+        assert_eq!(ev("-7 / 2"), Ok(-3));
+        assert_eq!(ev("-7 % 2"), Ok(-1));
+        assert_eq!(ev("1 + 10 % 4 * 3"), Ok(7));
+        assert_eq!(ev("64 / 4 / 2"), Ok(8));
+        assert_eq!(ev("1 | 6 & 3 ^ 1 << 2"), Ok(7));
+        assert_eq!(ev("~0 & 0xff"), Ok(0xff));
     }
 
     #[test]
@@ -407,5 +458,9 @@ mod tests {
         assert_eq!(ev(&many), Ok(-200));
         assert!(ev("(1 << 100) * (1 << 100)").is_err());
         assert!(ev("nope").unwrap_err().contains("undefined symbol `nope`"));
+        assert_eq!(ev("1 / 0").unwrap_err(), "division by zero in `/`");
+        assert_eq!(ev("1 % (2 - 2)").unwrap_err(), "division by zero in `%`");
+        let e = eval("4 / 0", 0, 5, &NoSyms).unwrap_err();
+        assert_eq!((e.start, e.end), (2, 3));
     }
 }

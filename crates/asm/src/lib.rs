@@ -13,10 +13,13 @@ mod error;
 mod expr;
 mod lex;
 
-pub use assemble::{assemble, assemble_bytes, MAX_LINE_BYTES, MAX_SOURCE_BYTES};
+pub use assemble::{
+    assemble, assemble_bytes, MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH,
+    MAX_INCLUDE_DEPTH, MAX_LINE_BYTES, MAX_SOURCE_BYTES,
+};
 pub use disasm::{disassemble, disassemble_program, disassemble_program_to, DisOptions};
 pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
-pub use error::{AsmError, AsmErrors, ErrorKind, MAX_ERRORS};
+pub use error::{AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
 
 use std::fmt;
 
@@ -42,13 +45,28 @@ impl fmt::Display for Section {
     }
 }
 
-/// A label (or `.global` symbol): its offset from the start of its section.
+/// A label (or `.global` symbol): its offset from the start of its section. Labels whose
+/// name starts with `.L` and numeric local labels (`1:`) are assembler-local: they are not
+/// symbols.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symbol {
     pub name: String,
     pub section: Section,
     pub offset: u64,
     pub global: bool,
+    /// What `.type` said it is (ELF `STT_*`).
+    pub kind: SymbolKind,
+    /// What `.size` said (ELF `st_size`); 0 when not given.
+    pub size: u64,
+}
+
+/// A symbol's type, as set by `.type sym, @function|@object|@notype`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum SymbolKind {
+    #[default]
+    NoType,
+    Function,
+    Object,
 }
 
 /// One source line that emitted bytes. Kept small (no copies of bytes or text) so a
@@ -86,6 +104,9 @@ pub struct Program {
     pub symbols: Vec<Symbol>,
     /// Empty for programs read by [`load_object`].
     pub listing: Vec<ListingLine>,
+    /// What the assembler accepted but ignored or doubted (ignored directives, for one),
+    /// in source order. Empty for programs read by [`load_object`].
+    pub warnings: Vec<AsmWarning>,
 }
 
 impl Program {

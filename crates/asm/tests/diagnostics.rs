@@ -19,7 +19,9 @@ fn golden_diagnostics() {
     for path in entries {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
-        let rendered = match assemble_bytes(&bytes, &name) {
+        // Named by their path from the crate, so `.include` finds its neighbours.
+        let shown = format!("tests/diagnostics/{name}");
+        let rendered = match assemble_bytes(&bytes, &shown) {
             Ok(_) => "(no errors)\n".to_string(),
             Err(e) => e.render(&String::from_utf8_lossy(&bytes)),
         };

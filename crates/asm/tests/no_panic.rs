@@ -3,7 +3,8 @@
 use proptest::prelude::*;
 use warpkit_asm::{assemble, assemble_bytes};
 
-const CHARSET: &[u8] = b"abcdefghijklmnopqrstuvwxyzVU0123456789 \t,.:#;/[]()+-*<>&|^~=_$\n\r\"'@";
+const CHARSET: &[u8] =
+    b"abcdefghijklmnopqrstuvwxyzVU0123456789 \t,.:#;/[]()+-*<>&|^~=_$\n\r\"'@%\\";
 
 const WORDS: &[&str] = &[
     "add",
@@ -54,6 +55,36 @@ const WORDS: &[&str] = &[
     "fflags",
     "1e40",
     "99999999999999999999999",
+    ".macro m a, b=1\n",
+    ".macro",
+    ".endm\n",
+    "m v1, 2\n",
+    "m",
+    "\\a",
+    "\\@",
+    "\\()",
+    ".rept 3\n",
+    ".rept",
+    ".endr\n",
+    ".include \"nowhere.s\"\n",
+    "1:",
+    "1b",
+    "2f",
+    ".L1:",
+    ".ascii \"a\\n\"",
+    ".asciz",
+    "\"",
+    ".section .rodata,\"a\",@progbits\n",
+    ".section .note.GNU-stack,\"\",@progbits\n",
+    ".type",
+    "@function",
+    ".size",
+    ".cfi_startproc",
+    ".loc 1 2 3",
+    ".p2align 4,,15",
+    "/",
+    "%",
+    "/ 0",
 ];
 
 proptest! {

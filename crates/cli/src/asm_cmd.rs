@@ -183,7 +183,12 @@ pub fn run(args: Args) -> Outcome {
     }
     let bytes = read_bounded(&args.file, MAX_SOURCE_BYTES)?;
     let program = match assemble_bytes(&bytes, &name) {
-        Ok(p) => p,
+        Ok(p) => {
+            for w in &p.warnings {
+                report_raw!("{w}\n");
+            }
+            p
+        }
         Err(errors) => {
             let source = String::from_utf8_lossy(&bytes);
             report_raw!("{}", errors.render(&source));

@@ -123,13 +123,17 @@ fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
     } else {
         load_kernel(path)
     };
-    loaded.map_err(|e| match e {
+    let program = loaded.map_err(|e| match e {
         LoadError::Assembly { .. } => {
             report_raw!("{}", e.render());
             Failure::Exit(2)
         }
         e => Failure::BadInput(e.to_string()),
-    })
+    })?;
+    for w in &program.warnings {
+        report_raw!("{w}\n");
+    }
+    Ok(program)
 }
 
 fn dims(option: &str, text: &str) -> Result<[u32; 3], Failure> {

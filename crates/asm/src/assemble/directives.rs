@@ -1,16 +1,258 @@
-//! Directives: sections, data, alignment and space, `.global`, `.equ`/`.set`.
+//! Directives: sections, data and strings, alignment and space, `.global`, `.equ`/`.set`,
+//! symbol types and sizes, and the GNU directives compilers emit that mean nothing here.
 
-use super::operands::{lerr, quote};
+use super::operands::{lerr, quote, LineErr};
 use super::{split_operands, trim_range, Asm, Stmt, StmtKind, SymDef};
 use crate::error::{closest, ErrorKind};
-use crate::lex::{ident_end, is_ident_start};
-use crate::Section;
+use crate::lex::{ident_end, is_ident_start, skip_ws};
+use crate::{Section, SymbolKind};
 
 const DIRECTIVES: &[&str] = &[
-    ".text", ".data", ".section", ".byte", ".half", ".hword", ".short", ".word", ".long", ".int",
-    ".dword", ".quad", ".align", ".balign", ".p2align", ".space", ".skip", ".zero", ".global",
-    ".globl", ".equ", ".set",
+    ".text",
+    ".data",
+    ".bss",
+    ".section",
+    ".previous",
+    ".byte",
+    ".half",
+    ".hword",
+    ".short",
+    ".word",
+    ".long",
+    ".int",
+    ".dword",
+    ".quad",
+    ".ascii",
+    ".asciz",
+    ".string",
+    ".align",
+    ".balign",
+    ".p2align",
+    ".space",
+    ".skip",
+    ".zero",
+    ".global",
+    ".globl",
+    ".local",
+    ".equ",
+    ".equiv",
+    ".set",
+    ".type",
+    ".size",
+    ".file",
+    ".ident",
+    ".include",
+    ".macro",
+    ".endm",
+    ".rept",
+    ".endr",
 ];
+
+/// Directives compilers emit that mean nothing for this target (call-frame information,
+/// debug line numbers, symbol visibility, linker hints): accepted, ignored, and reported
+/// with a warning. Every `.cfi_*` directive is one of them too.
+const IGNORED: &[&str] = &[
+    ".loc",
+    ".loc_mark_labels",
+    ".addrsig",
+    ".addrsig_sym",
+    ".hidden",
+    ".protected",
+    ".internal",
+    ".weak",
+    ".attribute",
+    ".option",
+];
+
+/// Where a `.section` goes: a section of the program, or nowhere (a section the model
+/// never loads).
+enum Target {
+    Load(Section),
+    Discard { quiet: bool },
+}
+
+/// The mapping of docs/assembly.md: code sections to `.text`; writable and read-only data
+/// (`.rodata`, `.bss`, small-data) to `.data`, which the model maps; marker, comment and
+/// debug sections nowhere. Other names are placed by their flags (`x` code, `a` data).
+fn section_target(name: &str, flags: Option<&str>) -> Option<Target> {
+    let family = |base: &str| name == base || name.starts_with(&format!("{base}."));
+    if family(".text") {
+        return Some(Target::Load(Section::Text));
+    }
+    if [".data", ".rodata", ".bss", ".sdata", ".sbss", ".srodata"]
+        .iter()
+        .any(|b| family(b))
+    {
+        return Some(Target::Load(Section::Data));
+    }
+    if name == ".note.GNU-stack" {
+        return Some(Target::Discard { quiet: true });
+    }
+    match flags {
+        Some(f) if f.contains('x') => Some(Target::Load(Section::Text)),
+        Some(f) if f.contains('a') => Some(Target::Load(Section::Data)),
+        Some(_) => Some(Target::Discard { quiet: false }),
+        None if family(".comment")
+            || name.starts_with(".note")
+            || name.starts_with(".debug_")
+            || name.starts_with(".llvm") =>
+        {
+            Some(Target::Discard { quiet: false })
+        }
+        None => None,
+    }
+}
+
+/// Append the bytes of the comma-separated string literals in `code[s..e]` (C escapes:
+/// `\n \t \r \0 \\ \" \'`, octal `\ooo`, hex `\xhh`), each followed by a NUL when
+/// `zero`.
+pub(super) fn strings(
+    code: &str,
+    s: usize,
+    e: usize,
+    zero: bool,
+    out: &mut Vec<u8>,
+) -> Result<(), LineErr> {
+    let b = code.as_bytes();
+    let mut i = skip_ws(b, s).min(e);
+    if i >= e {
+        return Err(lerr(
+            s.saturating_sub(1),
+            s.max(1),
+            ErrorKind::Syntax("expected a string in double quotes".into()),
+        ));
+    }
+    loop {
+        if b[i] != b'"' {
+            let found = quote(&code[i..e]);
+            return Err(lerr(
+                i,
+                e,
+                ErrorKind::Syntax(format!("expected a string in double quotes, found {found}")),
+            ));
+        }
+        let open = i;
+        i += 1;
+        loop {
+            if i >= e {
+                return Err(lerr(
+                    open,
+                    e,
+                    ErrorKind::Syntax("string has no closing `\"`".into()),
+                ));
+            }
+            match b[i] {
+                b'"' => {
+                    i += 1;
+                    break;
+                }
+                b'\\' => {
+                    let esc = i;
+                    i += 1;
+                    let Some(&c) = b.get(i).filter(|_| i < e) else {
+                        return Err(lerr(
+                            open,
+                            e,
+                            ErrorKind::Syntax("string has no closing `\"`".into()),
+                        ));
+                    };
+                    i += 1;
+                    let byte = match c {
+                        b'n' => b'\n',
+                        b't' => b'\t',
+                        b'r' => b'\r',
+                        b'a' => 7,
+                        b'b' => 8,
+                        b'f' => 12,
+                        b'v' => 11,
+                        b'e' => 27,
+                        b'\\' | b'"' | b'\'' => c,
+                        b'0'..=b'7' => {
+                            let mut v = u32::from(c - b'0');
+                            let mut k = 1;
+                            while k < 3 && i < e && (b'0'..=b'7').contains(&b[i]) {
+                                v = v * 8 + u32::from(b[i] - b'0');
+                                i += 1;
+                                k += 1;
+                            }
+                            if v > 0xff {
+                                return Err(lerr(
+                                    esc,
+                                    i,
+                                    ErrorKind::Syntax(format!(
+                                        "octal escape `{}` is more than one byte (\\377 at most)",
+                                        &code[esc..i]
+                                    )),
+                                ));
+                            }
+                            v as u8
+                        }
+                        b'x' | b'X' => {
+                            let start = i;
+                            while i < e && i - start < 2 && b[i].is_ascii_hexdigit() {
+                                i += 1;
+                            }
+                            match u8::from_str_radix(&code[start..i], 16) {
+                                Ok(v) => v,
+                                Err(_) => {
+                                    return Err(lerr(
+                                        esc,
+                                        i,
+                                        ErrorKind::Syntax(
+                                            "`\\x` needs one or two hexadecimal digits".into(),
+                                        ),
+                                    ))
+                                }
+                            }
+                        }
+                        _ => {
+                            let end =
+                                esc + 1 + code[esc + 1..].chars().next().map_or(1, char::len_utf8);
+                            return Err(lerr(
+                                esc,
+                                end,
+                                ErrorKind::Syntax(format!(
+                                    "unknown escape `{}` in a string",
+                                    &code[esc..end]
+                                )),
+                            ));
+                        }
+                    };
+                    out.push(byte);
+                }
+                c => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        if zero {
+            out.push(0);
+        }
+        i = skip_ws(b, i).min(e);
+        if i >= e {
+            return Ok(());
+        }
+        if b[i] != b',' {
+            let found = quote(&code[i..e]);
+            return Err(lerr(
+                i,
+                e,
+                ErrorKind::Syntax(format!(
+                    "expected `,` or the end of the line, found {found}"
+                )),
+            ));
+        }
+        i = skip_ws(b, i + 1).min(e);
+        if i >= e {
+            return Err(lerr(
+                e.saturating_sub(1),
+                e,
+                ErrorKind::Syntax("expected a string after `,`".into()),
+            ));
+        }
+    }
+}
 
 /// Largest `.space` / `.align` a single directive may emit.
 const MAX_FILL: u64 = 1 << 24;
@@ -35,21 +277,78 @@ impl<'s> Asm<'s> {
                 );
             }
         };
+        let data_like = matches!(
+            lower.as_str(),
+            ".byte"
+                | ".half"
+                | ".hword"
+                | ".short"
+                | ".word"
+                | ".long"
+                | ".int"
+                | ".dword"
+                | ".quad"
+                | ".ascii"
+                | ".asciz"
+                | ".string"
+                | ".align"
+                | ".balign"
+                | ".p2align"
+                | ".space"
+                | ".skip"
+                | ".zero"
+        );
+        if data_like && self.discard {
+            // Contents of a section the model never loads.
+            return;
+        }
         match lower.as_str() {
-            ".text" => {
+            ".text" | ".data" | ".bss" => {
                 no_operands(self);
-                self.section = Section::Text;
+                self.switch_section(if lower == ".text" {
+                    Section::Text
+                } else {
+                    Section::Data
+                });
             }
-            ".data" => {
+            ".previous" => {
                 no_operands(self);
-                self.section = Section::Data;
+                let (sec, discard) = self.previous;
+                self.previous = (self.section, self.discard);
+                self.section = sec;
+                self.discard = discard;
+                stmt.section = sec;
             }
             ".section" => {
-                let name = code[os..oe].split(',').next().unwrap_or("").trim();
-                match name.trim_start_matches('.') {
-                    "text" => self.section = Section::Text,
-                    "data" => self.section = Section::Data,
-                    _ => self.push_err(
+                let mut parts = code[os..oe].splitn(3, ',');
+                let name = parts.next().unwrap_or("").trim();
+                let name = name
+                    .strip_prefix('"')
+                    .and_then(|n| n.strip_suffix('"'))
+                    .unwrap_or(name);
+                let flags = parts.next().map(|f| f.trim().trim_matches('"'));
+                // `.section data`: the dot may be left out of the standard names.
+                let dotted = format!(".{name}");
+                let known = matches!(name, "text" | "data" | "rodata" | "bss");
+                match section_target(if known { &dotted } else { name }, flags) {
+                    Some(Target::Load(sec)) => self.switch_section(sec),
+                    Some(Target::Discard { quiet }) => {
+                        self.previous = (self.section, self.discard);
+                        self.discard = true;
+                        if !quiet && !self.warned_sections.iter().any(|w| w == name) {
+                            self.warned_sections.push(name.into());
+                            self.warn(
+                                stmt,
+                                code,
+                                os,
+                                format!(
+                                    "section `{name}` is not loaded by the model: its \
+                                     contents are ignored"
+                                ),
+                            );
+                        }
+                    }
+                    None => self.push_err(
                         stmt.line_no,
                         stmt.line_start,
                         code,
@@ -59,6 +358,54 @@ impl<'s> Asm<'s> {
                             ErrorKind::UnknownSection { found: name.into() },
                         ),
                     ),
+                }
+            }
+            ".ascii" | ".asciz" | ".string" => {
+                let zero = lower != ".ascii";
+                let mut bytes = Vec::new();
+                match strings(code, os, oe, zero, &mut bytes) {
+                    Ok(()) => {
+                        stmt.kind = StmtKind::Ascii(zero);
+                        self.advance(bytes.len() as u64, stmt, code);
+                        self.emit(*stmt, code);
+                    }
+                    Err(e) => self.push_err(stmt.line_no, stmt.line_start, code, e),
+                }
+            }
+            ".file" | ".ident" | ".local" => {
+                // `.file` and `.ident` name the source and the compiler: nothing to do. Every
+                // label is local unless `.global`, so `.local` changes nothing.
+            }
+            ".type" => self.type_directive(stmt, code),
+            ".size" => {
+                let Some(comma) = code[os..oe].find(',').map(|i| os + i) else {
+                    self.push_err(
+                        stmt.line_no,
+                        stmt.line_start,
+                        code,
+                        lerr(
+                            ws,
+                            oe.max(we),
+                            ErrorKind::Syntax("`.size` needs `name, size`".into()),
+                        ),
+                    );
+                    return;
+                };
+                let (s, e) = trim_range(b, os, comma);
+                if self.symbol_name(stmt, code, s, e) {
+                    let (xs, xe) = trim_range(b, comma + 1, oe);
+                    self.sizes.push((&code[s..e], *stmt, xs, xe));
+                }
+            }
+            d if d.starts_with(".cfi_") || IGNORED.contains(&d) => {
+                // Once per directive: a compiler emits hundreds of `.loc`s.
+                if !self.warned_directives.contains(&lower) {
+                    let message = format!(
+                        "`{word}` has no meaning for this target and is ignored (here and \
+                         wherever it appears again)"
+                    );
+                    self.warn(stmt, code, ws, message);
+                    self.warned_directives.push(lower.clone());
                 }
             }
             ".byte" | ".half" | ".hword" | ".short" | ".word" | ".long" | ".int" | ".dword"
@@ -94,7 +441,81 @@ impl<'s> Asm<'s> {
                 } else {
                     "the size"
                 };
-                let v = match self.const_expr(code, os, oe, stmt) {
+                let mut args = [(0usize, 0usize); 3];
+                let n = split_operands(b, os, oe, &mut args);
+                let most = if is_align { 3 } else { 2 };
+                if n > most {
+                    self.push_err(
+                        stmt.line_no,
+                        stmt.line_start,
+                        code,
+                        lerr(
+                            os,
+                            oe,
+                            ErrorKind::Syntax(format!(
+                                "`{lower}` takes at most {most} operands ({})",
+                                if is_align {
+                                    "alignment, fill byte, most bytes to skip"
+                                } else {
+                                    "size, fill byte"
+                                }
+                            )),
+                        ),
+                    );
+                    return;
+                }
+                let (xs, xe) = if n == 0 { (os, oe) } else { args[0] };
+                let mut fill = 0u8;
+                let mut max_skip = None;
+                for (k, &(s, e)) in args.iter().enumerate().take(n).skip(1) {
+                    if s == e {
+                        continue; // `.p2align 4,,15`: the default fill
+                    }
+                    let what = if k == 1 {
+                        "the fill byte"
+                    } else {
+                        "the most bytes to skip"
+                    };
+                    match self.const_expr(code, s, e, stmt) {
+                        Ok(v) if k == 1 && (-128..=255).contains(&v.v) => fill = v.v as u8,
+                        Ok(v) if k == 2 && v.v >= 0 => max_skip = Some(v.v),
+                        Ok(v) => {
+                            let (lo, hi) = if k == 1 { (-128, 255) } else { (0, i128::MAX) };
+                            self.push_err(
+                                stmt.line_no,
+                                stmt.line_start,
+                                code,
+                                lerr(
+                                    s,
+                                    e,
+                                    ErrorKind::DataOutOfRange {
+                                        directive: if k == 1 { "fill byte" } else { "max skip" },
+                                        value: v.v,
+                                        bits: if k == 1 { 8 } else { 127 },
+                                        lo,
+                                        hi,
+                                    },
+                                ),
+                            );
+                            return;
+                        }
+                        Err(e) if matches!(*e.kind, ErrorKind::UndefinedSymbol { .. }) => {
+                            let kind = ErrorKind::NotConstant { what };
+                            self.push_err(
+                                stmt.line_no,
+                                stmt.line_start,
+                                code,
+                                lerr(e.start, e.end, kind),
+                            );
+                            return;
+                        }
+                        Err(e) => {
+                            self.push_err(stmt.line_no, stmt.line_start, code, e.into());
+                            return;
+                        }
+                    }
+                }
+                let v = match self.const_expr(code, xs, xe, stmt) {
                     Ok(v) => v.v,
                     Err(e) if matches!(*e.kind, ErrorKind::UndefinedSymbol { .. }) => {
                         let kind = ErrorKind::NotConstant { what };
@@ -112,11 +533,26 @@ impl<'s> Asm<'s> {
                     }
                 };
                 let len = if is_align {
+                    let max_log = MAX_ALIGN.trailing_zeros();
                     let align = if lower == ".p2align" {
-                        if (0..=16).contains(&v) {
+                        if (0..=i128::from(max_log)).contains(&v) {
                             1i128 << v
                         } else {
-                            -1
+                            self.push_err(
+                                stmt.line_no,
+                                stmt.line_start,
+                                code,
+                                lerr(
+                                    xs,
+                                    xe,
+                                    ErrorKind::BadP2Align {
+                                        value: v,
+                                        max: max_log,
+                                        max_align: MAX_ALIGN,
+                                    },
+                                ),
+                            );
+                            return;
                         }
                     } else {
                         v
@@ -127,9 +563,14 @@ impl<'s> Asm<'s> {
                             stmt.line_start,
                             code,
                             lerr(
-                                os,
-                                oe,
+                                xs,
+                                xe,
                                 ErrorKind::BadAlign {
+                                    directive: if lower == ".balign" {
+                                        ".balign"
+                                    } else {
+                                        ".align"
+                                    },
                                     value: v,
                                     max: MAX_ALIGN,
                                 },
@@ -138,7 +579,11 @@ impl<'s> Asm<'s> {
                         return;
                     }
                     let a = align as u64;
-                    stmt.addr.next_multiple_of(a) - stmt.addr
+                    let pad = stmt.addr.next_multiple_of(a) - stmt.addr;
+                    match max_skip {
+                        Some(m) if i128::from(pad) > m => 0,
+                        _ => pad,
+                    }
                 } else {
                     if !(0..=i128::from(MAX_FILL)).contains(&v) {
                         self.push_err(
@@ -146,8 +591,8 @@ impl<'s> Asm<'s> {
                             stmt.line_start,
                             code,
                             lerr(
-                                os,
-                                oe,
+                                xs,
+                                xe,
                                 ErrorKind::BadSize {
                                     directive: if lower == ".space" { ".space" } else { ".skip" },
                                     value: v,
@@ -159,7 +604,7 @@ impl<'s> Asm<'s> {
                     }
                     v as u64
                 };
-                stmt.kind = StmtKind::Fill(len);
+                stmt.kind = StmtKind::Fill(len, fill);
                 self.advance(len, stmt, code);
                 self.emit(*stmt, code);
             }
@@ -205,7 +650,7 @@ impl<'s> Asm<'s> {
                     }
                 }
             }
-            ".equ" | ".set" => {
+            ".equ" | ".equiv" | ".set" => {
                 let comma = code[os..oe].find(',').map(|i| os + i);
                 let Some(comma) = comma else {
                     self.push_err(
@@ -235,8 +680,17 @@ impl<'s> Asm<'s> {
                         SymDef::Poisoned
                     }
                 };
-                if let Some(i) = self.define(stmt.line_no, stmt.line_start, code, s, e, name, value)
-                {
+                let redefinable = lower == ".set";
+                if let Some(i) = self.define(
+                    stmt.line_no,
+                    stmt.line_start,
+                    code,
+                    s,
+                    e,
+                    name,
+                    value,
+                    redefinable,
+                ) {
                     if matches!(value, SymDef::Equ(None)) {
                         stmt.kind = StmtKind::Equ(i);
                         stmt.ops_start = (comma + 1) as u32;
@@ -261,6 +715,64 @@ impl<'s> Asm<'s> {
                 );
             }
         }
+    }
+
+    fn switch_section(&mut self, sec: Section) {
+        self.previous = (self.section, self.discard);
+        self.section = sec;
+        self.discard = false;
+    }
+
+    /// `.type name, @function` (also `%function`, `"function"`, `STT_FUNC`; `object`,
+    /// `notype`): recorded, applied to the label once the file is read.
+    fn type_directive(&mut self, stmt: &Stmt, code: &'s str) {
+        let b = code.as_bytes();
+        let (os, oe) = (stmt.ops_start as usize, stmt.ops_end as usize);
+        let Some(comma) = code[os..oe].find(',').map(|i| os + i) else {
+            self.push_err(
+                stmt.line_no,
+                stmt.line_start,
+                code,
+                lerr(
+                    os,
+                    oe.max(os + 1),
+                    ErrorKind::Syntax("`.type` needs `name, @function` or `name, @object`".into()),
+                ),
+            );
+            return;
+        };
+        let (s, e) = trim_range(b, os, comma);
+        if !self.symbol_name(stmt, code, s, e) {
+            return;
+        }
+        let (ts, te) = trim_range(b, comma + 1, oe);
+        let ty = code[ts..te]
+            .trim_start_matches(['@', '%'])
+            .trim_matches('"')
+            .to_ascii_lowercase();
+        let kind = match ty.as_str() {
+            "function" | "stt_func" => SymbolKind::Function,
+            "object" | "stt_object" => SymbolKind::Object,
+            "notype" | "stt_notype" => SymbolKind::NoType,
+            _ => {
+                let found = quote(&code[ts..te]);
+                self.push_err(
+                    stmt.line_no,
+                    stmt.line_start,
+                    code,
+                    lerr(
+                        ts,
+                        te.max(ts + 1),
+                        ErrorKind::Syntax(format!(
+                            "unsupported symbol type {found}; expected @function, @object or \
+                             @notype"
+                        )),
+                    ),
+                );
+                return;
+            }
+        };
+        self.types.push((&code[s..e], kind, *stmt, s, e));
     }
 
     /// Check that `code[s..e]` is a symbol name; report it otherwise.

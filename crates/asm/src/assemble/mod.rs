@@ -5,12 +5,15 @@
 //! what the result keeps.
 
 mod directives;
+mod expand;
 mod operands;
 
-use crate::error::{closest, AsmError, AsmErrors, ErrorKind, MAX_ERRORS};
+pub use expand::{MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH, MAX_INCLUDE_DEPTH};
+
+use crate::error::{closest, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
 use crate::expr::{eval, ExprError, Lookup, Resolve, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, skip_ws, strip_comment};
-use crate::{ListingLine, Program, Section, Symbol};
+use crate::{ListingLine, Program, Section, Symbol, SymbolKind};
 use operands::{key_of, lerr, operand, syntax_of, LineErr};
 use std::collections::HashMap;
 use warpkit_isa::{Instr, Op, INSTRUCTIONS, MAX_OPERANDS};
@@ -27,7 +30,91 @@ pub fn assemble(source: &str, file_name: &str) -> Result<Program, AsmErrors> {
     if source.len() > MAX_SOURCE_BYTES {
         return Err(too_large(source.as_bytes(), file_name));
     }
+    if expand::needs_expansion(source) {
+        return assemble_expanded(source, file_name);
+    }
     Asm::new(source, file_name).run()
+}
+
+/// `.include`, `.macro`, `.rept`: expand, assemble the expanded text, and put every
+/// diagnostic and listing row back on the text the user wrote.
+fn assemble_expanded(source: &str, file_name: &str) -> Result<Program, AsmErrors> {
+    let mut x = expand::Expansion::run(source, file_name);
+    let text = std::mem::take(&mut x.text);
+    let result = Asm::new(&text, file_name).run();
+    let line_of = |x: &expand::Expansion, line: usize| {
+        let i = line.saturating_sub(1).min(x.lines.len().saturating_sub(1));
+        x.lines.get(i).copied()
+    };
+    let mut keyed: Vec<((usize, u8, usize), AsmError)> =
+        x.errors.drain(..).map(|(i, e)| ((i, 0, 0), e)).collect();
+    let (program, dropped) = match result {
+        Ok(p) => (Some(p), 0),
+        Err(errors) => {
+            let expansion_failed = !keyed.is_empty();
+            for e in errors.errors {
+                if expansion_failed && e.kind == ErrorKind::Empty {
+                    continue;
+                }
+                let Some((origin, start)) = line_of(&x, e.line) else {
+                    keyed.push(((0, 1, e.column), e));
+                    continue;
+                };
+                let range = e.span.start.saturating_sub(start)..e.span.end.saturating_sub(start);
+                let key = (e.line - 1, 1, e.column);
+                let mut kind = e.kind;
+                // "already defined on line N": N is a line of the expanded text too.
+                if let ErrorKind::DuplicateSymbol { first_line, .. } = &mut kind {
+                    if let Some((first, _)) = line_of(&x, *first_line) {
+                        *first_line = first.line as usize;
+                    }
+                }
+                keyed.push((key, x.locate(origin, range, kind)));
+            }
+            (None, errors.dropped)
+        }
+    };
+    if keyed.is_empty() {
+        let Some(mut program) = program else {
+            unreachable_no_errors()
+        };
+        for w in &mut program.warnings {
+            if let Some((origin, start)) = line_of(&x, w.line) {
+                let line_text = text[start..].split('\n').next().unwrap_or("");
+                let at = line_text
+                    .char_indices()
+                    .nth(w.column - 1)
+                    .map_or(line_text.len(), |(i, _)| i);
+                let e = x.locate(origin, at..at, ErrorKind::Empty);
+                w.file = e.file;
+                w.line = e.line;
+                w.column = e.column;
+                w.notes = e.notes;
+            }
+        }
+        for l in &mut program.listing {
+            if let Some((origin, _)) = line_of(&x, l.line) {
+                let (line, range) = x.listing_site(origin);
+                l.line = line;
+                l.source = range;
+            }
+        }
+        return Ok(program);
+    }
+    keyed.sort_by_key(|(k, _)| *k);
+    let mut errors: Vec<AsmError> = keyed.into_iter().map(|(_, e)| e).collect();
+    let over = errors.len().saturating_sub(MAX_ERRORS);
+    errors.truncate(MAX_ERRORS);
+    Err(AsmErrors {
+        file: file_name.into(),
+        errors,
+        dropped: dropped + over,
+    })
+}
+
+#[cold]
+fn unreachable_no_errors() -> ! {
+    unreachable!("assembly failed without a diagnostic")
 }
 
 /// Assemble raw file contents: checks the size limit and UTF-8 (reporting the line, column
@@ -49,6 +136,8 @@ pub fn assemble_bytes(bytes: &[u8], file_name: &str) -> Result<Program, AsmError
                     column,
                     span: offset..offset + 1,
                     kind: ErrorKind::InvalidUtf8 { offset },
+                    quote: None,
+                    notes: Vec::new(),
                 }],
                 dropped: 0,
             })
@@ -81,6 +170,8 @@ fn too_large(bytes: &[u8], file: &str) -> AsmErrors {
             len: bytes.len(),
             limit: MAX_SOURCE_BYTES,
         },
+        quote: None,
+        notes: Vec::new(),
     }];
     // Name the first over-long line too: that is usually what made the file huge.
     let mut start = 0;
@@ -95,6 +186,8 @@ fn too_large(bytes: &[u8], file: &str) -> AsmErrors {
                     len: chunk.len(),
                     limit: MAX_LINE_BYTES,
                 },
+                quote: None,
+                notes: Vec::new(),
             });
             break;
         }
@@ -121,14 +214,22 @@ struct Sym<'s> {
     def: SymDef,
     line: u32,
     global: bool,
+    /// Defined by `.set`: a later `.set` makes a new version (see [`Asm::lookup`]).
+    redefinable: bool,
 }
 
 #[derive(Clone, Copy)]
 enum StmtKind {
     Instr(Op),
-    Data { width: u8, name: &'static str },
-    Fill(u64),
+    Data {
+        width: u8,
+        name: &'static str,
+    },
+    /// `n` bytes of the given value (alignment padding, `.space`).
+    Fill(u64, u8),
     Equ(usize),
+    /// `.ascii` (`false`) or `.asciz`/`.string` (`true`).
+    Ascii(bool),
 }
 
 #[derive(Clone, Copy)]
@@ -163,18 +264,45 @@ struct Asm<'s> {
     scratch: Vec<(u32, usize, LineErr)>,
     globals: Vec<(&'s str, u32, usize, usize, usize)>,
     section: Section,
+    /// The section before the last switch, for `.previous`.
+    previous: (Section, bool),
     pos: [u64; 2],
     any_statement: bool,
+    warnings: Vec<AsmWarning>,
+    /// The current section is one the model never loads (`.note.GNU-stack`, `.comment`,
+    /// debug sections): its statements are checked for syntax only and emit nothing.
+    discard: bool,
+    /// Non-loaded sections already warned about.
+    warned_sections: Vec<String>,
+    /// Ignored directives already warned about.
+    warned_directives: Vec<String>,
+    /// Every version of each symbol that `.set` defined more than once, in line order.
+    versions: HashMap<&'s str, Vec<(u32, usize)>, crate::lex::FastHash>,
+    /// Numeric local labels (`1:`): for each number, every definition in line order.
+    numeric: HashMap<u32, Vec<(u32, Section, u64)>, crate::lex::FastHash>,
+    /// `.type` requests, applied once every label is known: name, kind, where.
+    types: Vec<(&'s str, SymbolKind, Stmt, usize, usize)>,
+    /// `.size` requests: name, the statement (its address is `.`), the expression's range.
+    sizes: Vec<(&'s str, Stmt, usize, usize)>,
+    /// Type and size of labels, by symbol index, from `.type` and `.size`.
+    kinds: HashMap<usize, (SymbolKind, u64), crate::lex::FastHash>,
 }
 
 struct Here<'a, 's> {
     asm: &'a Asm<'s>,
     here: Val,
+    /// The line being assembled: which version of a redefined symbol, and which numeric
+    /// local label, a use means.
+    line: u32,
 }
 
 impl Resolve for Here<'_, '_> {
     fn symbol(&self, name: &str) -> Lookup {
-        match self.asm.map.get(name).map(|&i| self.asm.syms[i].def) {
+        match self
+            .asm
+            .lookup(name, self.line)
+            .map(|i| self.asm.syms[i].def)
+        {
             Some(SymDef::Label(sec, off)) => Lookup::Found(Val {
                 v: i128::from(off),
                 sec: Some(sec),
@@ -187,6 +315,26 @@ impl Resolve for Here<'_, '_> {
 
     fn here(&self) -> Val {
         self.here
+    }
+
+    fn local_label(&self, number: u32, forward: bool) -> Lookup {
+        let Some(defs) = self.asm.numeric.get(&number) else {
+            return Lookup::Undefined;
+        };
+        // A label on this very line counts as behind (`1: jmp 1b` jumps to itself).
+        let k = defs.partition_point(|d| d.0 <= self.line);
+        let def = if forward {
+            defs.get(k)
+        } else {
+            k.checked_sub(1).and_then(|k| defs.get(k))
+        };
+        match def {
+            Some(&(_, sec, off)) => Lookup::Found(Val {
+                v: i128::from(off),
+                sec: Some(sec),
+            }),
+            None => Lookup::Undefined,
+        }
     }
 
     fn similar(&self, name: &str) -> Option<String> {
@@ -253,9 +401,47 @@ impl<'s> Asm<'s> {
             scratch: Vec::new(),
             globals: Vec::new(),
             section: Section::Text,
+            previous: (Section::Text, false),
             pos: [0, 0],
             any_statement: false,
+            warnings: Vec::new(),
+            discard: false,
+            warned_sections: Vec::new(),
+            warned_directives: Vec::new(),
+            versions: HashMap::default(),
+            numeric: HashMap::default(),
+            types: Vec::new(),
+            sizes: Vec::new(),
+            kinds: HashMap::default(),
         }
+    }
+
+    /// The symbol `name` means on line `line`: for a symbol `.set` more than once, the
+    /// version set last above that line, or the first one for a use above all of them.
+    fn lookup(&self, name: &str, line: u32) -> Option<usize> {
+        let &latest = self.map.get(name)?;
+        if self.syms[latest].line < line {
+            return Some(latest);
+        }
+        let Some(versions) = self.versions.get(name) else {
+            return Some(latest);
+        };
+        let k = versions.partition_point(|v| v.0 < line);
+        Some(versions[k.saturating_sub(1)].1)
+    }
+
+    fn warn(&mut self, stmt: &Stmt, code: &str, at: usize, message: String) {
+        if self.warnings.len() >= MAX_ERRORS {
+            return;
+        }
+        let column = code.get(..at).map_or(at, |p| p.chars().count()) + 1;
+        self.warnings.push(AsmWarning {
+            file: self.file.into(),
+            line: stmt.line_no as usize,
+            column,
+            message,
+            notes: Vec::new(),
+        });
     }
 
     /// No more diagnostics will be kept, so nothing costly should be computed for them.
@@ -279,6 +465,8 @@ impl<'s> Asm<'s> {
             column,
             span: line_start + start..line_start + e.end.max(start),
             kind: *e.kind,
+            quote: None,
+            notes: Vec::new(),
         });
     }
 
@@ -287,12 +475,14 @@ impl<'s> Asm<'s> {
         self.resolve_equs();
         self.fixups();
         self.check_globals();
+        self.apply_types_and_sizes();
         let [text, data] = std::mem::take(&mut self.out);
         let program = Program {
             text,
             data,
             symbols: self.symbols(),
             listing: std::mem::take(&mut self.listing),
+            warnings: std::mem::take(&mut self.warnings),
         };
         if self.errors.is_empty() && self.dropped == 0 && !self.any_statement {
             self.errors.push(AsmError {
@@ -301,6 +491,8 @@ impl<'s> Asm<'s> {
                 column: 1,
                 span: 0..0,
                 kind: ErrorKind::Empty,
+                quote: None,
+                notes: Vec::new(),
             });
         }
         if self.errors.is_empty() && self.dropped == 0 {
@@ -368,9 +560,9 @@ impl<'s> Asm<'s> {
     fn line1(&mut self, line_no: u32, line_start: usize, code: &'s str, raw_len: usize) {
         let b = code.as_bytes();
         let mut pos = skip_ws(b, 0);
-        // Labels: `name:`, possibly several, before the statement.
+        // Labels: `name:` or numeric `1:`, possibly several, before the statement.
         let mut word_end = None;
-        while pos < b.len() && is_ident_start(b[pos]) {
+        while pos < b.len() && (is_ident_start(b[pos]) || b[pos].is_ascii_digit()) {
             let e = ident_end(b, pos);
             let after = skip_ws(b, e);
             if b.get(after) != Some(&b':') {
@@ -381,15 +573,39 @@ impl<'s> Asm<'s> {
             let name = &code[pos..e];
             let sec = self.section;
             let off = self.pos[sec_index(sec)];
-            self.define(
-                line_no,
-                line_start,
-                code,
-                pos,
-                e,
-                name,
-                SymDef::Label(sec, off),
-            );
+            if self.discard {
+                // Labels of sections the model never loads are not symbols.
+            } else if b[pos].is_ascii_digit() {
+                match name.parse::<u32>() {
+                    Ok(n) if name.len() <= 9 && name.bytes().all(|c| c.is_ascii_digit()) => {
+                        self.numeric.entry(n).or_default().push((line_no, sec, off));
+                    }
+                    _ => self.push_err(
+                        line_no,
+                        line_start,
+                        code,
+                        lerr(
+                            pos,
+                            e,
+                            ErrorKind::Syntax(format!(
+                                "`{name}` is not a label: a label is a name, or a number \
+                                 of at most 9 digits for a local label"
+                            )),
+                        ),
+                    ),
+                }
+            } else {
+                self.define(
+                    line_no,
+                    line_start,
+                    code,
+                    pos,
+                    e,
+                    name,
+                    SymDef::Label(sec, off),
+                    false,
+                );
+            }
             pos = skip_ws(b, after + 1);
         }
         let (_, end) = trim_range(b, pos, b.len());
@@ -417,7 +633,7 @@ impl<'s> Asm<'s> {
         let word = &code[pos..word_end];
         let ops_start = skip_ws(b, word_end).min(end);
         let mut stmt = Stmt {
-            kind: StmtKind::Fill(0),
+            kind: StmtKind::Fill(0, 0),
             line_no,
             line_start,
             line_end: line_start + end,
@@ -432,6 +648,7 @@ impl<'s> Asm<'s> {
             return;
         }
         match crate::lex::lookup_mnemonic(word) {
+            Some(_) if self.discard => {}
             Some(op) => {
                 stmt.kind = StmtKind::Instr(op);
                 self.advance(op.def().len() as u64, &stmt, code);
@@ -491,8 +708,26 @@ impl<'s> Asm<'s> {
         e: usize,
         name: &'s str,
         def: SymDef,
+        redefinable: bool,
     ) -> Option<usize> {
         if let Some(&i) = self.map.get(name) {
+            if redefinable && self.syms[i].redefinable {
+                let new = self.syms.len();
+                self.syms.push(Sym {
+                    name,
+                    def,
+                    line: line_no,
+                    global: false,
+                    redefinable,
+                });
+                let first = (self.syms[i].line, i);
+                self.versions
+                    .entry(name)
+                    .or_insert_with(|| vec![first])
+                    .push((line_no, new));
+                self.map.insert(name, new);
+                return Some(new);
+            }
             let first_line = self.syms[i].line as usize;
             self.push_err(
                 line_no,
@@ -515,6 +750,7 @@ impl<'s> Asm<'s> {
             def,
             line: line_no,
             global: false,
+            redefinable,
         });
         self.map.insert(name, i);
         Some(i)
@@ -528,6 +764,7 @@ impl<'s> Asm<'s> {
                 v: i128::from(stmt.addr),
                 sec: Some(stmt.section),
             },
+            line: stmt.line_no,
         };
         eval(code, s, e, &r)
     }
@@ -617,6 +854,76 @@ impl<'s> Asm<'s> {
         }
     }
 
+    /// `.type` and `.size`, once every label is known (they usually precede the label, or
+    /// follow the end label their expression names).
+    fn apply_types_and_sizes(&mut self) {
+        let label_of = |asm: &Self, name: &str| {
+            asm.map
+                .get(name)
+                .copied()
+                .filter(|&i| matches!(asm.syms[i].def, SymDef::Label(..)))
+        };
+        for (name, kind, stmt, s, e) in std::mem::take(&mut self.types) {
+            let code = &self.src[stmt.line_start..stmt.line_end];
+            match label_of(self, name) {
+                Some(i) => self.kinds.entry(i).or_default().0 = kind,
+                None => self.push_err(
+                    stmt.line_no,
+                    stmt.line_start,
+                    code,
+                    lerr(
+                        s,
+                        e,
+                        ErrorKind::Syntax(format!(
+                            "`.type {name}` names no label: it must be a label defined in this file"
+                        )),
+                    ),
+                ),
+            }
+        }
+        for (name, stmt, s, e) in std::mem::take(&mut self.sizes) {
+            let code = &self.src[stmt.line_start..stmt.line_end];
+            let Some(i) = label_of(self, name) else {
+                let at = name.as_ptr() as usize - code.as_ptr() as usize;
+                self.push_err(
+                    stmt.line_no,
+                    stmt.line_start,
+                    code,
+                    lerr(
+                        at,
+                        at + name.len(),
+                        ErrorKind::Syntax(format!(
+                            "`.size {name}` names no label: it must be a label defined in this file"
+                        )),
+                    ),
+                );
+                continue;
+            };
+            let size = match self.const_expr(code, s, e, &stmt) {
+                Ok(v) if v.sec.is_none() && (0..=i128::from(u64::MAX)).contains(&v.v) => v.v,
+                Ok(v) => {
+                    let msg = if v.sec.is_some() {
+                        "`.size` needs a size in bytes (like `. - name`), not an address".into()
+                    } else {
+                        format!("`.size` value {} is not in 0..2^64", v.v)
+                    };
+                    self.push_err(
+                        stmt.line_no,
+                        stmt.line_start,
+                        code,
+                        lerr(s, e.max(s + 1), ErrorKind::Syntax(msg)),
+                    );
+                    continue;
+                }
+                Err(err) => {
+                    self.push_err(stmt.line_no, stmt.line_start, code, err.into());
+                    continue;
+                }
+            };
+            self.kinds.entry(i).or_default().1 = size as u64;
+        }
+    }
+
     // ---------------------------------------------------------------- pass 2
 
     /// Encode a statement during pass 1. If it refers to a symbol not defined yet, its bytes
@@ -635,8 +942,15 @@ impl<'s> Asm<'s> {
             StmtKind::Data { width, name } => {
                 self.data(width, name, &stmt, code, &mut out, &mut errs)
             }
-            StmtKind::Fill(n) => out.resize(at + n as usize, 0),
+            StmtKind::Fill(n, fill) => out.resize(at + n as usize, fill),
             StmtKind::Equ(_) => {}
+            StmtKind::Ascii(zero) => {
+                let (os, oe) = (stmt.ops_start as usize, stmt.ops_end as usize);
+                // Checked in pass 1; a failure here cannot happen, but never emit short.
+                if directives::strings(code, os, oe, zero, &mut out).is_err() {
+                    out.resize(at + len as usize, 0);
+                }
+            }
         }
         if errs.iter().any(|(_, _, e)| e.forward) {
             errs.clear();
@@ -671,7 +985,7 @@ impl<'s> Asm<'s> {
                 StmtKind::Data { width, name } => {
                     self.data(width, name, stmt, code, &mut tmp, &mut errs)
                 }
-                StmtKind::Fill(_) | StmtKind::Equ(_) => {}
+                StmtKind::Fill(..) | StmtKind::Equ(_) | StmtKind::Ascii(_) => {}
             }
             for (line_no, line_start, e) in errs.drain(..) {
                 self.push_err(line_no, line_start, code, e);
@@ -813,7 +1127,11 @@ impl<'s> Asm<'s> {
                 code,
                 vs,
                 e,
-                &Here { asm: self, here },
+                &Here {
+                    asm: self,
+                    here,
+                    line: stmt.line_no,
+                },
             ) {
                 Ok(v) => raw[index] = v,
                 Err(err) => {
@@ -935,9 +1253,18 @@ impl<'s> Asm<'s> {
                     ErrorKind::Syntax("expected a value before `,`".into()),
                 ))
             } else {
-                eval(code, s, e, &Here { asm: self, here })
-                    .map(|v| v.v)
-                    .map_err(LineErr::from)
+                eval(
+                    code,
+                    s,
+                    e,
+                    &Here {
+                        asm: self,
+                        here,
+                        line: stmt.line_no,
+                    },
+                )
+                .map(|v| v.v)
+                .map_err(LineErr::from)
             };
             let v = match value {
                 Ok(v) if v < lo || v > hi => {
@@ -968,15 +1295,19 @@ impl<'s> Asm<'s> {
         }
     }
 
+    /// Every label but the assembler-local ones (`.L…`; numeric labels are kept apart).
     fn symbols(&self) -> Vec<Symbol> {
         self.syms
             .iter()
-            .filter_map(|s| match s.def {
-                SymDef::Label(section, offset) => Some(Symbol {
+            .enumerate()
+            .filter_map(|(i, s)| match s.def {
+                SymDef::Label(section, offset) if !s.name.starts_with(".L") => Some(Symbol {
                     name: s.name.into(),
                     section,
                     offset,
                     global: s.global,
+                    kind: self.kinds.get(&i).map_or(SymbolKind::NoType, |k| k.0),
+                    size: self.kinds.get(&i).map_or(0, |k| k.1),
                 }),
                 _ => None,
             })

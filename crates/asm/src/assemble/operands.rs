@@ -31,7 +31,12 @@ impl From<ExprError> for LineErr {
         LineErr {
             start: e.start,
             end: e.end,
-            forward: e.pending || matches!(*e.kind, ErrorKind::UndefinedSymbol { .. }),
+            forward: e.pending
+                || matches!(
+                    *e.kind,
+                    ErrorKind::UndefinedSymbol { .. }
+                        | ErrorKind::NoLocalLabel { forward: true, .. }
+                ),
             split: false,
             kind: e.kind,
             silent: e.pending,
@@ -240,6 +245,15 @@ pub(super) fn operand(
             let scale = i128::from(ty.scale.max(1));
             let (lo, hi) = ty.value_range();
             let (lo, hi) = (i128::from(lo), i128::from(hi));
+            // A signed field also takes the two's-complement spelling of a negative value as
+            // a hex, binary or octal literal of the field's width (`0xff` is -1 for an s8),
+            // as GNU as does.
+            let span = (1i128 << ty.bits) * scale;
+            let v = if lo < 0 && v > hi && v < span && val.sec.is_none() && radix_literal(text) {
+                v - span
+            } else {
+                v
+            };
             if v < lo || v > hi {
                 return Err(lerr(
                     s,
@@ -301,6 +315,15 @@ pub(super) fn fast_int(text: &str) -> Option<i128> {
         }
     }
     Some(if neg { -v } else { v })
+}
+
+/// `0x…`, `0b…` or `0o…`: an integer written bit by bit rather than as a signed number.
+fn radix_literal(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() > 2
+        && b[0] == b'0'
+        && matches!(b[1], b'x' | b'X' | b'b' | b'B' | b'o' | b'O')
+        && b[2..].iter().all(|c| c.is_ascii_hexdigit() || *c == b'_')
 }
 
 pub(super) fn strip_hash(line: &str, s: usize, e: usize) -> (usize, &str) {

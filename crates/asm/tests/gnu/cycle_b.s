@@ -1,0 +1,2 @@
+nop
+.include "cycle_a.s"

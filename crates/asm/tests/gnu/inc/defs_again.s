@@ -1,0 +1,2 @@
+addk3 v1, v2
+.include "nested/nop.s"

@@ -1,0 +1,3 @@
+nop
+.include "inc/broken.s"
+.include "inc/missing.s"

@@ -1,0 +1,4 @@
+// Includes are found next to the including file.
+.include "inc/defs.s"
+addk3 v1, v2
+.include "inc/defs_again.s"
