@@ -92,8 +92,33 @@ fn main() {
             LINES as f64 / cpu / 1e6
         );
     }
+    compare_with_expansion(&src, runs);
     compare_with_gnu_as(wall);
     divan::main();
+}
+
+/// The same source with an (unused) `.macro` in front, which sends it through the
+/// expansion step (`.include`/`.macro`/`.rept`), against the direct path, timed
+/// alternately in the same run: the ratio is the cost of expansion and of mapping the
+/// listing back.
+fn compare_with_expansion(src: &str, runs: u32) {
+    let expanded = format!(".macro unused\n.endm\n{src}");
+    let (mut direct, mut through) = (0.0, 0.0);
+    for _ in 0..runs {
+        let t = std::time::Instant::now();
+        let a = warpkit_asm::assemble(src, "bench.s").expect("assembles");
+        direct += t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        let b = warpkit_asm::assemble(&expanded, "bench.s").expect("assembles");
+        through += t.elapsed().as_secs_f64();
+        assert_eq!(a.text, b.text);
+    }
+    println!(
+        "through the expansion step: {:.3} s per run, {:.2}x the direct path ({:.3} s)",
+        through / f64::from(runs),
+        through / direct,
+        direct / f64::from(runs)
+    );
 }
 
 /// The same number of lines of RISC-V through `riscv64-linux-gnu-as` (Debian package
