@@ -14,14 +14,15 @@ pub fn is_ident_char(b: u8) -> bool {
 
 /// The statement part of a line: everything before its comment. `//` and `;` always start
 /// a comment. `#` starts one unless it is an immediate marker (`#5`, `#-1`, `#(x)`) at the
-/// start of an operand, i.e. right after the mnemonic or a comma.
+/// start of an operand, i.e. right after the mnemonic or a comma. Inside a string literal
+/// (`.asciz "a; b"`) none of them does.
 pub fn strip_comment(line: &str) -> &str {
     let b = line.as_bytes();
     // Most lines have no comment character at all; jump to the first candidate.
     let Some(first) = memchr::memchr3(b';', b'/', b'#', b) else {
         return line;
     };
-    if b[first] == b';' {
+    if b[first] == b';' && !b[..first].contains(&b'"') {
         return &line[..first];
     }
     let mut i = 0;
@@ -33,6 +34,18 @@ pub fn strip_comment(line: &str) -> &str {
     while i < b.len() {
         let c = b[i];
         match c {
+            b'"' => {
+                // A string literal, escapes included: its characters are text.
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if !in_word {
+                    in_word = true;
+                    words += 1;
+                }
+                operand_start = false;
+            }
             b';' => return &line[..i],
             b'/' if b.get(i + 1) == Some(&b'/') => return &line[..i],
             b'#' => {
@@ -340,6 +353,12 @@ mod tests {
         assert_eq!(strip_comment("l: jal #8"), "l: jal #8");
         assert_eq!(strip_comment("x ; y"), "x ");
         assert_eq!(strip_comment("add v1, v2, v3#5"), "add v1, v2, v3");
+        assert_eq!(
+            strip_comment(".asciz \"a;b#c//d\\\"e\" # x"),
+            ".asciz \"a;b#c//d\\\"e\" "
+        );
+        assert_eq!(strip_comment(".ascii \"x\" ; y"), ".ascii \"x\" ");
+        assert_eq!(strip_comment(".ascii \"open;"), ".ascii \"open;");
     }
 
     #[test]

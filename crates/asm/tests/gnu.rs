@@ -121,6 +121,9 @@ fn readelf_shows_types_and_sizes() {
 fn strings_and_escapes() {
     let p = asm(".data\n.ascii \"a\\n\", \"\\x41\\102\\\\\\\"\"\n.asciz \"\"\n.string \"z\"\n");
     assert_eq!(p.data, b"a\nAB\\\"\0z\0");
+    // Comment characters inside a string are text.
+    let p = asm(".data\n.asciz \"%d; #x // y\" # comment\n.ascii \"\\\"\" ; comment\n");
+    assert_eq!(p.data, b"%d; #x // y\0\"");
     let e = errors(".data\n.ascii \"open\n.ascii \"x\" \"y\"\n.asciz \"\\q\"\n.ascii 5\n");
     assert!(
         e.contains("t.s:2:8: error: string has no closing `\"`"),

@@ -11,6 +11,8 @@ pub enum Format {
     Bin,
     /// ELF code object written by `warpkit asm --format elf`.
     Elf,
+    /// Hex text written by `warpkit asm --format hex`.
+    Hex,
 }
 
 #[derive(clap::Args)]
@@ -79,10 +81,35 @@ pub fn run(args: Args) -> Outcome {
         )));
     }
     let is_elf = bytes.starts_with(b"\x7fELF");
-    let format = args
-        .format
-        .unwrap_or(if is_elf { Format::Elf } else { Format::Bin });
+    let hex = warpkit_host::kernel::parse_hex(&bytes);
+    let by_extension = args
+        .file
+        .as_deref()
+        .and_then(|f| f.extension())
+        .and_then(|e| e.to_str());
+    let format = args.format.unwrap_or(if is_elf {
+        Format::Elf
+    } else if hex.is_some() || by_extension == Some("hex") {
+        Format::Hex
+    } else {
+        Format::Bin
+    });
+    // Text that is not hex is most likely source or prose, not code.
+    if format == Format::Bin
+        && args.format.is_none()
+        && std::str::from_utf8(&bytes).is_ok_and(|t| !t.contains('\0') && t.contains('\n'))
+    {
+        return Err(Failure::BadInput(format!(
+            "{name}: this is text, not code (assembly source? assemble it with `warpkit asm`); \
+             give --format bin to disassemble its bytes anyway"
+        )));
+    }
     let program = match format {
+        Format::Hex => hex.ok_or_else(|| {
+            Failure::BadInput(format!(
+                "{name}: not hex text as `warpkit asm --format hex` writes it"
+            ))
+        })?,
         Format::Bin => Program {
             text: bytes,
             ..Program::default()

@@ -21,7 +21,7 @@ macro_rules! out {
 macro_rules! report {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::color::paint(format!($($arg)*)));
     }};
 }
 
@@ -34,6 +34,7 @@ macro_rules! report_raw {
 }
 
 mod asm_cmd;
+mod color;
 mod dis_cmd;
 mod doc_cmd;
 mod examples_cmd;
@@ -74,6 +75,15 @@ struct Cli {
     /// Print errors only: no summary, hazard warnings, notes or progress bar.
     #[arg(short, long, global = true)]
     quiet: bool,
+    /// Colour the diagnostics: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(
+        long,
+        value_enum,
+        global = true,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    color: color::When,
 }
 
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -119,6 +129,7 @@ pub type Outcome = Result<(), Failure>;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    color::init(cli.color);
     let result = match cli.command {
         Command::Spec(a) => spec_cmd::run(a),
         Command::Doc(a) => doc_cmd::run(a),

@@ -114,6 +114,8 @@ fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
         let bytes = read_bounded(path, warpkit_asm::MAX_SOURCE_BYTES)?;
         let kind = if bytes.starts_with(b"\x7fELF") {
             KernelKind::Elf
+        } else if warpkit_host::kernel::parse_hex(&bytes).is_some() {
+            KernelKind::Hex
         } else {
             KernelKind::Source
         };

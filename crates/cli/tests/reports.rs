@@ -179,6 +179,56 @@ fn asm_shows_each_instruction_with_its_bytes() {
 }
 
 #[test]
+fn hex_is_read_by_dis_and_run() {
+    let d = dir("hex");
+    let k = d.join("k.s");
+    std::fs::write(&k, "umovi u1, 5\nendpgm\n").unwrap();
+    let hex = d.join("k.hex");
+    assert!(warpkit(&["asm", s(&k), "-o", s(&hex)]).status.success());
+    let o = warpkit(&["dis", s(&hex), "--plain"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("umovi u1, 5"));
+    // By content, whatever the name.
+    let renamed = d.join("k.txt");
+    std::fs::copy(&hex, &renamed).unwrap();
+    let dump = d.join("d.json");
+    let o = warpkit(&["run", s(&renamed), "--dump-state", s(&dump)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
+    assert_eq!(v["warps"][0]["u"][1], 5);
+    // Text that is not code is named as such.
+    let o = warpkit(&["dis", s(&k)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("this is text, not code"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn diagnostics_are_coloured_on_request_and_never_under_no_color() {
+    let d = dir("color");
+    let k = d.join("k.s");
+    std::fs::write(&k, ".word 0xffffffff\n").unwrap();
+    let o = warpkit(&["run", s(&k), "--color", "always"]);
+    assert!(
+        stderr(&o).contains("\x1b[1;31merror:\x1b[0m"),
+        "{}",
+        stderr(&o)
+    );
+    let o = warpkit(&["run", s(&k), "--color", "never"]);
+    assert!(!stderr(&o).contains('\x1b'));
+    let o = Command::new(env!("CARGO_BIN_EXE_warpkit"))
+        .args(["run", s(&k)])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!stderr(&o).contains('\x1b'));
+    assert!(stderr(&o).contains("error:"));
+}
+
+#[test]
 fn a_bare_run_that_faults_on_its_arguments_says_how_to_launch() {
     let d = dir("bare");
     let k = d.join("k.s");

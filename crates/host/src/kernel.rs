@@ -13,6 +13,8 @@ pub enum KernelKind {
     Elf,
     /// Raw code: its bytes are `.text`, PC 0 is the first byte.
     Raw,
+    /// Hex text as `warpkit asm --format hex` writes it.
+    Hex,
 }
 
 impl KernelKind {
@@ -24,6 +26,8 @@ impl KernelKind {
             KernelKind::Source
         } else if bytes.starts_with(b"\x7fELF") || ext == Some("elf") {
             KernelKind::Elf
+        } else if ext == Some("hex") || parse_hex(bytes).is_some() {
+            KernelKind::Hex
         } else {
             KernelKind::Raw
         }
@@ -46,6 +50,11 @@ pub enum LoadError {
     /// excerpts, as the assembler prints them.
     #[error("{errors}")]
     Assembly { errors: AsmErrors, text: String },
+    #[error(
+        "{name}: not hex text as `warpkit asm --format hex` writes it (one 8- or 16-digit \
+         hex word per line, `// .text` and `// .data` headings)"
+    )]
+    Hex { name: String },
     #[error("{name}: {error}")]
     Object {
         name: String,
@@ -124,7 +133,47 @@ pub fn load_kernel_bytes(bytes: &[u8], name: &str, kind: KernelKind) -> Result<P
             text: bytes.to_vec(),
             ..Program::default()
         }),
+        KernelKind::Hex => parse_hex(bytes).ok_or_else(|| LoadError::Hex {
+            name: name.to_string(),
+        }),
     }
+}
+
+/// The program in hex text as `warpkit asm --format hex` writes it: `// .text`, then one
+/// instruction word per line (8 hex digits, or 16 for a 64-bit instruction, its value as a
+/// little-endian number), then optionally `// .data` and one 32-bit word per line. Other
+/// `//` comments and blank lines are ignored. `None` if the text is not of that form or
+/// holds no word.
+pub fn parse_hex(bytes: &[u8]) -> Option<Program> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut p = Program::default();
+    let mut in_data = false;
+    let mut words = 0usize;
+    for line in text.lines() {
+        let (code, comment) = match line.find("//") {
+            Some(i) => (&line[..i], Some(line[i + 2..].trim())),
+            None => (line, None),
+        };
+        match comment {
+            Some(".data") => in_data = true,
+            Some(".text") => in_data = false,
+            _ => {}
+        }
+        for token in code.split_whitespace() {
+            let digits = token.strip_prefix("0x").unwrap_or(token);
+            if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            let out = if in_data { &mut p.data } else { &mut p.text };
+            match digits.len() {
+                8 => out.extend(u32::from_str_radix(digits, 16).ok()?.to_le_bytes()),
+                16 if !in_data => out.extend(u64::from_str_radix(digits, 16).ok()?.to_le_bytes()),
+                _ => return None,
+            }
+            words += 1;
+        }
+    }
+    (words > 0).then_some(p)
 }
 
 #[cfg(test)]
@@ -138,6 +187,19 @@ mod tests {
         assert_eq!(KernelKind::detect(p("k.o"), b"\x7fELF.."), KernelKind::Elf);
         assert_eq!(KernelKind::detect(p("k.elf"), b""), KernelKind::Elf);
         assert_eq!(KernelKind::detect(p("k.bin"), b"\0\0"), KernelKind::Raw);
+        assert_eq!(
+            KernelKind::detect(p("k"), b"// .text\n00000070\n"),
+            KernelKind::Hex
+        );
+    }
+
+    #[test]
+    fn hex_round_trip() {
+        let p = warpkit_asm::assemble("mov.vl v1, 0x6f\nendpgm\n.data\n.word 7\n", "k.s").unwrap();
+        let back = parse_hex(p.to_hex().as_bytes()).unwrap();
+        assert_eq!(back.text, p.text);
+        assert_eq!(back.data, p.data);
+        assert!(parse_hex(b"hello world\n").is_none());
     }
 
     #[test]
