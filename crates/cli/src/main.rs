@@ -111,6 +111,13 @@ enum Command {
     Linx(linx_cmd::Args),
     /// Work with commit traces (`trace diff A.jsonl B.jsonl`).
     Trace(trace_cmd::Args),
+    /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `warpkit man | man -l -`.
+    Man,
 }
 
 /// How a verb failed; the variant decides the exit code.
@@ -139,6 +146,28 @@ fn main() -> ExitCode {
         Command::Examples(a) => examples_cmd::run(a),
         Command::Linx(a) => linx_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "warpkit",
+                &mut text,
+            );
+            out!("{}", String::from_utf8_lossy(&text));
+            Ok(())
+        }
+        Command::Man => {
+            let mut text = Vec::new();
+            match clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut text)
+            {
+                Ok(()) => {
+                    out!("{}", String::from_utf8_lossy(&text));
+                    Ok(())
+                }
+                Err(e) => Err(Failure::Runtime(format!("cannot render the man page: {e}"))),
+            }
+        }
     };
     // A failed write to stdout decides the status, unless the input was already bad.
     let result = match (result, stdout::failure()) {

@@ -229,6 +229,29 @@ fn diagnostics_are_coloured_on_request_and_never_under_no_color() {
 }
 
 #[test]
+fn completions_and_man_page() {
+    for (shell, needle) in [
+        ("bash", "_warpkit"),
+        ("zsh", "#compdef warpkit"),
+        ("fish", "complete -c warpkit"),
+    ] {
+        let o = warpkit(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0));
+        let t = String::from_utf8(o.stdout).unwrap();
+        assert!(t.contains(needle), "{shell}: {t}");
+        assert!(t.contains("max-trace-bytes"), "{shell}");
+    }
+    let o = warpkit(&["man"]);
+    assert_eq!(o.status.code(), Some(0));
+    let t = String::from_utf8(o.stdout).unwrap();
+    assert!(t.starts_with(".ie") || t.contains(".TH warpkit"), "{t}");
+    assert!(
+        t.contains("Exit codes"),
+        "the exit codes are in the man page"
+    );
+}
+
+#[test]
 fn a_bare_run_that_faults_on_its_arguments_says_how_to_launch() {
     let d = dir("bare");
     let k = d.join("k.s");
