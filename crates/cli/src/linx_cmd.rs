@@ -2,7 +2,7 @@
 //! exit 2 with every diagnostic rendered; a run-time error exits 1 with the state still
 //! dumped; the state JSON and the trace follow the documented contract (docs/linx.md).
 
-use crate::output::{check_output_path, write_output, OutputFile};
+use crate::output::{check_distinct, check_output_path, write_output, OutputFile};
 use crate::{Failure, Outcome};
 use std::fmt::Write as _;
 use std::io::{Read as _, Write};
@@ -358,6 +358,11 @@ fn run_program(a: RunArgs) -> Outcome {
     if let Some(p) = &a.trace {
         check_output_path("--trace", p)?;
     }
+    let outputs: Vec<(&str, &Path)> = [("--dump-state", &a.dump_state), ("--trace", &a.trace)]
+        .into_iter()
+        .filter_map(|(o, p)| p.as_deref().map(|p| (o, p)))
+        .collect();
+    check_distinct(&outputs, &[("program", a.file.as_path())])?;
     let (source, prog) = load(&a.file)?;
     report_warnings(&prog, &source);
     let mode = a.mode.map(|m| match m {

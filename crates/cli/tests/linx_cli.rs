@@ -214,3 +214,17 @@ fn the_example_table_holds_the_linx_programs() {
     assert!(text.contains("linx/far_branch"));
     assert!(text.contains("2 of 2 kernels checked ✓"), "{text}");
 }
+
+#[test]
+fn an_output_never_overwrites_the_program() {
+    let p = file("self.s", GOOD);
+    let out = warpkit(&[
+        "linx",
+        "run",
+        p.to_str().unwrap(),
+        "--dump-state",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), GOOD);
+}
