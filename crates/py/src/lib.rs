@@ -304,13 +304,12 @@ impl Instr {
 /// bytes (little-endian; the first instruction).
 #[pyfunction]
 fn decode(word_or_bytes: &Bound<'_, PyAny>) -> PyResult<Instr> {
-    let bytes: Vec<u8> = if let Ok(b) = word_or_bytes.extract::<Vec<u8>>() {
-        if word_or_bytes.is_instance_of::<PyBytes>() || !word_or_bytes.is_instance_of::<PyList>() {
-            b
-        } else {
-            return Err(PyTypeError::new_err("decode takes an int or bytes"));
-        }
-    } else if let Ok(w) = word_or_bytes.extract::<u64>() {
+    let v = word_or_bytes;
+    let bytes: Vec<u8> = if let Ok(b) = v.cast::<PyBytes>() {
+        b.as_bytes().to_vec()
+    } else if let Ok(b) = v.cast::<pyo3::types::PyByteArray>() {
+        b.to_vec()
+    } else if let Ok(w) = v.extract::<u64>() {
         match u32::try_from(w) {
             Ok(w32) => w32.to_le_bytes().to_vec(),
             Err(_) => w.to_le_bytes().to_vec(),
