@@ -97,6 +97,8 @@ pub(super) struct Expansion {
     expansions: u64,
     /// A size bound was hit: stop expanding.
     stopped: bool,
+    /// Macro calls and `.rept` iterations so far: bounded even when they emit no line.
+    steps: usize,
 }
 
 /// Whether `src` may use `.include`, `.macro` or `.rept` (any case): otherwise it is
@@ -140,6 +142,7 @@ impl Expansion {
             consts: HashMap::new(),
             expansions: 0,
             stopped: false,
+            steps: 0,
         };
         x.file_lines(0, NONE, 0);
         x
@@ -345,6 +348,30 @@ impl Expansion {
     fn error(&mut self, origin: Origin, range: std::ops::Range<usize>, message: String) {
         let e = self.locate(origin, range, ErrorKind::Syntax(message));
         self.errors.push((self.lines.len(), e));
+        // Past the assembler's error cap nothing more would be shown: stop expanding, so a
+        // macro that fans out into failing calls costs no more than that many errors.
+        if self.errors.len() >= crate::error::MAX_ERRORS {
+            self.stopped = true;
+        }
+    }
+
+    /// Count one macro call or `.rept` iteration; false (with a located error, expansion
+    /// stopped) past [`MAX_EXPANDED_LINES`] of them, so bodies that emit nothing are bounded.
+    fn step(&mut self, origin: Origin, range: std::ops::Range<usize>) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_EXPANDED_LINES {
+            self.error(
+                origin,
+                range,
+                format!(
+                    "more than {MAX_EXPANDED_LINES} macro calls or `.rept` iterations \
+                     (macros or `.rept` that multiply too much?)"
+                ),
+            );
+            self.stopped = true;
+            return false;
+        }
+        true
     }
 
     fn push_frame(&mut self, kind: FrameKind, site: Origin, col: usize) -> Option<u32> {
@@ -571,6 +598,9 @@ impl Expansion {
             );
             return;
         }
+        if self.stopped || !self.step(origin, ws..ws + name.len()) {
+            return;
+        }
         // Arguments: positional, or `param=value`.
         let mut values: Vec<Option<String>> = vec![None; mac.params.len()];
         let args = split_args(operands);
@@ -754,7 +784,7 @@ impl Expansion {
             return;
         };
         for _ in 0..count {
-            if self.stopped {
+            if self.stopped || !self.step(open, col..col + 5) {
                 return;
             }
             let mut lines = body
