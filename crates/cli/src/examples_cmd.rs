@@ -84,6 +84,38 @@ const HEADER: [&str; 9] = [
     "check",
 ];
 
+/// The table rows, the failure messages and the count of failed programs, whichever model
+/// (GPU kernel or LinxISA program) produced each report.
+#[derive(Default)]
+struct Tally {
+    rows: Vec<[String; 9]>,
+    problems: Vec<String>,
+    failed: usize,
+}
+
+impl Tally {
+    fn record(&mut self, name: &str, result: Result<Report, impl std::fmt::Display>) {
+        match result {
+            Ok(report) => {
+                if !report.passed() {
+                    self.failed += 1;
+                    self.problems.extend(failures(&report));
+                }
+                self.rows.push(row(&report));
+            }
+            Err(err) => {
+                self.failed += 1;
+                self.problems.push(err.to_string());
+                let mut r: [String; 9] = Default::default();
+                r[0] = name.to_string();
+                r[1] = "-".into();
+                r[8] = "✗".into();
+                self.rows.push(r);
+            }
+        }
+    }
+}
+
 fn print_table(rows: &[[String; 9]]) {
     let mut width = HEADER.map(|h| h.chars().count());
     for r in rows {
@@ -164,49 +196,18 @@ pub fn run(args: Args) -> Outcome {
     }
     let size = if args.small { Size::Small } else { Size::Full };
     let start = Instant::now();
-    let mut rows = Vec::new();
-    let mut problems = Vec::new();
-    let mut failed = 0usize;
+    let mut tally = Tally::default();
     for e in examples {
-        match e.run(size, args.threads) {
-            Ok(report) => {
-                if !report.passed() {
-                    failed += 1;
-                    problems.extend(failures(&report));
-                }
-                rows.push(row(&report));
-            }
-            Err(err) => {
-                failed += 1;
-                problems.push(err.to_string());
-                let mut r: [String; 9] = Default::default();
-                r[0] = e.name.to_string();
-                r[1] = "-".into();
-                r[8] = "✗".into();
-                rows.push(r);
-            }
-        }
+        tally.record(e.name, e.run(size, args.threads));
     }
     for e in linx {
-        match e.run() {
-            Ok(report) => {
-                if !report.passed() {
-                    failed += 1;
-                    problems.extend(failures(&report));
-                }
-                rows.push(row(&report));
-            }
-            Err(err) => {
-                failed += 1;
-                problems.push(err.to_string());
-                let mut r: [String; 9] = Default::default();
-                r[0] = e.name.to_string();
-                r[1] = "-".into();
-                r[8] = "✗".into();
-                rows.push(r);
-            }
-        }
+        tally.record(e.name, e.run());
     }
+    let Tally {
+        rows,
+        problems,
+        failed,
+    } = tally;
     print_table(&rows);
     for p in &problems {
         report!("error: {p}");
