@@ -82,6 +82,12 @@ pub struct Args {
     /// Stop a warp, with exit code 1, once it has executed this many instructions.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = crate::numbers::u64_arg)]
     pub max_steps: u64,
+    /// Stop the run, with exit code 1, once the whole grid has attempted this many
+    /// instructions: each workgroup gets an equal share, fixed before the run, that its
+    /// warps use up in their schedule order, so where it stops never depends on --threads
+    /// (docs/abi.md, "Step limits").
+    #[arg(long, value_name = "N", value_parser = crate::numbers::u64_arg)]
+    pub max_total_steps: Option<u64>,
     /// Start every warp at this symbol of `.text`, or at this byte offset (a number in
     /// the options' syntax, e.g. 0x40), instead of PC 0.
     #[arg(long, value_name = "SYMBOL|ADDRESS")]
@@ -173,6 +179,7 @@ fn setup_failure(e: SetupError) -> Failure {
             format!("--threads {threads}: at most {MAX_THREADS}")
         }
         SetupError::ZeroMaxSteps => "--max-steps must be at least 1".into(),
+        SetupError::ZeroMaxTotalSteps => "--max-total-steps must be at least 1".into(),
         SetupError::NoSuchEntry { symbol } => format!("--entry {symbol}: no such symbol in .text"),
         SetupError::EntryOutOfRange { symbol } => format!("--entry {symbol}: offset out of range"),
         SetupError::Memory(m) => format!("{m}{hint}"),
@@ -245,6 +252,7 @@ pub fn run(args: Args) -> Outcome {
     });
     launch
         .max_steps(args.max_steps)
+        .and_then(|l| l.max_total_steps(args.max_total_steps))
         .and_then(|l| l.threads(args.threads))
         .map_err(setup_failure)?;
     launch
@@ -378,6 +386,7 @@ pub fn run(args: Args) -> Outcome {
             max_reports: args.max_reports,
             max_hazards: args.max_hazards,
             max_steps: args.max_steps,
+            max_total_steps: args.max_total_steps,
             quiet,
         },
     );
@@ -474,6 +483,7 @@ mod tests_support {
             trace: None,
             trace_format: TraceFormatArg::Json,
             max_steps: DEFAULT_MAX_STEPS,
+            max_total_steps: None,
             entry: None,
             max_memory: DEFAULT_MAX_MEMORY,
             max_workgroups: DEFAULT_MAX_WORKGROUPS,
@@ -518,7 +528,7 @@ mod tests {
         let t = std::fs::read_to_string(&trace).unwrap();
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 4);
-        assert!(lines[0].contains("\"version\":1"));
+        assert!(lines[0].contains("\"version\":2"));
     }
 
     #[test]

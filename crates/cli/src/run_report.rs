@@ -18,6 +18,9 @@ pub struct Shown {
     pub max_reports: usize,
     pub max_hazards: usize,
     pub max_steps: u64,
+    /// `--max-total-steps`, when given: a warp stopped short of `max_steps` used up its
+    /// workgroup's share of this budget.
+    pub max_total_steps: Option<u64>,
     /// `-q`: errors only (no hazard warnings, notes or summary).
     pub quiet: bool,
 }
@@ -72,6 +75,16 @@ pub fn report(r: &LaunchResult, shown: &Shown) {
                 warp_name(l.workgroup, l.warp)
             )
         };
+        if let Some(total) = shown.max_total_steps.filter(|_| l.steps < shown.max_steps) {
+            report!(
+                "error: {who} stopped at pc {:#x} after {} instructions: its workgroup's share \
+                 of the total step budget (--max-total-steps {total}) was used up; raise it if \
+                 the program is not stuck in a loop",
+                l.pc,
+                l.steps
+            );
+            continue;
+        }
         report!(
             "error: {who} stopped at pc {:#x} after {} instructions: the step limit \
              (--max-steps {}) was reached; raise it with --max-steps N if the program is not \

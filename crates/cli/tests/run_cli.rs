@@ -429,3 +429,48 @@ fn a_closed_stdout_is_not_a_panic() {
         assert_eq!(stderr(&o), "", "{args:?}");
     }
 }
+
+#[test]
+fn max_total_steps_bounds_a_runaway_grid_whatever_the_threads() {
+    let d = dir("total-steps");
+    let k = kernel(&d, "spin.s", "spin:\n  jmp spin\n");
+    let k = s(&k);
+    let mut dumps = Vec::new();
+    for threads in ["1", "2"] {
+        let dump = d.join(format!("dump{threads}.json"));
+        let o = warpkit(&[
+            "run",
+            k,
+            "--grid",
+            "5",
+            "--block",
+            "64",
+            "--threads",
+            threads,
+            "--max-total-steps",
+            "1003",
+            "--dump-state",
+            s(&dump),
+        ]);
+        expect(
+            &o,
+            1,
+            &["share of the total step budget (--max-total-steps 1003)"],
+        );
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
+        let warps = v["warps"].as_array().unwrap();
+        let clocks: u64 = warps
+            .iter()
+            .map(|w| w["csr"]["clock"].as_u64().unwrap())
+            .sum();
+        assert_eq!(clocks, 1003, "every step of the budget retired a jmp");
+        assert!(warps.iter().all(|w| w["status"] == "step_limit"));
+        dumps.push(std::fs::read(&dump).unwrap());
+    }
+    assert_eq!(dumps[0], dumps[1]);
+    expect(
+        &warpkit(&["run", k, "--max-total-steps", "0"]),
+        2,
+        &["--max-total-steps must be at least 1"],
+    );
+}

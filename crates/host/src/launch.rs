@@ -50,6 +50,8 @@ pub enum SetupError {
     TooManyThreads { threads: usize },
     #[error("the step limit must be at least 1")]
     ZeroMaxSteps,
+    #[error("the total step budget must be at least 1")]
+    ZeroMaxTotalSteps,
     #[error("the argument name `{name}` is already used by another argument")]
     DuplicateArg { name: String },
     #[error("the argument name is empty")]
@@ -150,6 +152,16 @@ impl Launch {
             return Err(SetupError::ZeroMaxSteps);
         }
         self.config.max_steps = steps;
+        Ok(self)
+    }
+
+    /// Stop the run once the whole grid has attempted this many instructions (each
+    /// workgroup gets a fixed share, `warpkit_sim::launch::total_steps_share`).
+    pub fn max_total_steps(&mut self, steps: Option<u64>) -> Result<&mut Launch, SetupError> {
+        if steps == Some(0) {
+            return Err(SetupError::ZeroMaxTotalSteps);
+        }
+        self.config.max_total_steps = steps;
         Ok(self)
     }
 
@@ -330,7 +342,7 @@ impl Prepared {
 
     /// Run on the calling thread, workgroup after workgroup, showing every committed
     /// instruction to `tracer`, which may stop the run (a capped or failing trace writer).
-    pub fn run_with_tracer<T: warpkit_sim::Tracer>(
+    pub fn run_with_tracer<T: warpkit_sim::Hooks>(
         self,
         tracer: &mut T,
     ) -> Result<LaunchResult, LaunchError> {
@@ -397,6 +409,10 @@ mod tests {
             Err(SetupError::SharedTooLarge { .. })
         ));
         assert!(matches!(l.max_steps(0), Err(SetupError::ZeroMaxSteps)));
+        assert!(matches!(
+            l.max_total_steps(Some(0)),
+            Err(SetupError::ZeroMaxTotalSteps)
+        ));
         l.arg("x", ArgValue::Int(1)).unwrap();
         assert!(matches!(
             l.arg("x", ArgValue::Int(2)),

@@ -154,7 +154,7 @@ fn trace_summary() {
                 let mut t = WriteTracer::new(std::io::sink(), TraceFormat::Json);
                 run_once(&prog, u32::MAX, &mut t);
             } else {
-                run_once(&prog, u32::MAX, &mut NoTrace);
+                run_once(&prog, u32::MAX, &mut NoHooks);
             }
             best = best.min(start.elapsed().as_secs_f64());
         }
@@ -178,19 +178,20 @@ struct Census {
     lane_ops: u64,
 }
 
-impl Tracer for Census {
+impl Hooks for Census {
     const ENABLED: bool = true;
-    fn commit(&mut self, _: &Warp, prog: &Program, pc: u32, exec: u32) {
+    fn after(&mut self, _: &Warp, prog: &Program, pc: u32, exec: u32) -> Control {
         self.instructions += 1;
         if let Some(Code::Op(op)) = prog.fetch(pc).map(|i| i.code) {
             if !op.def().flags.contains(Flags::EI) {
                 self.lane_ops += u64::from(exec.count_ones());
             }
         }
+        Control::Continue
     }
 }
 
-fn run_once<T: Tracer>(prog: &Program, exec: u32, tracer: &mut T) -> u64 {
+fn run_once<T: Hooks>(prog: &Program, exec: u32, tracer: &mut T) -> u64 {
     let mut wg = Workgroup::new([0, 0, 0], &[exec]);
     let s = wg.run(prog, &mut Core::default(), &mut NoMemory, tracer, u64::MAX);
     assert!(s.all_ended());
@@ -237,7 +238,7 @@ fn summary_bytes(name: &str, bytes: Vec<u8>, exec: u32) -> f64 {
     let reps = 5;
     let start = Instant::now();
     for _ in 0..reps {
-        divan::black_box(run_once(&prog, exec, &mut NoTrace));
+        divan::black_box(run_once(&prog, exec, &mut NoHooks));
     }
     let secs = start.elapsed().as_secs_f64() / f64::from(reps);
     println!(
@@ -328,7 +329,7 @@ fn bench(bencher: Bencher, src: &str, exec: u32) {
     run_once(&prog, exec, &mut census);
     bencher
         .counter(ItemsCount::new(census.instructions))
-        .bench(|| run_once(&prog, exec, &mut NoTrace));
+        .bench(|| run_once(&prog, exec, &mut NoHooks));
 }
 
 #[divan::bench]
@@ -348,7 +349,7 @@ fn ffma_f32_full_exec(bencher: Bencher) {
     run_once(&prog, u32::MAX, &mut census);
     bencher
         .counter(ItemsCount::new(census.instructions))
-        .bench(|| run_once(&prog, u32::MAX, &mut NoTrace));
+        .bench(|| run_once(&prog, u32::MAX, &mut NoHooks));
 }
 
 #[divan::bench]

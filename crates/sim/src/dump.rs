@@ -5,15 +5,39 @@ use crate::warp::{Warp, WarpStatus};
 use std::fmt::Write as _;
 use warpkit_isa::CSRS;
 
+/// How a warp stands, as `--dump-state` names it: `"ended"`, `"trapped"`, `"step_limit"`,
+/// `"barrier"` (waiting at a `barrier`) and `"running"` (a paused run). After a finished
+/// launch (`run_over`), a warp still waiting at a barrier can never leave it: `"deadlocked"`.
+pub fn status_name(status: WarpStatus, run_over: bool) -> &'static str {
+    match status {
+        WarpStatus::Running => "running",
+        WarpStatus::AtBarrier if run_over => "deadlocked",
+        WarpStatus::AtBarrier => "barrier",
+        WarpStatus::Ended => "ended",
+        WarpStatus::Trapped(_) => "trapped",
+        WarpStatus::StepLimit => "step_limit",
+    }
+}
+
 /// The JSON of seed-facing shape `{"warps":[{"workgroup":[x,y,z],"warp":N,"pc":N,"exec":N,
-/// "u":[64],"v":[[32] x 128],"csr":{name:value,...},"trap":null|{"cause","pc","info"}}]}`.
-/// `core` gives `time`/`timeh`.
+/// "u":[64],"v":[[32] x 128],"csr":{name:value,...},"trap":null|{"cause","pc","info"},
+/// "status":S}]}` (documented in `docs/abi.md`, "State dumps"), for warps whose run is
+/// over. `core` gives `time`/`timeh`.
 pub fn dump_state_json<'a>(warps: impl IntoIterator<Item = &'a Warp>, core: &Core) -> String {
     dump_states_json(warps.into_iter().map(|w| (w, core)))
 }
 
 /// As [`dump_state_json`], each warp with the core it ran on (its workgroup's).
 pub fn dump_states_json<'a>(warps: impl IntoIterator<Item = (&'a Warp, &'a Core)>) -> String {
+    dump_states_json_at(warps, true)
+}
+
+/// As [`dump_states_json`]; `run_over` false for warps of a paused run (a warp at a
+/// barrier is then `"barrier"`, not `"deadlocked"`).
+pub fn dump_states_json_at<'a>(
+    warps: impl IntoIterator<Item = (&'a Warp, &'a Core)>,
+    run_over: bool,
+) -> String {
     let mut s = String::with_capacity(64 * 1024);
     s.push_str("{\"warps\":[");
     for (i, (w, core)) in warps.into_iter().enumerate() {
@@ -57,6 +81,7 @@ pub fn dump_states_json<'a>(warps: impl IntoIterator<Item = (&'a Warp, &'a Core)
             }
             _ => s.push_str("null"),
         }
+        let _ = write!(s, ",\"status\":\"{}\"", status_name(w.status, run_over));
         s.push('}');
     }
     s.push_str("]}\n");

@@ -5,9 +5,10 @@
 
 use crate::control::{CancelFlag, Interrupt};
 use crate::env::Core;
+use crate::hooks::{Hooks, NoHooks};
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::program::Program;
-use crate::trace::{NoTrace, TraceFormat, Tracer, WriteTracer};
+use crate::trace::{TraceFormat, WriteTracer};
 use crate::trap::{Trap, CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
 use crate::warp::{Warp, WarpId, WarpStatus, LANES};
 use crate::workgroup::{Deadlock, Workgroup};
@@ -55,6 +56,18 @@ pub struct LaunchConfig {
     /// instructions, workgroups not yet started never start, and the result says
     /// [`Interrupt::Cancelled`].
     pub cancel: Option<CancelFlag>,
+    /// Instructions the whole grid may attempt (`--max-total-steps`), split before the run
+    /// into one fixed share per workgroup ([`total_steps_share`]); `None`: no such budget.
+    pub max_total_steps: Option<u64>,
+}
+
+/// Workgroup `flat`'s share of a grid budget of `total` steps over `groups` workgroups:
+/// `total / groups`, plus one for the first `total % groups` workgroups. The shares are
+/// fixed before the run, and within a workgroup the warps draw on its share in their fixed
+/// schedule order, so where the budget stops a run never depends on the host threads.
+pub fn total_steps_share(total: u64, groups: u64, flat: u64) -> u64 {
+    let groups = groups.max(1);
+    total / groups + u64::from(flat < total % groups)
 }
 
 impl Default for LaunchConfig {
@@ -69,6 +82,7 @@ impl Default for LaunchConfig {
             bare: false,
             entry: 0,
             cancel: None,
+            max_total_steps: None,
         }
     }
 }
@@ -285,15 +299,21 @@ struct Outcome {
     interrupted: bool,
 }
 
-fn run_workgroup<T: Tracer>(
+/// A workgroup being run: its warps, shared memory and core.
+struct Active {
+    flat: u64,
+    group: Workgroup,
+    shared: SharedMemory,
+    core: Core,
+}
+
+/// Set up workgroup `flat` with warps from `pool` (docs/abi.md, "Initial registers").
+fn start_workgroup(
     program: &Program,
     cfg: &LaunchConfig,
-    global: &GlobalMemory,
     flat: u64,
-    tracer: &mut T,
     pool: &mut Vec<Warp>,
-    cancel: &AtomicBool,
-) -> Outcome {
+) -> Active {
     let [gx, gy, _] = cfg.grid;
     let flat32 = flat as u32;
     let wg = [flat32 % gx, (flat32 / gx) % gy, (flat32 / gx / gy)];
@@ -337,58 +357,112 @@ fn run_workgroup<T: Tracer>(
             init_warp(warp, cfg, wg, flat32, nwarps);
         }
     }
-    let mut shared = SharedMemory::new(cfg.shared_bytes);
-    let mut env = MemEnv::new(global, &mut shared);
-    let mut core = Core::default();
-    let summary =
-        group.run_cancellable(program, &mut core, &mut env, tracer, cfg.max_steps, cancel);
-    let mut o = Outcome {
-        warps: group.warps.len() as u64,
-        instructions: 0,
-        lane_ops: 0,
-        hazard_count: 0,
-        traps: Vec::new(),
-        step_limits: Vec::new(),
-        deadlock: group.deadlock.take().map(|deadlock| DeadlockReport {
-            workgroup: wg,
-            deadlock,
-        }),
-        hazards: Vec::new(),
-        kept: Vec::new(),
-        core,
-        interrupted: summary.interrupted > 0,
-    };
-    for w in group.warps.iter_mut() {
-        o.instructions += w.retired;
-        o.lane_ops += w.lane_ops;
-        o.hazard_count += w.hazard_count;
-        match w.status {
-            WarpStatus::Trapped(t) => o.traps.push(TrapReport {
-                workgroup: w.id.workgroup,
-                warp: w.id.warp,
-                trap: t,
-                asm: program.disassemble(t.pc),
-                address: match t.cause {
-                    CAUSE_MISALIGNED | CAUSE_ACCESS_FAULT => w.fault_address,
-                    _ => None,
-                },
+    if let Some(total) = cfg.max_total_steps {
+        let groups = check(cfg).unwrap_or(1);
+        group.budget = Some(total_steps_share(total, groups, flat));
+    }
+    Active {
+        flat,
+        group,
+        shared: SharedMemory::new(cfg.shared_bytes),
+        core: Core::default(),
+    }
+}
+
+impl Active {
+    /// Run (or resume) the workgroup; false if it stopped early: a hook paused it,
+    /// the hooks interrupted the run, or `cancel` was set.
+    fn run<H: Hooks>(
+        &mut self,
+        program: &Program,
+        cfg: &LaunchConfig,
+        global: &GlobalMemory,
+        hooks: &mut H,
+        cancel: &AtomicBool,
+    ) -> bool {
+        let mut env = MemEnv::new(global, &mut self.shared);
+        let s = self.group.run_cancellable(
+            program,
+            &mut self.core,
+            &mut env,
+            hooks,
+            cfg.max_steps,
+            cancel,
+        );
+        s.interrupted == 0
+    }
+
+    /// The reports of the finished workgroup; its warps go back to `pool` unless kept.
+    fn outcome(mut self, program: &Program, cfg: &LaunchConfig, pool: &mut Vec<Warp>) -> Outcome {
+        let wg = self.group.id;
+        let group = &mut self.group;
+        let mut o = Outcome {
+            warps: group.warps.len() as u64,
+            instructions: 0,
+            lane_ops: 0,
+            hazard_count: 0,
+            traps: Vec::new(),
+            step_limits: Vec::new(),
+            deadlock: group.deadlock.take().map(|deadlock| DeadlockReport {
+                workgroup: wg,
+                deadlock,
             }),
-            WarpStatus::StepLimit => o.step_limits.push(LimitReport {
-                workgroup: w.id.workgroup,
-                warp: w.id.warp,
-                pc: w.pc,
-                steps: w.steps,
-            }),
-            _ => {}
+            hazards: Vec::new(),
+            kept: Vec::new(),
+            core: self.core,
+            interrupted: group.summary().interrupted > 0,
+        };
+        for w in group.warps.iter_mut() {
+            o.instructions += w.retired;
+            o.lane_ops += w.lane_ops;
+            o.hazard_count += w.hazard_count;
+            match w.status {
+                WarpStatus::Trapped(t) => o.traps.push(TrapReport {
+                    workgroup: w.id.workgroup,
+                    warp: w.id.warp,
+                    trap: t,
+                    asm: program.disassemble(t.pc),
+                    address: match t.cause {
+                        CAUSE_MISALIGNED | CAUSE_ACCESS_FAULT => w.fault_address,
+                        _ => None,
+                    },
+                }),
+                WarpStatus::StepLimit => o.step_limits.push(LimitReport {
+                    workgroup: w.id.workgroup,
+                    warp: w.id.warp,
+                    pc: w.pc,
+                    steps: w.steps,
+                }),
+                _ => {}
+            }
+            o.hazards.append(&mut w.hazards);
         }
-        o.hazards.append(&mut w.hazards);
+        if cfg.keep_warps {
+            o.kept = std::mem::take(&mut group.warps);
+        } else {
+            *pool = std::mem::take(&mut group.warps);
+        }
+        o
     }
-    if cfg.keep_warps {
-        o.kept = std::mem::take(&mut group.warps);
-    } else {
-        *pool = std::mem::take(&mut group.warps);
-    }
-    o
+}
+
+/// Run workgroup `flat` to its end, or until `cancel` is set (hook pauses are resumed at
+/// once: plain launches have no one to inspect a pause).
+fn run_workgroup<H: Hooks>(
+    program: &Program,
+    cfg: &LaunchConfig,
+    global: &GlobalMemory,
+    flat: u64,
+    hooks: &mut H,
+    pool: &mut Vec<Warp>,
+    cancel: &AtomicBool,
+) -> Outcome {
+    let mut active = start_workgroup(program, cfg, flat, pool);
+    while !active.run(program, cfg, global, hooks, cancel)
+        && !cancel.load(Ordering::Relaxed)
+        && hooks.interrupt().is_none()
+    {}
+    active.outcome(program, cfg, pool)
 }
 
 fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
@@ -515,7 +589,7 @@ pub fn launch_with_progress(
                         return None;
                     }
                     let o =
-                        run_workgroup(program, config, global, g, &mut NoTrace, &mut warps, cancel);
+                        run_workgroup(program, config, global, g, &mut NoHooks, &mut warps, cancel);
                     done.fetch_add(1, Ordering::Relaxed);
                     Some(o)
                 })
@@ -534,43 +608,20 @@ fn cancel_flag(config: &LaunchConfig) -> &AtomicBool {
         .map_or(&crate::control::NEVER, CancelFlag::as_atomic)
 }
 
-/// As [`launch`], on the calling thread, workgroup after workgroup, showing every
-/// committed instruction to `tracer` in that order. When the tracer asks to stop
-/// ([`Tracer::interrupt`]), the run stops there and the result says why.
-pub fn launch_with_tracer<T: Tracer>(
+/// As [`launch`], on the calling thread, workgroup after workgroup, every warp observed
+/// by `hooks` in that order (a tracer, a profiler). A hook's pause (`Control::Stop`) is
+/// resumed at once; use a [`Session`] to stop and inspect. When the hooks ask to stop the
+/// run ([`Hooks::interrupt`]) or the launch is cancelled, it stops there and the result
+/// says why.
+pub fn launch_with_tracer<H: Hooks>(
     program: &Program,
     config: &LaunchConfig,
     args: Vec<Arg>,
-    tracer: &mut T,
+    hooks: &mut H,
 ) -> Result<LaunchResult, LaunchError> {
-    let groups = check(config)?;
-    let layout = layout(program, &args)?;
-    let cancel = cancel_flag(config);
-    let start = Instant::now();
-    let mut warps = Vec::new();
-    let mut outcomes = Vec::new();
-    for g in 0..groups {
-        if cancel.load(Ordering::Relaxed) || tracer.interrupt().is_some() {
-            outcomes.push(None);
-            break;
-        }
-        outcomes.push(Some(run_workgroup(
-            program,
-            config,
-            &layout.global,
-            g,
-            tracer,
-            &mut warps,
-            cancel,
-        )));
-    }
-    let wall = start.elapsed();
-    let mut r = finish(layout, outcomes, wall);
-    // A tracer that stopped has lost records even if the last warp then ended.
-    if let Some(why) = tracer.interrupt() {
-        r.interrupted = Some(why);
-    }
-    Ok(r)
+    let mut session = Session::new(program, config, args)?;
+    while session.run(hooks) == Progress::Paused {}
+    Ok(session.finish_with(hooks.interrupt()))
 }
 
 /// As [`launch`], on the calling thread, workgroup after workgroup, writing the commit
@@ -586,4 +637,185 @@ pub fn launch_traced<W: std::io::Write>(
     let mut tracer = WriteTracer::new(out, format);
     let r = launch_with_tracer(program, config, args, &mut tracer)?;
     Ok((r, tracer.finish()))
+}
+
+/// Where a [`Session`] is after [`Session::run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// A hook stopped a warp; [`Session::current`] holds it, still running.
+    Paused,
+    /// Every workgroup has run.
+    Finished,
+    /// The launch was cancelled or the hooks interrupted it ([`Hooks::interrupt`]):
+    /// nothing more runs.
+    Interrupted,
+}
+
+/// A launch run step by step on the calling thread: workgroups in order, each to its end,
+/// under hooks that may pause it. Running a session to its end with no pauses gives the
+/// same result as [`launch`] (the grid is the same; workgroups share only global memory).
+/// This is what debuggers and bindings drive.
+pub struct Session<'p> {
+    program: &'p Program,
+    config: LaunchConfig,
+    layout: Layout,
+    groups: u64,
+    /// The next workgroup to start.
+    next: u64,
+    active: Option<Active>,
+    outcomes: Vec<Outcome>,
+    pool: Vec<Warp>,
+    wall: Duration,
+}
+
+impl<'p> Session<'p> {
+    /// Map memory and check the configuration; nothing runs yet.
+    pub fn new(
+        program: &'p Program,
+        config: &LaunchConfig,
+        args: Vec<Arg>,
+    ) -> Result<Session<'p>, LaunchError> {
+        let groups = check(config)?;
+        let layout = layout(program, &args)?;
+        Ok(Session {
+            program,
+            config: config.clone(),
+            layout,
+            groups,
+            next: 0,
+            active: None,
+            outcomes: Vec::new(),
+            pool: Vec::new(),
+            wall: Duration::ZERO,
+        })
+    }
+
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
+    pub fn config(&self) -> &LaunchConfig {
+        &self.config
+    }
+
+    /// Workgroups in the grid.
+    pub fn workgroups(&self) -> u64 {
+        self.groups
+    }
+
+    /// Start the next workgroup if none is running; false when every one has run.
+    pub fn ensure_started(&mut self) -> bool {
+        if self.active.is_none() && self.next < self.groups {
+            self.active = Some(start_workgroup(
+                self.program,
+                &self.config,
+                self.next,
+                &mut self.pool,
+            ));
+            self.next += 1;
+        }
+        self.active.is_some()
+    }
+
+    /// Run until a hook stops a warp, every workgroup has run, or the run is cancelled
+    /// or interrupted.
+    pub fn run<H: Hooks>(&mut self, hooks: &mut H) -> Progress {
+        let start = Instant::now();
+        // A clone of the shared flag, so the loop may borrow `self` mutably.
+        let flag = self.config.cancel.clone();
+        let cancel = flag
+            .as_ref()
+            .map_or(&crate::control::NEVER, CancelFlag::as_atomic);
+        let progress = loop {
+            if cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some() {
+                break Progress::Interrupted;
+            }
+            if !self.ensure_started() {
+                break Progress::Finished;
+            }
+            let Some(active) = self.active.as_mut() else {
+                break Progress::Finished;
+            };
+            if !active.run(
+                self.program,
+                &self.config,
+                &self.layout.global,
+                hooks,
+                cancel,
+            ) {
+                if cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some() {
+                    break Progress::Interrupted;
+                }
+                break Progress::Paused;
+            }
+            if let Some(done) = self.active.take() {
+                self.outcomes
+                    .push(done.outcome(self.program, &self.config, &mut self.pool));
+            }
+        };
+        self.wall += start.elapsed();
+        progress
+    }
+
+    /// The workgroup being run (flat index and state), if one is.
+    pub fn current(&self) -> Option<(u64, &Workgroup)> {
+        self.active.as_ref().map(|a| (a.flat, &a.group))
+    }
+
+    /// The workgroup being run, to change its warps' registers.
+    pub fn current_mut(&mut self) -> Option<&mut Workgroup> {
+        self.active.as_mut().map(|a| &mut a.group)
+    }
+
+    /// The current workgroup's shared memory.
+    pub fn shared(&self) -> Option<&SharedMemory> {
+        self.active.as_ref().map(|a| &a.shared)
+    }
+
+    pub fn shared_mut(&mut self) -> Option<&mut SharedMemory> {
+        self.active.as_mut().map(|a| &mut a.shared)
+    }
+
+    /// The current workgroup's core (`time`).
+    pub fn core(&self) -> Option<&Core> {
+        self.active.as_ref().map(|a| &a.core)
+    }
+
+    /// Global memory (code, argument block, buffers).
+    pub fn global(&self) -> &GlobalMemory {
+        &self.layout.global
+    }
+
+    /// The buffer arguments: name and address.
+    pub fn buffers(&self) -> &[(String, u64)] {
+        &self.layout.buffers
+    }
+
+    /// Finish: run nothing more; the result covers the workgroups that ran (a current,
+    /// paused workgroup is reported as it stands, and the result is then marked
+    /// interrupted, as it is when workgroups never started).
+    pub fn finish(self) -> LaunchResult {
+        self.finish_with(None)
+    }
+
+    /// As [`Session::finish`], the result marked with `why` if the run was interrupted.
+    fn finish_with(mut self, why: Option<Interrupt>) -> LaunchResult {
+        let mut outcomes: Vec<Option<Outcome>> = self.outcomes.drain(..).map(Some).collect();
+        if let Some(active) = self.active.take() {
+            outcomes.push(Some(active.outcome(
+                self.program,
+                &self.config,
+                &mut self.pool,
+            )));
+        }
+        if self.next < self.groups {
+            outcomes.push(None);
+        }
+        let mut r = finish(self.layout, outcomes, self.wall);
+        // Hooks that stopped the run have lost records even if the last warp then ended.
+        if let Some(why) = why {
+            r.interrupted = Some(why);
+        }
+        r
+    }
 }

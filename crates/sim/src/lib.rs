@@ -7,8 +7,8 @@
 //! every workgroup ([`Workgroup`], whose warps are interleaved on one host thread) and runs
 //! the workgroups in parallel. Underneath, [`Warp::run`] interprets the pre-decoded program
 //! against an [`Env`] (memory: [`MemEnv`]; none: [`NoMemory`]), counting committed
-//! instructions in a [`Core`] and tracing through a [`Tracer`] chosen at compile time
-//! ([`NoTrace`] costs nothing).
+//! instructions in a [`Core`], observed and controlled by [`Hooks`] chosen at compile time
+//! ([`NoHooks`] costs nothing; the commit trace, breakpoints and watchpoints are hooks).
 
 mod asyncq;
 pub mod control;
@@ -16,6 +16,7 @@ pub mod csr;
 mod dump;
 mod env;
 mod fp;
+pub mod hooks;
 pub mod launch;
 mod mem_exec;
 pub mod memory;
@@ -30,15 +31,14 @@ mod workgroup;
 pub use asyncq::{AsyncQueue, Hazard, HazardKind, PendingOp, Writeback, NUM_COUNTERS};
 pub use control::{CancelFlag, Interrupt};
 pub use csr::{CsrFile, CsrWrite};
-pub use dump::{dump_state_json, dump_states_json};
+pub use dump::{dump_state_json, dump_states_json, dump_states_json_at, status_name};
 pub use env::{Core, Env, Fault, NoMemory};
+pub use hooks::{Control, Hooks, NoHooks};
 pub use mem_exec::MemEnv;
 pub use program::{resolve, Code, Inst, Program, RegUse};
-pub use trace::{
-    Commit, NoTrace, TraceFormat, Tracer, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION,
-};
+pub use trace::{Commit, TraceFormat, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION};
 pub use trap::Trap;
-pub use warp::{VRegs, Warp, WarpId, WarpStatus, LANES, NUM_UREGS, NUM_VREGS};
+pub use warp::{URegs, VRegs, Warp, WarpId, WarpStatus, LANES, NUM_UREGS, NUM_VREGS};
 pub use workgroup::{Deadlock, RunSummary, Workgroup};
 
 /// The default per-warp step limit of `warpkit run`.

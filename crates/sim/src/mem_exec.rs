@@ -4,6 +4,7 @@
 
 use crate::asyncq::Part;
 use crate::env::{Env, Fault};
+use crate::hooks::{LaneAccess, MemAccess, MemKind, MemSpace};
 use crate::memory::{check_alignment, AtomicOp, GlobalMemory, SharedMemory, Space};
 use crate::program::{Code, Inst, Program};
 use crate::trap::CAUSE_UNSUPPORTED;
@@ -281,6 +282,15 @@ impl MemEnv<'_> {
                     warp.fault_address = Some((addr, 0));
                     return Err(f);
                 }
+                if warp.logging_memory() {
+                    let words = &data[..(size as usize).div_ceil(4)];
+                    warp.log_memory(MemAccess {
+                        kind: MemKind::Load,
+                        space: MemSpace::Global,
+                        size,
+                        lanes: vec![LaneAccess::new(0, addr, size, words)],
+                    });
+                }
                 warp.issue(
                     counter,
                     pc,
@@ -302,8 +312,10 @@ impl MemEnv<'_> {
         // The fast path: every active lane aligned and inside one region (global) or inside
         // shared memory. Then no lane can fault, so one lookup serves the whole instruction
         // and the lanes run without per-lane checks; anything else takes the lane-by-lane
-        // path below, which finds the faulting lane exactly as before.
-        if space != Addr::A64 && exec != 0 {
+        // path below, which finds the faulting lane exactly as before. While hooks observe
+        // the warp every access takes that path, which logs each lane's access.
+        let logging = warp.logging_memory();
+        if space != Addr::A64 && exec != 0 && !logging {
             // `base + zext(v[rs1]) + sext(imm)`: bounds from the 32-bit lane offsets, so the
             // span is a SIMD min/max over u32 lanes.
             let b = match space {
@@ -346,7 +358,7 @@ impl MemEnv<'_> {
                 for (a, p) in addrs.iter_mut().zip(pair) {
                     *a = p.wrapping_add(offset);
                 }
-                if let Some((lo, end)) = active_span(exec, &addrs, size) {
+                if let Some((lo, end)) = active_span(exec, &addrs, size).filter(|_| !logging) {
                     if let Some((rbase, _)) = self.global.span_hinted(lo, end, &mut self.hint) {
                         let mut rel = [0u64; LANES];
                         for (r, &a) in rel.iter_mut().zip(&addrs) {
@@ -378,6 +390,20 @@ impl MemEnv<'_> {
             }
         }
         let regs = (size as usize).div_ceil(4);
+        let mut log = logging.then(|| MemAccess {
+            kind: match kind {
+                Kind::Store { .. } => MemKind::Store,
+                Kind::Atomic { .. } => MemKind::Atomic,
+                _ => MemKind::Load,
+            },
+            space: if space == Addr::Shared {
+                MemSpace::Shared
+            } else {
+                MemSpace::Global
+            },
+            size,
+            lanes: Vec::new(),
+        });
         match kind {
             Kind::Load { size, signed, part } => {
                 let mut data = [[0u32; LANES]; 4];
@@ -389,6 +415,10 @@ impl MemEnv<'_> {
                     if let Err(f) = self.read(space, a, size, &mut buf) {
                         warp.fault_address = Some((a, l as u32));
                         return Err(f);
+                    }
+                    if let Some(log) = &mut log {
+                        log.lanes
+                            .push(LaneAccess::new(l as u32, a, size, &buf[..regs]));
                     }
                     for k in 0..regs {
                         data[k][l] = buf[k];
@@ -408,6 +438,10 @@ impl MemEnv<'_> {
                         *b = warp.v.get(rd + k).map_or(0, |r| r[l]);
                     }
                     self.write(space, a, size, &buf)?;
+                    if let Some(log) = &mut log {
+                        log.lanes
+                            .push(LaneAccess::new(l as u32, a, size, &buf[..regs]));
+                    }
                 }
                 warp.issue(counter, pc, Writeback::None);
             }
@@ -419,10 +453,20 @@ impl MemEnv<'_> {
                     }
                     let (data, compare) = atomic_operands(warp, aop, rd, l);
                     old[l] = self.rmw(space, a, aop, data, compare)?;
+                    if let Some(log) = &mut log {
+                        let mut new = [0u32];
+                        self.read(space, a, 4, &mut new)?;
+                        let mut access = LaneAccess::new(l as u32, a, 4, &new);
+                        access.old = Some(old[l]);
+                        log.lanes.push(access);
+                    }
                 }
                 issue_atomic(warp, counter, pc, inst, exec, rtn, &old);
             }
             Kind::ULoad { .. } | Kind::Cache => {}
+        }
+        if let Some(log) = log {
+            warp.log_memory(log);
         }
         Ok(())
     }

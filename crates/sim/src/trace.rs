@@ -1,40 +1,19 @@
-//! The commit log. A [`Tracer`] sees every instruction after it executed; what it wrote is
-//! recovered from the database's operand roles and the warp's new state, so the interpreter
-//! itself carries no tracing code. The JSON Lines schema is documented in `docs/trace.md`.
+//! The commit log: a [`Hooks`] implementation. A [`Commit`] is built from what the
+//! interpreter recorded while the instruction executed (the warp's write marks, its
+//! retire and memory logs), not re-derived from the instruction's operands. The JSON Lines
+//! schema is documented in `docs/trace.md`.
 
 use crate::control::Interrupt;
-use crate::program::{Code, Program};
+use crate::hooks::{Control, Hooks, MemAccess};
+use crate::program::Program;
 use crate::trap::Trap;
-use crate::warp::{Warp, WarpStatus, LANES, NUM_VREGS};
+use crate::warp::{Warp, WarpStatus, LANES};
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use warpkit_isa::{csr_by_number, Flags, Op, OperandClass, Role};
+use warpkit_isa::csr_by_number;
 
 /// The version of the JSON Lines trace schema (`docs/trace.md`).
-pub const TRACE_SCHEMA_VERSION: u32 = 1;
-
-/// Observes committed instructions. `ENABLED = false` removes every call at compile time.
-pub trait Tracer {
-    const ENABLED: bool;
-    /// Called after the instruction at `pc` executed (or trapped), with the EXEC it saw.
-    fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32);
-    /// Whether the tracer needs the run to stop (its sink failed or is full), and why.
-    /// Asked after every traced instruction; a warp stopped this way stays `Running`.
-    #[inline(always)]
-    fn interrupt(&self) -> Option<Interrupt> {
-        None
-    }
-}
-
-/// No tracing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoTrace;
-
-impl Tracer for NoTrace {
-    const ENABLED: bool = false;
-    #[inline(always)]
-    fn commit(&mut self, _: &Warp, _: &Program, _: u32, _: u32) {}
-}
+pub const TRACE_SCHEMA_VERSION: u32 = 2;
 
 /// A register or CSR an instruction wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,10 +54,13 @@ pub struct Commit {
     /// Asynchronous write-backs this instruction retired (`waitcnt`, `endpgm`, a counter at
     /// its limit): the PC of the issuing instruction and what it wrote.
     pub retired: Vec<(u32, Vec<Written>)>,
+    /// The memory accesses the instruction performed.
+    pub mem: Vec<MemAccess>,
 }
 
 impl Commit {
-    /// Reconstruct the commit of the instruction at `pc` that `warp` just executed.
+    /// The commit of the instruction at `pc` that `warp` just executed, from what the
+    /// interpreter recorded (call it from [`Hooks::after`]).
     pub fn capture(warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Commit {
         let (encoding, len) = prog.encoding(pc);
         let mut c = Commit {
@@ -94,13 +76,16 @@ impl Commit {
             trap: None,
             ended: warp.status == WarpStatus::Ended,
             retired: Vec::new(),
+            mem: warp.mem_accesses().to_vec(),
         };
-        for op in warp.retire_log.iter().flatten() {
+        for op in warp.retired_ops() {
             c.retired.push((op.pc, writeback_writes(&op.writeback)));
         }
-        if let Some(t) = warp.last_trap {
+        if let Some(t) = warp.last_trap() {
+            // A trapping instruction changes nothing but the trap CSRs (traps are precise).
             let handled = !matches!(warp.status, WarpStatus::Trapped(_));
             c.trap = Some((t, handled));
+            c.mem.clear();
             if handled {
                 for (n, v) in [
                     (crate::csr::num::TRAPCAUSE, t.cause),
@@ -112,71 +97,36 @@ impl Commit {
             }
             return c;
         }
-        let Some(Code::Op(op)) = prog.fetch(pc).map(|i| i.code) else {
-            return c;
-        };
-        let Some(ins) = prog.instr(pc) else {
-            return c;
-        };
-        let def = op.def();
-        // An asynchronous result is written when it retires, reported there.
-        let is_async = matches!(def.latency, warpkit_isa::Latency::Async(_));
-        for (k, o) in def.operands.iter().enumerate() {
-            if is_async || !matches!(o.role, Role::Write | Role::ReadWrite) {
-                continue;
-            }
-            let first = ins.raw(k);
-            let count = u32::from(o.kind.regs.max(1));
-            match o.kind.ty.class {
-                OperandClass::VReg => {
-                    let first = if op == Op::MovrelD {
-                        let rs2 = def.operands.iter().position(|o| o.name == "rs2");
-                        let index = rs2.map_or(0, |i| {
-                            u64::from(first) + u64::from(warp.u[ins.raw(i) as usize & 63])
-                        });
-                        if index >= u64::from(warp.vgprs).min(NUM_VREGS as u64) {
-                            continue;
-                        }
-                        index as u32
-                    } else {
-                        first
-                    };
-                    let gate = if def.flags.contains(Flags::EI) {
-                        u32::MAX
-                    } else {
-                        exec_before
-                    };
-                    for r in first..first + count {
-                        let Some(row) = warp.v.get(r as usize) else {
-                            continue;
-                        };
-                        let lanes: Vec<(u32, u32)> = (0..LANES as u32)
-                            .filter(|l| (gate >> l) & 1 != 0)
-                            .map(|l| (l, row[l as usize]))
-                            .collect();
-                        if !lanes.is_empty() {
-                            c.writes.push(Written::V { reg: r, lanes });
-                        }
-                    }
-                }
-                OperandClass::UReg => {
-                    for r in first..first + count {
-                        if let Some(&value) = warp.u.get(r as usize) {
-                            c.writes.push(Written::U { reg: r, value });
-                        }
-                    }
-                }
-                _ => {}
+        // A vector write covers the lanes active when it happened; no instruction that
+        // writes a vector register also changes EXEC, so that is the current EXEC.
+        let exec = warp.exec();
+        let mut rows = warp.written_vregs();
+        while rows != 0 {
+            let r = rows.trailing_zeros();
+            rows &= rows - 1;
+            let row = &warp.v[r as usize];
+            let lanes: Vec<(u32, u32)> = (0..LANES as u32)
+                .filter(|l| (exec >> l) & 1 != 0)
+                .map(|l| (l, row[l as usize]))
+                .collect();
+            if !lanes.is_empty() {
+                c.writes.push(Written::V { reg: r, lanes });
             }
         }
-        if def.flags.contains(Flags::WE) {
-            c.writes.push(Written::Exec(warp.exec()));
+        let mut uregs = warp.written_uregs();
+        while uregs != 0 {
+            let r = uregs.trailing_zeros();
+            uregs &= uregs - 1;
+            c.writes.push(Written::U {
+                reg: r,
+                value: warp.u[r as usize],
+            });
         }
-        if matches!(op, Op::Csrw | Op::Csrs | Op::Csrc) {
-            let number = prog.fetch(pc).map_or(0, |i| i.imm);
-            if number == crate::csr::num::EXEC {
-                c.writes.push(Written::Exec(warp.exec()));
-            } else if let Some(value) = warp.csr.get(number) {
+        if warp.wrote_exec() {
+            c.writes.push(Written::Exec(exec));
+        }
+        if let Some(number) = warp.written_csr() {
+            if let Some(value) = warp.csr.get(number) {
                 c.push_csr(number, value);
             }
         }
@@ -250,6 +200,14 @@ impl Commit {
             }
             None => s.push_str(",\"trap\":null"),
         }
+        s.push_str(",\"mem\":[");
+        for (i, m) in self.mem.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            mem_json(&mut s, m);
+        }
+        s.push(']');
         let retired: Vec<String> = self
             .retired
             .iter()
@@ -270,9 +228,10 @@ impl Commit {
     /// One compact line in the manner of Spike's `--log-commits`, no newline.
     pub fn to_text(&self) -> String {
         let mut s = String::with_capacity(128);
+        let [x, y, z] = self.workgroup;
         let _ = write!(
             s,
-            "w{} {:#010x} ({}) {:<28} exec={:#010x}",
+            "wg({x},{y},{z}) w{} {:#010x} ({}) {:<28} exec={:#010x}",
             self.warp,
             self.pc,
             self.encoding_hex(),
@@ -280,6 +239,9 @@ impl Commit {
             self.exec
         );
         writes_text(&mut s, &self.writes);
+        for m in &self.mem {
+            mem_text(&mut s, m);
+        }
         for (pc, w) in &self.retired {
             let _ = write!(s, " [retire {pc:#x}:");
             writes_text(&mut s, w);
@@ -300,6 +262,53 @@ impl Commit {
         }
         s
     }
+}
+
+/// One memory record of the JSON trace (`docs/trace.md`).
+fn mem_json(s: &mut String, m: &MemAccess) {
+    let _ = write!(
+        s,
+        "{{\"kind\":\"{}\",\"space\":\"{}\",\"size\":{},\"lanes\":[",
+        m.kind.name(),
+        m.space.name(),
+        m.size
+    );
+    for (i, l) in m.lanes.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{{\"lane\":{},\"addr\":{},\"data\":[", l.lane, l.addr);
+        for (k, d) in l.data.iter().enumerate() {
+            if k > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, "{d}");
+        }
+        let _ = write!(s, "],\"mask\":{}", l.mask);
+        if let Some(old) = l.old {
+            let _ = write!(s, ",\"old\":{old}");
+        }
+        s.push('}');
+    }
+    s.push_str("]}");
+}
+
+/// One memory record of the text trace: ` kind.space{lane@addr:data/mask ...}`.
+fn mem_text(s: &mut String, m: &MemAccess) {
+    let _ = write!(s, " {}.{}{{", m.kind.name(), m.space.name());
+    for (i, l) in m.lanes.iter().enumerate() {
+        let sep = if i == 0 { "" } else { " " };
+        let _ = write!(s, "{sep}{}@{:#x}:", l.lane, l.addr);
+        for (k, d) in l.data.iter().enumerate() {
+            let sep = if k == 0 { "" } else { "_" };
+            let _ = write!(s, "{sep}{d:#x}");
+        }
+        let _ = write!(s, "/{:#x}", l.mask);
+        if let Some(old) = l.old {
+            let _ = write!(s, " old={old:#x}");
+        }
+    }
+    s.push('}');
 }
 
 fn writeback_writes(wb: &crate::Writeback) -> Vec<Written> {
@@ -527,11 +536,11 @@ impl<W: Write> WriteTracer<W> {
     }
 }
 
-impl<W: Write> Tracer for WriteTracer<W> {
+impl<W: Write> Hooks for WriteTracer<W> {
     const ENABLED: bool = true;
-    fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) {
+    fn after(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Control {
         if self.stopped.is_some() {
-            return;
+            return Control::Continue;
         }
         let c = Commit::capture(warp, prog, pc, exec_before);
         let line = match self.format {
@@ -546,10 +555,11 @@ impl<W: Write> Tracer for WriteTracer<W> {
                 if self.stopped.is_none() {
                     self.stopped = Some(Interrupt::TraceLimit { max_bytes });
                 }
-                return;
+                return Control::Continue;
             }
         }
         self.write_line(&line);
+        Control::Continue
     }
 
     #[inline(always)]
@@ -564,10 +574,11 @@ pub struct VecTracer {
     pub commits: Vec<Commit>,
 }
 
-impl Tracer for VecTracer {
+impl Hooks for VecTracer {
     const ENABLED: bool = true;
-    fn commit(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) {
+    fn after(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Control {
         self.commits
             .push(Commit::capture(warp, prog, pc, exec_before));
+        Control::Continue
     }
 }

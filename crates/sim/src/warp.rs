@@ -5,8 +5,8 @@ use crate::asyncq::{AsyncQueue, Hazard};
 use crate::control::CANCEL_CHECK_INTERVAL;
 use crate::csr::{self, num, CsrFile, CsrWrite};
 use crate::env::{Core, Env};
+use crate::hooks::{Control, Hooks, MemAccess};
 use crate::program::{Code, Program};
-use crate::trace::Tracer;
 use crate::trap::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpkit_isa::Op;
@@ -20,6 +20,90 @@ pub const NUM_UREGS: usize = 64;
 
 /// The vector register file, register-major and lane-contiguous: `v[r]` is one SIMD row.
 pub type VRegs = [[u32; LANES]; NUM_VREGS];
+
+/// The uniform register file. Every write through indexing (`u[r] = x`, the
+/// interpreter's only way of writing a uniform register) marks the register in a mask that
+/// the hooks read after the instruction: writes are recorded where they happen. Writes
+/// through `get_mut`/slices (launch set-up, asynchronous write-backs, which are recorded at
+/// retirement) leave the mask alone.
+#[derive(Clone, PartialEq, Eq)]
+pub struct URegs {
+    regs: [u32; NUM_UREGS],
+    written: u64,
+}
+
+impl URegs {
+    /// Registers written by indexing since the last [`URegs::clear_written`].
+    #[inline(always)]
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    #[inline(always)]
+    pub fn clear_written(&mut self) {
+        self.written = 0;
+    }
+}
+
+impl Default for URegs {
+    fn default() -> URegs {
+        URegs {
+            regs: [0; NUM_UREGS],
+            written: 0,
+        }
+    }
+}
+
+impl std::fmt::Debug for URegs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.regs.fmt(f)
+    }
+}
+
+impl std::ops::Deref for URegs {
+    type Target = [u32; NUM_UREGS];
+    #[inline(always)]
+    fn deref(&self) -> &[u32; NUM_UREGS] {
+        &self.regs
+    }
+}
+
+impl std::ops::DerefMut for URegs {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [u32; NUM_UREGS] {
+        &mut self.regs
+    }
+}
+
+impl std::ops::Index<usize> for URegs {
+    type Output = u32;
+    #[inline(always)]
+    fn index(&self, r: usize) -> &u32 {
+        &self.regs[r]
+    }
+}
+
+impl std::ops::IndexMut<usize> for URegs {
+    #[inline(always)]
+    fn index_mut(&mut self, r: usize) -> &mut u32 {
+        self.written |= 1u64 << (r & 63);
+        &mut self.regs[r]
+    }
+}
+
+/// A range of uniform registers; a write through it is not marked (set-up code only).
+impl std::ops::Index<std::ops::Range<usize>> for URegs {
+    type Output = [u32];
+    fn index(&self, r: std::ops::Range<usize>) -> &[u32] {
+        &self.regs[r]
+    }
+}
+
+impl std::ops::IndexMut<std::ops::Range<usize>> for URegs {
+    fn index_mut(&mut self, r: std::ops::Range<usize>) -> &mut [u32] {
+        &mut self.regs[r]
+    }
+}
 
 /// Where a warp is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +132,7 @@ pub struct WarpId {
 pub struct Warp {
     pub id: WarpId,
     pub v: Box<VRegs>,
-    pub u: [u32; NUM_UREGS],
+    pub u: URegs,
     exec: u32,
     /// `exec` expanded to one all-ones / all-zeros word per lane, so masked writes are plain
     /// SIMD selects. Kept in step by `set_exec`, the only way EXEC changes.
@@ -77,8 +161,16 @@ pub struct Warp {
     pub hazard_count: u64,
     /// The full address and lane of the last memory fault (trapinfo has only 32 bits).
     pub fault_address: Option<(u64, u32)>,
-    /// Write-backs retired by the last step, kept only while tracing.
+    /// Write-backs retired by the last step, kept only while hooks observe the warp.
     pub(crate) retire_log: Option<Vec<crate::PendingOp>>,
+    /// Memory accesses of the last step, kept only while hooks observe the warp.
+    pub(crate) mem_log: Option<Vec<MemAccess>>,
+    /// Vector registers written (by `vput`) since the hooks last cleared the marks.
+    written_v: u128,
+    /// Whether EXEC was written since the hooks last cleared the marks.
+    written_exec: bool,
+    /// The CSR a CSR instruction wrote since the hooks last cleared the marks.
+    written_csr: Option<u32>,
 }
 
 impl std::fmt::Debug for Warp {
@@ -258,7 +350,7 @@ impl Warp {
         let mut w = Warp {
             id,
             v: Box::new([[0; LANES]; NUM_VREGS]),
-            u: [0; NUM_UREGS],
+            u: URegs::default(),
             exec: 0,
             lane_mask: [0; LANES],
             exec_lanes: 0,
@@ -274,7 +366,11 @@ impl Warp {
             hazards: Vec::new(),
             hazard_count: 0,
             retire_log: None,
+            mem_log: None,
             fault_address: None,
+            written_v: 0,
+            written_exec: false,
+            written_csr: None,
         };
         w.set_exec(exec);
         w
@@ -312,6 +408,10 @@ impl Warp {
             hazard_count,
             fault_address,
             retire_log,
+            mem_log,
+            written_v,
+            written_exec,
+            written_csr,
         } = self;
         *w_id = id;
         if dirty == u128::MAX {
@@ -323,7 +423,7 @@ impl Warp {
                 bits &= bits - 1;
             }
         }
-        *u = [0; NUM_UREGS];
+        *u = URegs::default();
         *pc = 0;
         *csr = CsrFile::default();
         *status = WarpStatus::Running;
@@ -337,6 +437,10 @@ impl Warp {
         *hazard_count = 0;
         *fault_address = None;
         *retire_log = None;
+        *mem_log = None;
+        *written_v = 0;
+        *written_exec = false;
+        *written_csr = None;
         self.set_exec(exec);
     }
 
@@ -348,6 +452,7 @@ impl Warp {
     #[inline(always)]
     pub fn set_exec(&mut self, exec: u32) {
         self.exec = exec;
+        self.written_exec = true;
         self.exec_lanes = u64::from(exec.count_ones());
         for (l, m) in self.lane_mask.iter_mut().enumerate() {
             *m = 0u32.wrapping_sub((exec >> l) & 1);
@@ -408,6 +513,9 @@ impl Warp {
                 None => return Err((CAUSE_ILLEGAL_CSR, number)),
             },
         }
+        if number != num::EXEC {
+            self.written_csr = Some(number);
+        }
         Ok(())
     }
 
@@ -437,6 +545,7 @@ impl Warp {
     /// Write `r` to the EXEC-active lanes of `v[d]`.
     #[inline(always)]
     fn vput(&mut self, d: usize, r: &[u32; LANES]) {
+        self.written_v |= 1u128 << (d & 127);
         let dst = &mut self.v[d];
         if self.exec == u32::MAX {
             *dst = *r;
@@ -569,13 +678,6 @@ impl Warp {
     }
 
     // ---- the interpreter --------------------------------------------------------------
-
-    /// Execute one instruction. Returns whether the warp is still `Running`.
-    #[inline(always)]
-    pub fn step<E: Env>(&mut self, prog: &Program, core: &mut Core, env: &mut E) -> bool {
-        let pc = self.pc;
-        self.step_at(pc, prog, core, env).is_some()
-    }
 
     /// A trap raised by the instruction at `pc`: the handler's PC if the warp goes on.
     #[cold]
@@ -1084,29 +1186,32 @@ impl Warp {
         }
     }
 
-    /// Run until the warp stops (end, trap, barrier) or has attempted `max_steps`
-    /// instructions in total; then the status is `StepLimit`. Tracing is chosen by the type
-    /// `T`: with [`crate::NoTrace`] the loop has no tracing code at all.
-    pub fn run<E: Env, T: Tracer>(
+    /// Run until the warp stops (end, trap, barrier), has attempted `max_steps`
+    /// instructions in total (then the status is `StepLimit`), or a hook returns
+    /// [`Control::Stop`] (then the status stays `Running`, and a later call goes on exactly
+    /// where this one stopped). The hooks are chosen by the type `H`: with
+    /// [`crate::NoHooks`] the loop has no hook code at all.
+    pub fn run<E: Env, H: Hooks>(
         &mut self,
         prog: &Program,
         core: &mut Core,
         env: &mut E,
-        tracer: &mut T,
+        hooks: &mut H,
         max_steps: u64,
     ) {
-        self.run_cancellable(prog, core, env, tracer, max_steps, &crate::control::NEVER);
+        self.run_cancellable(prog, core, env, hooks, max_steps, &crate::control::NEVER);
     }
 
     /// As [`Warp::run`], also returning, with the warp still `Running`, once `cancel` is
     /// set (looked at every [`crate::control::CANCEL_CHECK_INTERVAL`] instructions) or the
-    /// tracer asks to stop (after each traced instruction). Calling it again resumes.
-    pub fn run_cancellable<E: Env, T: Tracer>(
+    /// hooks ask to stop the run ([`Hooks::interrupt`], after each instruction). Calling it
+    /// again resumes.
+    pub fn run_cancellable<E: Env, H: Hooks>(
         &mut self,
         prog: &Program,
         core: &mut Core,
         env: &mut E,
-        tracer: &mut T,
+        hooks: &mut H,
         max_steps: u64,
         cancel: &AtomicBool,
     ) {
@@ -1119,33 +1224,61 @@ impl Warp {
             // have. It is the same loop as below, its 32-lane rows compiled to 256-bit
             // vectors instead of baseline x86-64's 128-bit SSE2 (about twice as fast on
             // VALU-bound code, measured).
-            unsafe { self.run_avx2(prog, core, env, tracer, max_steps, cancel) };
+            unsafe { self.run_avx2(prog, core, env, hooks, max_steps, cancel) };
             return;
         }
-        self.run_loop(prog, core, env, tracer, max_steps, cancel);
+        self.run_loop(prog, core, env, hooks, max_steps, cancel);
+    }
+
+    /// Execute one instruction through the same loop as [`Warp::run`] (step limit, hazard
+    /// check, counts and hooks alike), then stop. Returns whether the warp is still
+    /// `Running`. A step at the step limit executes nothing and sets `StepLimit`.
+    pub fn step<E: Env, H: Hooks>(
+        &mut self,
+        prog: &Program,
+        core: &mut Core,
+        env: &mut E,
+        hooks: &mut H,
+        max_steps: u64,
+    ) -> bool {
+        let mut one = (crate::hooks::StepBudget::new(1), hooks);
+        self.run(prog, core, env, &mut one, max_steps);
+        self.status == WarpStatus::Running
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn run_avx2<E: Env, T: Tracer>(
+    fn run_avx2<E: Env, H: Hooks>(
         &mut self,
         prog: &Program,
         core: &mut Core,
         env: &mut E,
-        tracer: &mut T,
+        hooks: &mut H,
         max_steps: u64,
         cancel: &AtomicBool,
     ) {
-        self.run_loop(prog, core, env, tracer, max_steps, cancel);
+        self.run_loop(prog, core, env, hooks, max_steps, cancel);
+    }
+
+    /// Clear what the hooks read after an instruction: the write marks and the logs.
+    #[inline(always)]
+    fn clear_marks(&mut self) {
+        self.last_trap = None;
+        self.u.clear_written();
+        self.written_v = 0;
+        self.written_exec = false;
+        self.written_csr = None;
+        self.retire_log.get_or_insert_with(Vec::new).clear();
+        self.mem_log.get_or_insert_with(Vec::new).clear();
     }
 
     #[inline(always)]
-    fn run_loop<E: Env, T: Tracer>(
+    fn run_loop<E: Env, H: Hooks>(
         &mut self,
         prog: &Program,
         core: &mut Core,
         env: &mut E,
-        tracer: &mut T,
+        hooks: &mut H,
         max_steps: u64,
         cancel: &AtomicBool,
     ) {
@@ -1169,22 +1302,27 @@ impl Warp {
                 }
                 bound = max_steps.min(steps.saturating_add(CANCEL_CHECK_INTERVAL));
             }
+            if H::ENABLED {
+                self.steps = steps;
+                if hooks.before(self, prog, pc) == Control::Stop {
+                    return;
+                }
+            }
             steps += 1;
             if self.queue.watch {
                 self.check_hazards(prog, pc);
             }
-            if T::ENABLED {
+            if H::ENABLED {
                 self.steps = steps;
                 let exec = self.exec;
-                self.last_trap = None;
-                self.retire_log.get_or_insert_with(Vec::new).clear();
+                self.clear_marks();
                 let going = self.step_at(pc, prog, core, env);
-                tracer.commit(self, prog, pc, exec);
+                let control = hooks.after(self, prog, pc, exec);
                 match going {
-                    Some(next) => pc = next,
-                    None => return,
+                    Some(next) if control == Control::Continue => pc = next,
+                    _ => return,
                 }
-                if tracer.interrupt().is_some() {
+                if hooks.interrupt().is_some() {
                     return;
                 }
             } else {
@@ -1197,5 +1335,98 @@ impl Warp {
                 }
             }
         }
+    }
+
+    // ---- what the hooks see of the last instruction ------------------------------------
+
+    /// The vector registers the last instruction wrote synchronously (one bit each).
+    /// Meaningful inside [`Hooks::after`]; asynchronous results are in
+    /// [`Warp::retired_ops`].
+    pub fn written_vregs(&self) -> u128 {
+        self.written_v
+    }
+
+    /// The uniform registers the last instruction wrote synchronously (one bit each).
+    pub fn written_uregs(&self) -> u64 {
+        self.u.written()
+    }
+
+    /// Whether the last instruction wrote EXEC.
+    pub fn wrote_exec(&self) -> bool {
+        self.written_exec
+    }
+
+    /// The CSR (other than EXEC) the last instruction wrote, if any.
+    pub fn written_csr(&self) -> Option<u32> {
+        self.written_csr
+    }
+
+    /// The trap the last instruction raised, taken by a handler or not.
+    pub fn last_trap(&self) -> Option<Trap> {
+        self.last_trap
+    }
+
+    /// The asynchronous operations the last instruction retired, oldest first.
+    pub fn retired_ops(&self) -> &[crate::PendingOp] {
+        self.retire_log.as_deref().unwrap_or_default()
+    }
+
+    /// The memory accesses the last instruction performed.
+    pub fn mem_accesses(&self) -> &[MemAccess] {
+        self.mem_log.as_deref().unwrap_or_default()
+    }
+
+    /// Whether hooks observe this warp (memory accesses are then logged).
+    #[inline(always)]
+    pub(crate) fn logging_memory(&self) -> bool {
+        self.mem_log.is_some()
+    }
+
+    pub(crate) fn log_memory(&mut self, access: MemAccess) {
+        if let Some(log) = &mut self.mem_log {
+            log.push(access);
+        }
+    }
+
+    // ---- state accessors (debuggers, bindings) -----------------------------------------
+
+    /// Vector register `r`, one value per lane.
+    pub fn vreg(&self, r: usize) -> Option<&[u32; LANES]> {
+        self.v.get(r)
+    }
+
+    /// Set lane `lane` of vector register `r`; false if either is out of range.
+    pub fn set_vreg_lane(&mut self, r: usize, lane: usize, value: u32) -> bool {
+        match self.v.get_mut(r).and_then(|row| row.get_mut(lane)) {
+            Some(x) => {
+                *x = value;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Uniform register `r`.
+    pub fn ureg(&self, r: usize) -> Option<u32> {
+        self.u.get(r).copied()
+    }
+
+    /// Set uniform register `r`; false if out of range.
+    pub fn set_ureg(&mut self, r: usize, value: u32) -> bool {
+        match self.u.get_mut(r) {
+            Some(x) => {
+                *x = value;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The pending asynchronous operations of counter `c`, oldest first.
+    pub fn pending(&self, c: usize) -> Vec<crate::PendingOp> {
+        self.queue
+            .ops()
+            .filter(|op| usize::from(op.counter) == c)
+            .collect()
     }
 }

@@ -1,8 +1,8 @@
 //! A workgroup: several warps interleaved on one host thread, with `barrier`.
 
 use crate::env::{Core, Env};
+use crate::hooks::Hooks;
 use crate::program::Program;
-use crate::trace::Tracer;
 use crate::warp::{Warp, WarpId, WarpStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -14,6 +14,9 @@ pub struct Workgroup {
     /// Set by [`Workgroup::run`] when warps wait at a `barrier` that a stopped sibling
     /// will never reach.
     pub deadlock: Option<Deadlock>,
+    /// Steps all the warps together may still attempt (`--max-total-steps`); a warp that
+    /// would go past it stops as at its own step limit. `None`: no such budget.
+    pub budget: Option<u64>,
 }
 
 /// Warps stuck at a `barrier`: each sibling that has not reached it was stopped by a trap
@@ -69,6 +72,7 @@ impl Workgroup {
             id,
             warps,
             deadlock: None,
+            budget: None,
         }
     }
 
@@ -77,19 +81,19 @@ impl Workgroup {
     /// barrier. When a sibling was stopped by a trap or the step limit instead, the waiting
     /// warps can never go on: they stay at the barrier and [`Workgroup::deadlock`] says
     /// why. The order is fixed, so results are deterministic.
-    pub fn run<E: Env, T: Tracer>(
+    pub fn run<E: Env, H: Hooks>(
         &mut self,
         prog: &Program,
         core: &mut Core,
         env: &mut E,
-        tracer: &mut T,
+        hooks: &mut H,
         max_steps_per_warp: u64,
     ) -> RunSummary {
         self.run_cancellable(
             prog,
             core,
             env,
-            tracer,
+            hooks,
             max_steps_per_warp,
             &crate::control::NEVER,
         )
@@ -97,25 +101,41 @@ impl Workgroup {
 
     /// As [`Workgroup::run`], returning early, with the warps not yet stopped left
     /// `Running` (counted in [`RunSummary::interrupted`]), once `cancel` is set or the
-    /// tracer asks to stop (see [`Warp::run_cancellable`]).
-    pub fn run_cancellable<E: Env, T: Tracer>(
+    /// hooks ask to stop (see [`Warp::run_cancellable`]). A hook's [`crate::Control::Stop`]
+    /// pauses the workgroup the same way: it returns with that warp `Running`, and a later
+    /// call resumes as if nothing had stopped.
+    pub fn run_cancellable<E: Env, H: Hooks>(
         &mut self,
         prog: &Program,
         core: &mut Core,
         env: &mut E,
-        tracer: &mut T,
+        hooks: &mut H,
         max_steps_per_warp: u64,
         cancel: &AtomicBool,
     ) -> RunSummary {
-        let stop = |tracer: &T| cancel.load(Ordering::Relaxed) || tracer.interrupt().is_some();
+        let stop = |hooks: &H| cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some();
         loop {
             for w in self.warps.iter_mut() {
-                if stop(tracer) {
+                if stop(hooks) {
                     return self.summary();
                 }
-                w.run_cancellable(prog, core, env, tracer, max_steps_per_warp, cancel);
+                match self.budget {
+                    None => w.run_cancellable(prog, core, env, hooks, max_steps_per_warp, cancel),
+                    Some(left) => {
+                        let before = w.steps;
+                        let cap = max_steps_per_warp.min(before.saturating_add(left));
+                        w.run_cancellable(prog, core, env, hooks, cap, cancel);
+                        self.budget = Some(left - (w.steps - before).min(left));
+                    }
+                }
+                if w.status == WarpStatus::Running {
+                    // Cancelled, or a hook stopped it (a pause): calling `run` again goes
+                    // on exactly as if it had not stopped, since the warps before it in
+                    // this round have already stopped.
+                    return self.summary();
+                }
             }
-            if stop(tracer) {
+            if stop(hooks) {
                 return self.summary();
             }
             let waiting = self

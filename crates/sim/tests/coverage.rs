@@ -222,7 +222,7 @@ fn exec_gating_holds_for_every_vector_instruction() {
         let run_with = |exec: u32| {
             let mut w = init.clone();
             w.set_exec(exec);
-            w.run(&prog, &mut Core::default(), &mut NoMemory, &mut NoTrace, 10);
+            w.run(&prog, &mut Core::default(), &mut NoMemory, &mut NoHooks, 10);
             assert_eq!(w.status, WarpStatus::Ended, "{ins}");
             w
         };
@@ -307,7 +307,7 @@ fn destination_may_alias_any_source() {
                         }
                     }
                 }
-                w.run(&prog, &mut Core::default(), &mut NoMemory, &mut NoTrace, 10);
+                w.run(&prog, &mut Core::default(), &mut NoMemory, &mut NoHooks, 10);
                 assert_eq!(w.status, WarpStatus::Ended, "{ins}");
                 (w, ins)
             };

@@ -109,7 +109,7 @@ fn the_workgroup_api_reports_the_deadlock_too() {
         &prog,
         &mut Core::default(),
         &mut NoMemory,
-        &mut NoTrace,
+        &mut NoHooks,
         100,
     );
     assert_eq!((s.trapped, s.deadlocked, s.ended), (1, 1, 0));

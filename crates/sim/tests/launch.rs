@@ -610,3 +610,150 @@ fn launch_limits() {
         LaunchError::TooManyKeptWarps(_)
     ));
 }
+
+#[test]
+fn an_access_straddling_the_end_of_a_mapping_reports_its_start() {
+    // An 8-byte load at the last 4 bytes of a 16-byte buffer: bytes 12..16 are mapped,
+    // 16..20 are not; trapinfo and the reported address are the access's start.
+    let src = "uload.b64 u[4:5], u[0:1], 0\nwaitcnt sm=0\nmovi v4, 12\n\
+               gload.b64 v[6:7], v4, u[4:5], 0\nwaitcnt vm=0\nendpgm";
+    let cfg = LaunchConfig {
+        block: [1, 1, 1],
+        threads: 1,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&program(src), &cfg, vec![arg("b", buf(&[1, 2, 3, 4]))]).unwrap();
+    let t = &r.traps[0];
+    assert_eq!(t.trap.cause, CAUSE_ACCESS_FAULT);
+    assert_eq!(t.trap.info, (BUFFER_BASE + 12) as u32);
+    assert_eq!(t.address, Some((BUFFER_BASE + 12, 0)));
+}
+
+#[test]
+fn dumps_name_each_warps_status() {
+    // Workgroup 0: warp 0 traps before the barrier, so warp 1 waits there forever
+    // (deadlocked). Workgroup 1: warp 0 spins into the step limit, warp 1 ends.
+    let src = "bnz u2, second\nbnz u29, wait\ncsrw clock, u0\nwait:\nbarrier\nendpgm\n\
+               second:\nbnz u29, done\nspin:\njmp spin\ndone:\nendpgm";
+    let cfg = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [64, 1, 1],
+        threads: 1,
+        max_steps: 50,
+        keep_warps: true,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&program(src), &cfg, Vec::new()).unwrap();
+    let dump: serde_json::Value =
+        serde_json::from_str(&dump_states_json(r.warps.iter().zip(&r.cores))).unwrap();
+    let status: Vec<&str> = dump["warps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(status, ["trapped", "deadlocked", "step_limit", "ended"]);
+    assert_eq!(status_name(WarpStatus::AtBarrier, false), "barrier");
+    assert_eq!(status_name(WarpStatus::Running, false), "running");
+    // Every earlier key is still there.
+    let w = &dump["warps"][0];
+    for k in [
+        "workgroup",
+        "warp",
+        "pc",
+        "exec",
+        "u",
+        "v",
+        "csr",
+        "trap",
+        "status",
+    ] {
+        assert!(w.get(k).is_some(), "{k}");
+    }
+}
+
+#[test]
+fn the_total_step_budget_is_shared_out_per_workgroup() {
+    assert_eq!(total_steps_share(1003, 5, 0), 201);
+    assert_eq!(total_steps_share(1003, 5, 2), 201);
+    assert_eq!(total_steps_share(1003, 5, 3), 200);
+    let prog = program("spin:\njmp spin");
+    let mut seen = Vec::new();
+    for threads in [1, 2] {
+        let cfg = LaunchConfig {
+            grid: [5, 1, 1],
+            block: [64, 1, 1],
+            threads,
+            max_total_steps: Some(1003),
+            keep_warps: true,
+            ..LaunchConfig::default()
+        };
+        let r = launch(&prog, &cfg, Vec::new()).unwrap();
+        assert_eq!(r.step_limits.len(), 10);
+        let steps: Vec<u64> = r.warps.iter().map(|w| w.steps).collect();
+        assert_eq!(steps, [201, 0, 201, 0, 201, 0, 200, 0, 200, 0]);
+        seen.push(dump_states_json(r.warps.iter().zip(&r.cores)));
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
+/// The fenced `asm` blocks of a document, in order.
+fn asm_blocks(doc: &str) -> Vec<String> {
+    doc.split("```asm\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap().to_string())
+        .collect()
+}
+
+fn run_one_warp(src: &str, args: Vec<Arg>) -> LaunchResult {
+    let cfg = LaunchConfig {
+        block: [32, 1, 1],
+        threads: 1,
+        keep_warps: true,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&program(src), &cfg, args).unwrap();
+    assert!(r.ok(), "{src}\n{r:?}");
+    r
+}
+
+#[test]
+fn the_worked_idioms_of_abi_md_run_as_documented() {
+    let blocks = asm_blocks(include_str!("../../../docs/abi.md"));
+    assert_eq!(blocks.len(), 2);
+    let r = run_one_warp(&format!("{}\nendpgm\n", blocks[0]), Vec::new());
+    let w = &r.warps[0];
+    for l in 0..32u32 {
+        let want = if l < 8 { l * 2 } else { l + 100 };
+        assert_eq!(w.v[5][l as usize], want, "if/else, lane {l}");
+    }
+    assert_eq!(w.exec(), u32::MAX);
+    let r = run_one_warp(&format!("{}\nendpgm\n", blocks[1]), Vec::new());
+    let w = &r.warps[0];
+    for l in 0..32u32 {
+        assert_eq!(w.v[6][l as usize], l * (l + 1) / 2, "loop, lane {l}");
+    }
+    assert_eq!(w.exec(), u32::MAX);
+}
+
+#[test]
+fn the_trap_handler_of_provisional_md_resumes_after_the_instruction() {
+    let blocks = asm_blocks(include_str!("../../../docs/provisional.md"));
+    let handler = blocks
+        .iter()
+        .find(|b| b.contains("handler:"))
+        .expect("a handler block");
+    // A 64-bit instruction faults (an unmapped load), then a 32-bit one (a read-only CSR
+    // write); after each the handler resumes at the next instruction.
+    let src = format!(
+        "    upc       u1, handler\n    csrw      trapbase, u1\n    umovi     u2, 0\n\
+         umovi     u3, 0\n    movi      v1, 0\n    gload.b64 v[4:5], v1, u[2:3], 0\n\
+         movi      v6, 7\n    csrw      clock, u0\n    movi      v7, 9\n    endpgm\n{handler}"
+    );
+    let r = run_one_warp(&src, Vec::new());
+    let w = &r.warps[0];
+    assert_eq!(w.v[6][0], 7, "resumed after the 64-bit load");
+    assert_eq!(w.v[7][31], 9, "resumed after the 32-bit csrw");
+    assert_eq!(w.csr.trapcause, 9);
+    assert_eq!(w.v[4][0], 0, "the faulting load wrote nothing");
+}

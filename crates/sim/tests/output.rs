@@ -174,7 +174,7 @@ fn barrier_holds_warps_until_all_arrive() {
     let prog = Program::new(asm("csrr u1, time\nbarrier\ncsrr u2, time\nendpgm"));
     let mut wg = Workgroup::new([0, 0, 0], &[u32::MAX, 0xffff]);
     let mut core = Core::default();
-    let s = wg.run(&prog, &mut core, &mut NoMemory, &mut NoTrace, 100);
+    let s = wg.run(&prog, &mut core, &mut NoMemory, &mut NoHooks, 100);
     assert!(s.all_ended());
     assert_eq!(s.ended, 2);
     // Both warps committed two instructions before either passed the barrier.

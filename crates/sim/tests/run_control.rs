@@ -100,7 +100,7 @@ fn a_cancelled_warp_resumes_where_it_stopped() {
         &prog,
         &mut Core::default(),
         &mut NoMemory,
-        &mut NoTrace,
+        &mut NoHooks,
         u64::MAX,
         flag.as_atomic(),
     );
@@ -116,13 +116,13 @@ fn a_cancelled_warp_resumes_where_it_stopped() {
             &prog,
             &mut core,
             &mut NoMemory,
-            &mut NoTrace,
+            &mut NoHooks,
             u64::MAX,
             stopped.as_atomic(),
         );
     });
     // Whether or not the flag was seen, running on without it finishes the same program.
-    w.run(&prog, &mut core, &mut NoMemory, &mut NoTrace, u64::MAX);
+    w.run(&prog, &mut core, &mut NoMemory, &mut NoHooks, u64::MAX);
     assert_eq!(w.status, WarpStatus::Ended);
     assert_eq!(w.u[1], 100000);
 }

@@ -191,7 +191,7 @@ fn upca_adds_code_base() {
         &prog,
         &mut core,
         &mut warpkit_sim::NoMemory,
-        &mut warpkit_sim::NoTrace,
+        &mut warpkit_sim::NoHooks,
         100,
     );
     assert_eq!((w.u[2], w.u[3]), (4, 0x11));

@@ -306,7 +306,7 @@ fn step_limit_stops_a_runaway_loop() {
         &prog,
         &mut Core::default(),
         &mut NoMemory,
-        &mut NoTrace,
+        &mut NoHooks,
         1000,
     );
     assert_eq!(s.step_limited, 1);

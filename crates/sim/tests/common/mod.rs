@@ -132,7 +132,7 @@ pub fn run_bytes(bytes: Vec<u8>, exec: u32) -> Warp {
     let prog = Program::new(bytes);
     let mut wg = Workgroup::new([0, 0, 0], &[exec]);
     let mut core = Core::default();
-    wg.run(&prog, &mut core, &mut NoMemory, &mut NoTrace, 1_000_000);
+    wg.run(&prog, &mut core, &mut NoMemory, &mut NoHooks, 1_000_000);
     wg.warps.pop().unwrap()
 }
 

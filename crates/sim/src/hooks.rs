@@ -1,0 +1,375 @@
+//! Observation and control of a running warp. A [`Hooks`] value is a type parameter of
+//! the run loop ([`crate::Warp::run`]): `before` sees every instruction before it executes
+//! and may stop the run there; `after` sees it after it committed, with every register,
+//! EXEC, CSR and memory write it made (recorded by the interpreter where the writes
+//! happen, read through [`crate::Warp::written_vregs`] and its siblings). With
+//! `ENABLED = false` ([`NoHooks`]) the loop contains no hook code at all.
+//!
+//! The commit trace ([`crate::WriteTracer`]), breakpoints ([`Breakpoints`]), watchpoints
+//! ([`Watchpoints`]) and step budgets ([`StepBudget`]) are all hooks; two hooks run
+//! together as a pair `(A, B)`.
+
+use crate::control::Interrupt;
+use crate::program::Program;
+use crate::warp::{Warp, WarpId};
+
+/// What the run loop does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    /// Return from the run loop, the warp still `Running`: a later run goes on from here.
+    Stop,
+}
+
+/// Observes and controls a warp's run loop. `ENABLED = false` removes every call at
+/// compile time.
+pub trait Hooks {
+    const ENABLED: bool;
+
+    /// Called before the instruction at `pc` executes (after the step-limit check, before
+    /// the step is counted or its hazards checked). `Stop` leaves the warp at `pc`,
+    /// untouched.
+    #[inline(always)]
+    fn before(&mut self, warp: &Warp, prog: &Program, pc: u32) -> Control {
+        let _ = (warp, prog, pc);
+        Control::Continue
+    }
+
+    /// Called after the instruction at `pc` executed or trapped, with the EXEC it saw.
+    /// The warp's write marks and logs describe what it did. `Stop` returns from the run
+    /// loop before the next instruction.
+    #[inline(always)]
+    fn after(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Control {
+        let _ = (warp, prog, pc, exec_before);
+        Control::Continue
+    }
+
+    /// Whether the hooks need the whole run to stop (a trace sink failed or is full), and
+    /// why. Asked after every observed instruction; unlike `Stop` (a pause, e.g. at a
+    /// breakpoint), it ends the launch, which then reports the [`Interrupt`].
+    #[inline(always)]
+    fn interrupt(&self) -> Option<Interrupt> {
+        None
+    }
+}
+
+/// No hooks: the run loop of a plain run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHooks;
+
+impl Hooks for NoHooks {
+    const ENABLED: bool = false;
+}
+
+impl<H: Hooks> Hooks for &mut H {
+    const ENABLED: bool = H::ENABLED;
+    #[inline(always)]
+    fn before(&mut self, warp: &Warp, prog: &Program, pc: u32) -> Control {
+        (**self).before(warp, prog, pc)
+    }
+    #[inline(always)]
+    fn after(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Control {
+        (**self).after(warp, prog, pc, exec_before)
+    }
+    #[inline(always)]
+    fn interrupt(&self) -> Option<Interrupt> {
+        (**self).interrupt()
+    }
+}
+
+/// Both hooks; the run stops when either says so (`before` of the second is not called
+/// when the first stops).
+impl<A: Hooks, B: Hooks> Hooks for (A, B) {
+    const ENABLED: bool = A::ENABLED || B::ENABLED;
+    #[inline(always)]
+    fn before(&mut self, warp: &Warp, prog: &Program, pc: u32) -> Control {
+        if self.0.before(warp, prog, pc) == Control::Stop {
+            return Control::Stop;
+        }
+        self.1.before(warp, prog, pc)
+    }
+    #[inline(always)]
+    fn after(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Control {
+        let a = self.0.after(warp, prog, pc, exec_before);
+        let b = self.1.after(warp, prog, pc, exec_before);
+        if a == Control::Stop || b == Control::Stop {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    }
+    #[inline(always)]
+    fn interrupt(&self) -> Option<Interrupt> {
+        self.0.interrupt().or_else(|| self.1.interrupt())
+    }
+}
+
+/// Stops before the instruction after `n` more have executed (over every warp it sees).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepBudget {
+    pub left: u64,
+}
+
+impl StepBudget {
+    pub fn new(n: u64) -> StepBudget {
+        StepBudget { left: n }
+    }
+}
+
+impl Hooks for StepBudget {
+    const ENABLED: bool = true;
+    fn before(&mut self, _: &Warp, _: &Program, _: u32) -> Control {
+        if self.left == 0 {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    }
+    fn after(&mut self, _: &Warp, _: &Program, _: u32, _: u32) -> Control {
+        self.left = self.left.saturating_sub(1);
+        Control::Continue
+    }
+}
+
+/// Stops before an instruction at one of the PCs. A run resumed at the breakpoint it
+/// stopped at executes that instruction instead of stopping again: the stop is keyed by
+/// the warp and its step count, which only moves when an instruction executes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Breakpoints {
+    pub pcs: Vec<u32>,
+    /// Restrict the breakpoints to one warp.
+    pub warp: Option<WarpId>,
+    /// Where the last stop happened: warp, its step count and the PC.
+    pub hit: Option<(WarpId, u64, u32)>,
+}
+
+impl Breakpoints {
+    pub fn new(pcs: Vec<u32>) -> Breakpoints {
+        Breakpoints {
+            pcs,
+            warp: None,
+            hit: None,
+        }
+    }
+}
+
+impl Hooks for Breakpoints {
+    const ENABLED: bool = true;
+    fn before(&mut self, warp: &Warp, _: &Program, pc: u32) -> Control {
+        if !self.pcs.contains(&pc) || self.warp.is_some_and(|w| w != warp.id) {
+            return Control::Continue;
+        }
+        let here = (warp.id, warp.steps, pc);
+        if self.hit == Some(here) {
+            return Control::Continue;
+        }
+        self.hit = Some(here);
+        Control::Stop
+    }
+}
+
+/// What a watchpoint watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchTarget {
+    /// One lane of a vector register.
+    VLane {
+        reg: u32,
+        lane: u32,
+    },
+    /// Any lane of a vector register.
+    VReg(u32),
+    UReg(u32),
+    /// Bytes `addr..addr + len` of global or shared memory.
+    Memory {
+        space: MemSpace,
+        addr: u64,
+        len: u64,
+    },
+}
+
+/// A watchpoint that fired: the target, the warp and the PC of the writing instruction
+/// (for an asynchronous result, the instruction that retired it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchHit {
+    pub target: WatchTarget,
+    pub warp: WarpId,
+    pub pc: u32,
+}
+
+/// Stops after an instruction that wrote a watched register lane or memory byte
+/// (synchronous writes, retired asynchronous write-backs, stores and atomics).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Watchpoints {
+    pub targets: Vec<WatchTarget>,
+    pub hit: Option<WatchHit>,
+}
+
+impl Watchpoints {
+    pub fn new(targets: Vec<WatchTarget>) -> Watchpoints {
+        Watchpoints { targets, hit: None }
+    }
+}
+
+/// Whether the last instruction of `warp` wrote `t`.
+pub fn wrote(warp: &Warp, t: WatchTarget) -> bool {
+    let exec = warp.exec();
+    let retired_v = |reg: u32, lane: Option<u32>| {
+        warp.retired_ops().iter().any(|op| match &op.writeback {
+            crate::Writeback::V {
+                first, count, mask, ..
+            } => {
+                let r = u32::from(*first);
+                (r..r + u32::from(*count)).contains(&reg)
+                    && lane.map_or(*mask != 0, |l| (mask >> l) & 1 != 0)
+            }
+            _ => false,
+        })
+    };
+    match t {
+        WatchTarget::VLane { reg, lane } => {
+            (reg < 128 && (warp.written_vregs() >> reg) & 1 != 0 && (exec >> lane) & 1 != 0)
+                || retired_v(reg, Some(lane))
+        }
+        WatchTarget::VReg(reg) => {
+            (reg < 128 && (warp.written_vregs() >> reg) & 1 != 0 && exec != 0)
+                || retired_v(reg, None)
+        }
+        WatchTarget::UReg(reg) => {
+            (reg < 64 && (warp.written_uregs() >> reg) & 1 != 0)
+                || warp.retired_ops().iter().any(|op| match &op.writeback {
+                    crate::Writeback::U { first, count, .. } => {
+                        let r = u32::from(*first);
+                        (r..r + u32::from(*count)).contains(&reg)
+                    }
+                    _ => false,
+                })
+        }
+        WatchTarget::Memory { space, addr, len } => warp.mem_accesses().iter().any(|m| {
+            m.space == space
+                && m.kind != MemKind::Load
+                && m.lanes.iter().any(|l| l.overlaps(addr, len))
+        }),
+    }
+}
+
+impl Hooks for Watchpoints {
+    const ENABLED: bool = true;
+    fn after(&mut self, warp: &Warp, _: &Program, pc: u32, _: u32) -> Control {
+        for &t in &self.targets {
+            if wrote(warp, t) {
+                self.hit = Some(WatchHit {
+                    target: t,
+                    warp: warp.id,
+                    pc,
+                });
+                return Control::Stop;
+            }
+        }
+        Control::Continue
+    }
+}
+
+/// The address space of a memory access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemSpace {
+    Global,
+    /// The workgroup's shared memory; addresses are offsets into it.
+    Shared,
+}
+
+impl MemSpace {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemSpace::Global => "global",
+            MemSpace::Shared => "shared",
+        }
+    }
+}
+
+/// What a memory access did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemKind {
+    Load,
+    Store,
+    /// A read-modify-write; `data` is the value written, `old` the value read.
+    Atomic,
+}
+
+impl MemKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemKind::Load => "load",
+            MemKind::Store => "store",
+            MemKind::Atomic => "atomic",
+        }
+    }
+}
+
+/// One lane's access, on a bus of 32-bit words: `addr` is the access's address rounded
+/// down to 4 bytes, `data` the words from there (a sub-word access's bytes sit at their
+/// byte positions, the rest are 0), `mask` one bit per byte from `addr` (bit i: byte
+/// `addr + i` accessed). Loads give the bytes read before any extension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaneAccess {
+    /// The lane; 0 for a uniform (`uload`) access.
+    pub lane: u32,
+    pub addr: u64,
+    pub data: Vec<u32>,
+    pub mask: u32,
+    /// For an atomic: the word before the operation.
+    pub old: Option<u32>,
+}
+
+impl LaneAccess {
+    /// The access of `size` bytes at byte address `addr` (aligned as the model requires)
+    /// with the `size.div_ceil(4)` words of `value` (a sub-word value in the low bits).
+    pub fn new(lane: u32, addr: u64, size: u32, value: &[u32]) -> LaneAccess {
+        let shift = (addr & 3) as u32;
+        let (data, mask) = if size < 4 {
+            let ones: u32 = if size == 1 { 0xff } else { 0xffff };
+            (
+                vec![(value.first().copied().unwrap_or(0) & ones) << (8 * shift)],
+                ((1u32 << size) - 1) << shift,
+            )
+        } else {
+            let words = (size as usize).div_ceil(4);
+            let mut d = value.to_vec();
+            d.resize(words, 0);
+            (
+                d,
+                if size >= 32 {
+                    u32::MAX
+                } else {
+                    (1u32 << size) - 1
+                },
+            )
+        };
+        LaneAccess {
+            lane,
+            addr: addr & !3,
+            data,
+            mask,
+            old: None,
+        }
+    }
+
+    /// Whether a byte of `addr..addr + len` was accessed.
+    pub fn overlaps(&self, addr: u64, len: u64) -> bool {
+        (0..32u64).any(|i| {
+            (self.mask >> i) & 1 != 0 && {
+                let b = self.addr.wrapping_add(i);
+                b >= addr && b - addr < len
+            }
+        })
+    }
+}
+
+/// One memory instruction's accesses, active lanes in ascending order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemAccess {
+    pub kind: MemKind,
+    pub space: MemSpace,
+    /// Bytes per lane.
+    pub size: u32,
+    pub lanes: Vec<LaneAccess>,
+}
