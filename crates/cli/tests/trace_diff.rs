@@ -70,10 +70,10 @@ fn one_lane_of_one_write() {
     let o = warpkit(&["trace", "diff", s(&a), s(&b)]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
-    // x[37] is lane 5 of warp 1; saxpy loads x into v6, asynchronously: the difference is
-    // in the write-back retired at the `waitcnt`.
+    // x[37] is lane 5 of warp 1; saxpy loads x into v6: the first difference is in the
+    // data the load read (its memory record), before the write-back at the `waitcnt`.
     assert!(
-        out.contains("v6 lane 5 in the write-back of the instruction at pc 0x3c"),
+        out.contains("data of lane 5 of the global load (mem[0].lanes[5].data[0])"),
         "{out}"
     );
     assert!(out.contains("  A: 37\n  B: 1000\n"), "{out}");

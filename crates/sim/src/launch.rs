@@ -396,6 +396,9 @@ impl Active {
     fn outcome(mut self, program: &Program, cfg: &LaunchConfig, pool: &mut Vec<Warp>) -> Outcome {
         let wg = self.group.id;
         let group = &mut self.group;
+        // Before the deadlock is taken out: without it, warps at the barrier would count
+        // as interrupted.
+        let interrupted = group.summary().interrupted > 0;
         let mut o = Outcome {
             warps: group.warps.len() as u64,
             instructions: 0,
@@ -410,7 +413,7 @@ impl Active {
             hazards: Vec::new(),
             kept: Vec::new(),
             core: self.core,
-            interrupted: group.summary().interrupted > 0,
+            interrupted,
         };
         for w in group.warps.iter_mut() {
             o.instructions += w.retired;

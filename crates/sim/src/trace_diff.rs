@@ -30,8 +30,8 @@ const FIELD_ORDER: &[&str] = &[
     "u",
     "exec_write",
     "csr",
-    "mem",
     "trap",
+    "mem",
     "retired",
     "end",
 ];
@@ -488,7 +488,8 @@ fn first_difference<'v>(
 
 /// `path` in the ISA's terms where the record says what it indexes: `v[i].lanes[j]...`
 /// names the register and lane, `u[i]...` the uniform register, `csr[i]...` the CSR,
-/// `retired[i]...` the write-back and the instruction that issued it.
+/// `mem[i].lanes[j].F...` the lane and field of the memory access, `retired[i]...` the
+/// write-back and the instruction that issued it.
 fn describe(record: &Map<String, Value>, path: &str) -> String {
     match name_in(record, path) {
         Some(n) => format!("{n} ({path})"),
@@ -518,6 +519,26 @@ fn name_in(record: &Map<String, Value>, path: &str) -> Option<String> {
             Some(format!("{head}{reg}"))
         }
         "csr" => Some(format!("CSR {}", entry.get("name")?.as_str()?)),
+        "mem" => {
+            let access = format!(
+                "the {} {}",
+                entry.get("space")?.as_str()?,
+                entry.get("kind")?.as_str()?
+            );
+            let Some((j, used)) = tail.strip_prefix(".lanes").and_then(leading_index) else {
+                return Some(access);
+            };
+            let lane_entry = entry.get("lanes")?.get(j)?;
+            let lane = lane_entry.get("lane")?.as_u64()?;
+            let rest = &tail[".lanes".len() + used..];
+            let field = rest
+                .strip_prefix('.')
+                .map(|f| f.split(['[', '.']).next().unwrap_or(f));
+            Some(match field {
+                Some(field) => format!("{field} of lane {lane} of {access}"),
+                None => format!("lane {lane} of {access}"),
+            })
+        }
         "retired" => {
             let pc = entry.get("pc")?.as_u64()?;
             let inner = tail
@@ -564,6 +585,24 @@ mod tests {
             &DiffOptions::default(),
         );
         assert_eq!(r.outcome, DiffOutcome::Equal { records: 1 });
+    }
+
+    #[test]
+    fn memory_records_name_the_lane_and_the_access() {
+        let rec = |data: u32| {
+            format!(
+                "{{\"step\":1,\"pc\":8,\"mem\":[{{\"kind\":\"load\",\"space\":\"global\",\"size\":4,\"lanes\":[{{\"lane\":2,\"addr\":64,\"data\":[1],\"mask\":15}},{{\"lane\":7,\"addr\":68,\"data\":[{data}],\"mask\":15}}]}}]}}\n"
+            )
+        };
+        let r = run(&rec(5), &rec(6), &DiffOptions::default());
+        let DiffOutcome::Different(d) = r.outcome else {
+            panic!("expected a difference")
+        };
+        assert_eq!(d.path, "mem[0].lanes[1].data[0]");
+        assert_eq!(
+            d.what,
+            "data of lane 7 of the global load (mem[0].lanes[1].data[0])"
+        );
     }
 
     #[test]

@@ -653,6 +653,9 @@ fn dumps_name_each_warps_status() {
         .map(|w| w["status"].as_str().unwrap())
         .collect();
     assert_eq!(status, ["trapped", "deadlocked", "step_limit", "ended"]);
+    // A deadlock is a finished run, not an interrupted one.
+    assert_eq!(r.deadlocks.len(), 1);
+    assert_eq!(r.interrupted, None);
     assert_eq!(status_name(WarpStatus::AtBarrier, false), "barrier");
     assert_eq!(status_name(WarpStatus::Running, false), "running");
     // Every earlier key is still there.
