@@ -2,8 +2,9 @@
 //! compare their outputs with host references, and print what each run measured.
 
 use crate::{Failure, Outcome};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
-use warpkit_examples::{Example, Report, Size};
+use warpkit_examples::{Example, Image, Report, Size};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -19,6 +20,48 @@ pub struct Args {
     /// List the kernels and what each computes, without running them.
     #[arg(long)]
     pub list: bool,
+    /// Write the kernels that draw a picture (mandelbrot) as DIR/NAME.png: 8-bit indexed
+    /// colour, each pixel's index the value the kernel computed. DIR is created if needed.
+    #[arg(long, value_name = "DIR")]
+    pub save_images: Option<PathBuf>,
+}
+
+/// `image` as an indexed-colour PNG.
+pub fn encode_png(image: &Image) -> Result<Vec<u8>, png::EncodingError> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, image.width, image.height);
+    encoder.set_color(png::ColorType::Indexed);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_palette(image.palette.concat());
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&image.pixels)?;
+    writer.finish()?;
+    Ok(bytes)
+}
+
+/// Write `image` as DIR/NAME.png, atomically.
+fn save_image(dir: &Path, name: &str, image: &Image) -> Result<PathBuf, Failure> {
+    let path = dir.join(format!("{name}.png"));
+    let bytes = encode_png(image)
+        .map_err(|e| Failure::Runtime(format!("cannot encode {}: {e}", path.display())))?;
+    crate::output::write_output(&path, &bytes)?;
+    Ok(path)
+}
+
+/// `--save-images DIR`: refuse a path that is not a directory, create a missing one.
+fn prepare_image_dir(dir: &Path) -> Result<(), Failure> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::BadInput(format!(
+            "--save-images {}: not a directory",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Failure::Runtime(format!(
+            "--save-images {}: cannot create the directory: {e}",
+            dir.display()
+        ))
+    })
 }
 
 fn select(names: &[String]) -> Result<Vec<&'static Example>, Failure> {
@@ -194,11 +237,25 @@ pub fn run(args: Args) -> Outcome {
         }
         return Ok(());
     }
+    if let Some(dir) = &args.save_images {
+        prepare_image_dir(dir)?;
+    }
     let size = if args.small { Size::Small } else { Size::Full };
     let start = Instant::now();
     let mut tally = Tally::default();
+    let mut saved = Vec::new();
     for e in examples {
-        tally.record(e.name, e.run(size, args.threads));
+        let result = e.run(size, args.threads);
+        if let (
+            Some(dir),
+            Ok(Report {
+                image: Some(image), ..
+            }),
+        ) = (&args.save_images, &result)
+        {
+            saved.push(save_image(dir, e.name, image)?);
+        }
+        tally.record(e.name, result);
     }
     for e in linx {
         tally.record(e.name, e.run());
@@ -211,6 +268,11 @@ pub fn run(args: Args) -> Outcome {
     print_table(&rows);
     for p in &problems {
         report!("error: {p}");
+    }
+    if !crate::quiet() {
+        for path in &saved {
+            report!("wrote {}", path.display());
+        }
     }
     outln!(
         "{} of {} kernels checked ✓ in {:.2} s",

@@ -4,6 +4,12 @@
 //! [`all`] lists the kernels; [`Example::case`] builds the launches and the expected output
 //! for a [`Size`]; [`Example::run`] assembles the source, launches it on the functional
 //! model (`warpkit_sim::launch`), and compares the output buffers with the reference.
+//!
+//! Most references are computed before the run. The float kernels that use an SFU
+//! transcendental (`fexp2`, `frsq`: accurate to 1 ulp, not correctly rounded) check its
+//! results against the exact value within that bound ([`Expected::ulps`]) and then derive
+//! the rest of their reference from the values the kernel actually got
+//! ([`Example::derive`]), so everything downstream is still checked bit for bit.
 
 mod gen;
 mod kernels;
@@ -34,6 +40,54 @@ pub struct Example {
     /// The assembly source.
     pub source: &'static str,
     build: fn(Size) -> Case,
+    /// More expectations computed from the run's outputs (see the crate documentation).
+    derive: Option<fn(&Case, &Outputs) -> Vec<Expected>>,
+    /// The output as a picture, for kernels that compute one.
+    image: Option<fn(&Case, &Outputs) -> Image>,
+}
+
+impl Example {
+    /// No derived check, no image: the fields the `example!` table fills in when a kernel
+    /// does not need them.
+    const PLAIN: Example = Example {
+        name: "",
+        summary: "",
+        source: "",
+        build: |_| Case {
+            problem: String::new(),
+            stages: Vec::new(),
+            expected: Vec::new(),
+        },
+        derive: None,
+        image: None,
+    };
+}
+
+/// The output buffers of a finished run, as the derived checks and images read them.
+pub struct Outputs<'a> {
+    results: &'a [LaunchResult],
+}
+
+impl Outputs<'_> {
+    /// Buffer `buffer` of launch `stage` as u32 words (empty if there is no such buffer).
+    pub fn words(&self, stage: usize, buffer: &str) -> Vec<u32> {
+        self.results
+            .get(stage)
+            .and_then(|r| r.buffer(buffer))
+            .map(to_words)
+            .unwrap_or_default()
+    }
+}
+
+/// An 8-bit indexed-colour picture: what `warpkit examples --save-images` writes as PNG.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    /// One palette index per pixel, row by row from the top.
+    pub pixels: Vec<u8>,
+    /// RGB colours; every pixel indexes into it.
+    pub palette: Vec<[u8; 3]>,
 }
 
 /// A value for one argument slot of a stage.
@@ -70,6 +124,11 @@ pub struct Expected {
     pub stage: usize,
     pub buffer: String,
     pub words: Vec<u32>,
+    /// 0: every word must equal `words`. Otherwise the words are f32 values, each within
+    /// this many units in the last place of its reference (a NaN must match exactly): the
+    /// documented accuracy of an SFU transcendental, whose reference is the exact value
+    /// rounded to nearest.
+    pub ulps: u32,
 }
 
 /// A problem instance: the launches to run, in order, and what they must produce.
@@ -90,6 +149,14 @@ pub enum Check {
         index: usize,
         expected: u32,
         got: u32,
+    },
+    /// An f32 word further than the tolerance from its reference.
+    Beyond {
+        buffer: String,
+        index: usize,
+        expected: u32,
+        got: u32,
+        ulps: u32,
     },
     /// The buffer is missing or shorter than the reference.
     Short {
@@ -117,6 +184,18 @@ impl std::fmt::Display for Check {
             } => write!(
                 f,
                 "{buffer}[{index}]: expected {expected} ({expected:#010x}), got {got} ({got:#010x})"
+            ),
+            Check::Beyond {
+                buffer,
+                index,
+                expected,
+                got,
+                ulps,
+            } => write!(
+                f,
+                "{buffer}[{index}]: expected {} ({expected:#010x}) within {ulps} ulp, got {} ({got:#010x})",
+                f32::from_bits(*expected),
+                f32::from_bits(*got)
             ),
             Check::Short {
                 buffer,
@@ -153,6 +232,8 @@ pub struct Report {
     pub hazard_count: u64,
     /// A few of them, described.
     pub hazards: Vec<String>,
+    /// The output as a picture, for the kernels that draw one.
+    pub image: Option<Image>,
 }
 
 impl Report {
@@ -256,9 +337,13 @@ impl Example {
                 })?;
             results.push(result);
         }
-        let check = compare(&case.expected, |stage, name| {
-            results.get(stage).and_then(|r| r.buffer(name))
-        });
+        let lookup = |stage: usize, name: &str| results.get(stage).and_then(|r| r.buffer(name));
+        let outputs = Outputs { results: &results };
+        let mut check = compare(&case.expected, lookup);
+        if let (Check::Pass, Some(derive)) = (&check, self.derive) {
+            check = compare(&derive(case, &outputs), lookup);
+        }
+        let image = self.image.map(|draw| draw(case, &outputs));
         let mut report = Report {
             name: self.name,
             problem: case.problem.clone(),
@@ -273,6 +358,7 @@ impl Example {
             traps: Vec::new(),
             hazard_count: 0,
             hazards: Vec::new(),
+            image,
         };
         for (stage, r) in results.iter().enumerate() {
             report.workgroups += r.stats.workgroups;
@@ -387,7 +473,7 @@ pub fn compare<'a>(
         }
         for (index, (want, chunk)) in e.words.iter().zip(got.chunks_exact(4)).enumerate() {
             let have = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-            if have != *want {
+            if e.ulps == 0 && have != *want {
                 return Check::Mismatch {
                     buffer: e.buffer.clone(),
                     index,
@@ -395,9 +481,40 @@ pub fn compare<'a>(
                     got: have,
                 };
             }
+            if e.ulps > 0 && f32_ulps_apart(have, *want) > u64::from(e.ulps) {
+                return Check::Beyond {
+                    buffer: e.buffer.clone(),
+                    index,
+                    expected: *want,
+                    got: have,
+                    ulps: e.ulps,
+                };
+            }
         }
     }
     Check::Pass
+}
+
+/// How many f32 values lie between `a` and `b` counted along the number line (+0 and -0
+/// are one apart); `u64::MAX` if either is a NaN and the bits differ.
+pub fn f32_ulps_apart(a: u32, b: u32) -> u64 {
+    let nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+    if a == b {
+        return 0;
+    }
+    if nan(a) || nan(b) {
+        return u64::MAX;
+    }
+    // Sign-magnitude to a monotonic integer: -0 → -1, +0 → 0.
+    let line = |x: u32| {
+        let m = i64::from(x & 0x7fff_ffff);
+        if x >> 31 == 1 {
+            -m - 1
+        } else {
+            m
+        }
+    };
+    line(a).abs_diff(line(b))
 }
 
 #[cfg(test)]
@@ -409,6 +526,7 @@ mod tests {
             stage: 0,
             buffer: "out".into(),
             words,
+            ulps: 0,
         }]
     }
 
@@ -439,6 +557,30 @@ mod tests {
         assert!(matches!(
             compare(&expected(vec![1]), |_, _| None),
             Check::Short { got_words: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn ulp_tolerance_counts_along_the_number_line() {
+        assert_eq!(f32_ulps_apart(0x3f80_0000, 0x3f80_0001), 1);
+        assert_eq!(f32_ulps_apart(0x3f80_0000, 0x3f7f_ffff), 1);
+        assert_eq!(f32_ulps_apart(0x0000_0000, 0x8000_0000), 1);
+        assert_eq!(f32_ulps_apart(0x0000_0001, 0x8000_0001), 3);
+        assert_eq!(f32_ulps_apart(0x7fc0_0000, 0x7fc0_0000), 0);
+        assert_eq!(f32_ulps_apart(0x7fc0_0000, 0x7f80_0000), u64::MAX);
+        let bytes = to_bytes(&[0x3f80_0001, 0x3f80_0003]);
+        let look = |_: usize, name: &str| (name == "out").then_some(&bytes[..]);
+        let mut want = expected(vec![0x3f80_0000, 0x3f80_0002]);
+        want[0].ulps = 1;
+        assert_eq!(compare(&want, look), Check::Pass);
+        want[0].words[1] = 0x3f80_0001;
+        assert!(matches!(
+            compare(&want, look),
+            Check::Beyond {
+                index: 1,
+                ulps: 1,
+                ..
+            }
         ));
     }
 

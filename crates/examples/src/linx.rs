@@ -259,6 +259,7 @@ impl LinxExample {
                 .iter()
                 .map(|d| format!("{}: {}", d.code, d.message))
                 .collect(),
+            image: None,
         })
     }
 }

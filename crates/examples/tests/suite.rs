@@ -53,6 +53,11 @@ kernel_tests!(
     crc32,
     stencil,
     collatz,
+    sgemm,
+    hgemm,
+    softmax,
+    layernorm,
+    mandelbrot,
 );
 
 #[test]
@@ -174,4 +179,95 @@ fn a_trap_is_reported_with_its_address() {
         "{:?}",
         report.traps
     );
+}
+
+/// Run `name` at the small size with `from` replaced by `to` in its source.
+fn mutated(name: &str, from: &str, to: &str) -> warpkit_examples::Report {
+    let mut example = *find(name).expect("example exists");
+    let source = example.source.replacen(from, to, 1);
+    assert_ne!(source, example.source, "{name}: `{from}` not found");
+    example.source = Box::leak(source.into_boxed_str());
+    example.run(Size::Small, 0).expect("runs")
+}
+
+#[test]
+fn float_references_are_bit_exact() {
+    // One rounding done in another mode must show: the references are the same IEEE
+    // operations in the same order, not approximations.
+    let cases = [
+        ("sgemm", "ffma.f32   v11, v20, v21, v11", " rm=rtz"),
+        ("hgemm", "ffma.f32   v11, v20, v21, v11", " rm=rup"),
+        ("softmax", "fmul.f32   v8, v8, v12", " rm=rdn"),
+        ("layernorm", "ffma.f32   v8, v8, v17, v18", " rm=rtz"),
+        ("mandelbrot", "fadd.f32   v14, v20, v12", " rm=rtz"),
+    ];
+    for (name, line, modifier) in cases {
+        let report = mutated(name, line, &format!("{line}{modifier}"));
+        assert!(
+            matches!(report.check, Check::Mismatch { .. }),
+            "{name} with{modifier}: {}",
+            report.check
+        );
+    }
+}
+
+#[test]
+fn sfu_results_are_held_to_their_ulp_bound() {
+    // Feeding fexp2 twice the argument (and frsq the variance plus its double) moves the
+    // results far beyond 1 ulp: the tolerance is not a blanket pass.
+    let report = mutated(
+        "softmax",
+        "fexp2.f32  v11, v8",
+        "fadd.f32 v8, v8, v8\n    fexp2.f32  v11, v8",
+    );
+    assert!(
+        matches!(report.check, Check::Beyond { ulps: 1, .. }),
+        "{}",
+        report.check
+    );
+    let report = mutated("layernorm", "frsq.f32   v14, v13", "frsq.f32   v14, v12");
+    assert!(
+        matches!(report.check, Check::Beyond { ulps: 1, .. }),
+        "{}",
+        report.check
+    );
+}
+
+#[test]
+fn derived_references_follow_the_sfu_results() {
+    // With frcp replaced by a division by 2s, E is still right but Y is not: the derived
+    // reference for Y is checked too.
+    let report = mutated(
+        "softmax",
+        "frcp.f32   v12, v10",
+        "fadd.f32   v10, v10, v10\n    frcp.f32   v12, v10",
+    );
+    match &report.check {
+        Check::Mismatch { buffer, .. } => assert_eq!(buffer, "Y"),
+        other => panic!("expected a mismatch in Y, got {other}"),
+    }
+}
+
+#[test]
+fn mandelbrot_draws_its_counts() {
+    let example = find("mandelbrot").expect("exists");
+    let report = example.run(Size::Small, 0).expect("runs");
+    assert!(report.passed());
+    let image = report.image.expect("mandelbrot draws an image");
+    let counts = &example.case(Size::Small).expected[0].words;
+    assert_eq!(image.pixels.len() as u32, image.width * image.height);
+    assert!(image
+        .pixels
+        .iter()
+        .zip(counts)
+        .all(|(&p, &c)| u32::from(p) == c));
+    // Both escaped pixels and pixels inside the set (the limit, black) are present.
+    assert!(counts.contains(&255) && counts.contains(&1));
+    assert_eq!(image.palette[255], [0, 0, 0]);
+    assert!(find("sgemm")
+        .expect("exists")
+        .run(Size::Small, 0)
+        .expect("runs")
+        .image
+        .is_none());
 }

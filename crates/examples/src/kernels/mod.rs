@@ -3,24 +3,32 @@
 mod bitonic;
 mod collatz;
 mod crc32;
+mod fp;
+mod hgemm;
 mod histogram;
+mod layernorm;
+mod mandelbrot;
 mod matmul;
 mod matmul_dp4a;
 mod reduce;
 mod saxpy;
 mod scan;
+mod sgemm;
+mod softmax;
 mod stencil;
 mod vadd;
 
-use crate::{gen, Case, Example, Expected, Size, Stage, StageArg};
+use crate::{gen, Case, Example, Expected, Outputs, Size, Stage, StageArg};
 
 macro_rules! example {
-    ($name:ident, $summary:expr) => {
+    ($name:ident, $summary:expr $(, $key:ident = $value:expr)*) => {
         Example {
             name: stringify!($name),
             summary: $summary,
             source: include_str!(concat!("../../../../examples/", stringify!($name), ".s")),
             build: $name::case,
+            $($key: Some($value),)*
+            ..Example::PLAIN
         }
     };
 }
@@ -40,6 +48,23 @@ pub(crate) static ALL: &[Example] = &[
     example!(crc32, "CRC-32 of unaligned records: brev, alignbit, perm"),
     example!(stencil, "3x3 blur, 2-D grid, partial last warp"),
     example!(collatz, "Collatz steps: divergent per-lane loops"),
+    example!(sgemm, "f32 matrix multiply, shared tiles, ffma.f32"),
+    example!(hgemm, "f16 inputs, f32 accumulation via cvt.f32.f16"),
+    example!(
+        softmax,
+        "softmax of rows: max, fexp2, frcp",
+        derive = softmax::derive
+    ),
+    example!(
+        layernorm,
+        "layer normalisation of rows: mean, variance, frsq",
+        derive = layernorm::derive
+    ),
+    example!(
+        mandelbrot,
+        "Mandelbrot escape counts in f32, drawn as an image",
+        image = mandelbrot::image
+    ),
 ];
 
 fn int(v: u64) -> StageArg {
@@ -68,7 +93,40 @@ fn expect(stage: usize, buffer: &str, words: Vec<u32>) -> Expected {
         stage,
         buffer: buffer.to_string(),
         words,
+        ulps: 0,
     }
+}
+
+/// Each f32 word within `ulps` of `words` (an SFU transcendental's documented bound).
+fn expect_within(stage: usize, buffer: &str, words: Vec<u32>, ulps: u32) -> Expected {
+    Expected {
+        ulps,
+        ..expect(stage, buffer, words)
+    }
+}
+
+/// The bytes the case passes for argument `name` of launch `stage`, as u32 words.
+fn input_words(case: &Case, stage: usize, name: &str) -> Vec<u32> {
+    case.stages[stage]
+        .args
+        .iter()
+        .find_map(|(n, v)| match v {
+            StageArg::Bytes(b) if n == name => Some(gen::to_words(b)),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The integer the case passes for argument `name` of launch `stage`.
+fn input_int(case: &Case, stage: usize, name: &str) -> u64 {
+    case.stages[stage]
+        .args
+        .iter()
+        .find_map(|(n, v)| match v {
+            StageArg::Int(x) if n == name => Some(*x),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 fn blocks(n: u32, per: u32) -> u32 {
