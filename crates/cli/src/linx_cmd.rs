@@ -298,8 +298,8 @@ pub fn state_json(prog: &Program, r: &RunResult) -> String {
     }
     let _ = write!(
         o,
-        "],\n \"cstk_max_depth\": {},\n \"diagnostics\": [",
-        r.cstk_max_depth
+        "],\n \"cstk_max_depth\": {},\n \"fflags\": {},\n \"diagnostics\": [",
+        r.cstk_max_depth, r.fflags
     );
     let mut first = true;
     let mut item = |o: &mut String,
@@ -379,6 +379,7 @@ fn run_program(a: RunArgs) -> Outcome {
                 lanes: a.lanes,
                 max_steps: a.max_steps,
                 trace: None,
+                ..RunConfig::default()
             },
         ),
         Some(path) => {
@@ -396,6 +397,7 @@ fn run_program(a: RunArgs) -> Outcome {
                     lanes: a.lanes,
                     max_steps: a.max_steps,
                     trace: Some(&mut tracer),
+                    ..RunConfig::default()
                 },
             );
             match tracer.failed {

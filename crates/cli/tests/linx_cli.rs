@@ -53,8 +53,23 @@ fn run_dumps_the_state_json() {
     assert_eq!(bytes.len(), 6 * 16);
     assert!(bytes.starts_with("6400000000000000650000"));
     assert_eq!(v["cstk_max_depth"], 0);
+    assert_eq!(v["fflags"], 0);
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0);
     assert!(v["error"].is_null());
+}
+
+#[test]
+fn float_flags_reach_the_state_json() {
+    // 1/0 in f32: +inf with DZ, CSTATE.FFLAGS bit 1; the sum in x1 as zero-extended f32 bits.
+    let p = file(
+        "fdiv.s",
+        ".mem 0x1000, fs, 1.0, 0.0\n.gpr a0, 0x1000\nBSTART.VECT\nB.TEXT .b\nBSTOP\n.b:\n    lw [a0.ud], ->t.w\n    lw [a0.ud, 4], ->t.w\n    fdiv t#2.fs, t#1.fs, ->t.w\n    rdfadd t#1.fs, ->x1.d\n    lbstop\n",
+    );
+    let out = warpkit(&["linx", "run", p.to_str().unwrap(), "--dump-state", "-"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["fflags"], 2);
+    assert_eq!(v["gpr"][21], 0x7f80_0000u64);
 }
 
 #[test]

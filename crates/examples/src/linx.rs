@@ -165,6 +165,51 @@ fn dot_int(p: &Program) -> Vec<Expect> {
     ]
 }
 
+/// The host side of `dot_float.s`, with warpkit-float's operations in the program's order:
+/// products per iteration, sums folded in iteration order.
+fn dot_float(p: &Program) -> Vec<Expect> {
+    use warpkit_float::{add, convert, max, mul, Round, F32, F64};
+    let rne = Round::Rne;
+    let x = initial(p, 0x1000, 4, 40);
+    let y = initial(p, 0x2000, 4, 40);
+    let mut products = Vec::new();
+    let mut wide = Vec::new();
+    for (&a, &b) in x.iter().zip(&y) {
+        let (a, b) = (a as u32, b as u32);
+        products.push(mul::<F32>(a, b, rne).0);
+        let (a, b) = (convert::<F32, F64>(a, rne).0, convert::<F32, F64>(b, rne).0);
+        wide.push(mul::<F64>(a, b, rne).0);
+    }
+    let sum32 = products[1..]
+        .iter()
+        .fold(products[0], |s, &v| add::<F32>(s, v, rne).0);
+    let max32 = products[1..]
+        .iter()
+        .fold(products[0], |s, &v| max::<F32>(s, v).0);
+    let sum64 = wide[1..]
+        .iter()
+        .fold(wide[0], |s, &v| add::<F64>(s, v, rne).0);
+    vec![
+        Expect::Gpr {
+            reg: 21,
+            value: sum32 as u64,
+        },
+        Expect::Gpr {
+            reg: 22,
+            value: sum64,
+        },
+        Expect::Gpr {
+            reg: 23,
+            value: max32 as u64,
+        },
+        Expect::Memory {
+            addr: 0x3000,
+            bytes: 8,
+            values: wide,
+        },
+    ]
+}
+
 fn far_branch(_: &Program) -> Vec<Expect> {
     vec![Expect::Memory {
         addr: 0x1000,
@@ -208,6 +253,11 @@ pub static ALL: &[LinxExample] = &[
         "dot_int",
         "integer dot product: rdadd and store-reduce sd.add.rd",
         dot_int
+    ),
+    example!(
+        "dot_float",
+        "f32/f64 dot product: fmul, fcvt, rdfadd in iteration order",
+        dot_float
     ),
     example!(
         "far_branch",

@@ -25,10 +25,11 @@ pub mod tables {
 
 pub use diag::{Diagnostic, Diagnostics, Severity};
 pub use model::{
-    run, CstkEvent, MemEvent, RunConfig, RunError, RunResult, RuntimeDiagnostic, StepRecord,
-    TraceSink, WriteEvent, WriteTarget,
+    cstate_fflags, run, CstkEvent, MemEvent, RunConfig, RunError, RunResult, RuntimeDiagnostic,
+    StepRecord, TraceSink, WriteEvent, WriteTarget,
 };
-pub use syntax::{check, Program};
+pub use syntax::{check, FloatKind, Program};
+pub use warpkit_float::Round;
 
 /// The reference text generated from the table (`docs/linx-reference.md`).
 pub const REFERENCE_MARKDOWN: &str = include_str!(concat!(env!("OUT_DIR"), "/linx-reference.md"));
@@ -53,6 +54,8 @@ pub const MAX_ITERATIONS: u64 = 1 << 22;
 pub const MAX_SIMT_LANES: u64 = 1 << 20;
 /// Most bytes of simulated memory that may be touched [P] (64 MiB).
 pub const MAX_MEMORY_BYTES: u64 = 64 << 20;
+/// Most float reduce contributions kept for the block-end fold in iteration order [P].
+pub const MAX_FLOAT_CONTRIBUTIONS: usize = 1 << 22;
 /// Most run-time diagnostics kept (later ones are counted) [P].
 pub const MAX_RUNTIME_DIAGNOSTICS: usize = 100;
 

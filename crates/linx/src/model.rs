@@ -3,13 +3,14 @@
 //! little-endian memory, reduces committed at block end, W-RACE detection, and the three
 //! execution orders.
 
-use crate::syntax::{mask, Dest, Insn, Offset, Program, Read, Src};
+use crate::syntax::{mask, Dest, FloatKind, Insn, Offset, Program, Read, Src};
 use crate::tables::{Form, Op};
 use crate::{
-    Mode, BODY_BASE, MAX_ITERATIONS, MAX_MEMORY_BYTES, MAX_RUNTIME_DIAGNOSTICS, MAX_SIMT_LANES,
-    QUEUE_DEPTH,
+    Mode, BODY_BASE, MAX_FLOAT_CONTRIBUTIONS, MAX_ITERATIONS, MAX_MEMORY_BYTES,
+    MAX_RUNTIME_DIAGNOSTICS, MAX_SIMT_LANES, QUEUE_DEPTH,
 };
 use std::collections::HashMap;
+use warpkit_float::{self as wf, Bits, Flags, Format, Int, Round, BF16, F16, F32, F64};
 
 /// A run-time error: the first one aborts the run (SPEC §5).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -112,6 +113,8 @@ pub struct RunConfig<'t> {
     pub lanes: Option<u32>,
     /// Group steps per group before E-TIMEOUT.
     pub max_steps: u64,
+    /// Float reduce contributions kept for the block-end fold before E-LIMIT.
+    pub max_float_contributions: usize,
     pub trace: Option<&'t mut dyn TraceSink>,
 }
 
@@ -121,6 +124,7 @@ impl Default for RunConfig<'_> {
             mode: None,
             lanes: None,
             max_steps: crate::DEFAULT_MAX_STEPS,
+            max_float_contributions: MAX_FLOAT_CONTRIBUTIONS,
             trace: None,
         }
     }
@@ -139,6 +143,9 @@ pub struct RunResult {
     /// Diagnostics beyond [`MAX_RUNTIME_DIAGNOSTICS`], counted only.
     pub dropped_diagnostics: usize,
     pub error: Option<RunError>,
+    /// The accumulated IEEE exception flags of every float operation, in the layout of
+    /// CSTATE.FFLAGS [pub CSTATE.md]: bit 0 NV, 1 DZ, 2 OF, 3 UF, 4 NX.
+    pub fflags: u8,
     pub group_steps: u64,
     /// Active lanes summed over group steps.
     pub lane_steps: u64,
@@ -374,6 +381,15 @@ struct Machine<'p, 't> {
     mem: Memory,
     /// Reduce accumulators by destination register: (value, any contribution).
     reduces: [(u64, bool); 24],
+    /// Float reduce contributions by destination register: (iteration, value), folded in
+    /// iteration order at block end [P].
+    freduces: [Vec<(u64, u64)>; 24],
+    float_contributions: usize,
+    max_float_contributions: usize,
+    /// CSTATE.FRM: the rounding mode of every float operation but `fcvti`.
+    frm: Round,
+    /// CSTATE.FFLAGS, accumulated.
+    fflags: Flags,
     race: Option<RaceTracker>,
     diags: Vec<RuntimeDiagnostic>,
     dropped: usize,
@@ -706,7 +722,7 @@ impl Machine<'_, '_> {
         let mut c = [0u64; 64];
         let w = insn.w;
         match def.form {
-            Form::Alu | Form::Cmp | Form::AluImm | Form::CmpImm | Form::Csel | Form::Cvt => {
+            Form::Alu | Form::Cmp | Form::AluImm | Form::CmpImm | Form::Csel => {
                 self.gather(g, insn, 0, &mut a)?;
                 if insn.srcs.len() > 1 {
                     self.gather(g, insn, 1, &mut b)?;
@@ -733,7 +749,6 @@ impl Machine<'_, '_> {
                                 c[lane as usize]
                             }
                         }
-                        Form::Cvt => ext(x, w, insn.signed),
                         _ => ext(alu(def.op, x, y, w, insn.signed), w, insn.signed),
                     };
                     let v = if def.form == Form::Csel {
@@ -745,13 +760,95 @@ impl Machine<'_, '_> {
                 }
                 g.tpc += 8;
             }
+            Form::Cvt => {
+                self.gather(g, insn, 0, &mut a)?;
+                let Dest::Queue { q, bits } = insn.dest else {
+                    unreachable!("checked: conversions write a queue")
+                };
+                let rm = self.frm;
+                let from = insn.srcs[0].float;
+                let to_int = Int::new(insn.out_signed, bits);
+                let convert: Box<dyn Fn(u64) -> (u64, Flags)> = match (def.op, from, insn.out_float)
+                {
+                    (Op::Icvt, _, _) => {
+                        let signed = insn.signed;
+                        Box::new(move |x| (ext(x, w, signed), Flags::NONE))
+                    }
+                    (Op::Fcvt, Some(from), Some(to)) => {
+                        let f = with_format!(from, A, with_format!(to, B, fcvt::<A, B>));
+                        Box::new(move |x| f(x, rm))
+                    }
+                    (Op::Fcvti, Some(from), _) => {
+                        let f = with_format!(from, A, fcvti::<A>);
+                        Box::new(move |x| f(x, to_int))
+                    }
+                    (Op::Icvtf, _, Some(to)) => {
+                        let f = with_format!(to, B, icvtf::<B>);
+                        let signed = insn.signed;
+                        Box::new(move |x| f(ext(x, w, signed), signed, rm))
+                    }
+                    _ => unreachable!("checked: conversion operand classes"),
+                };
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros();
+                    m &= m - 1;
+                    let (v, flags) = convert(a[lane as usize]);
+                    self.fflags |= flags;
+                    self.push(g, lane, q, v, bits);
+                }
+                g.tpc += 8;
+            }
             Form::Falu | Form::Falu1 | Form::Fcmp => {
-                return Err(self.fail(
-                    g,
-                    None,
-                    "E-UNSUP",
-                    format!("`{}`: float arithmetic is not in this table", def.mnemonic),
-                ));
+                self.gather(g, insn, 0, &mut a)?;
+                if def.form != Form::Falu1 {
+                    self.gather(g, insn, 1, &mut b)?;
+                }
+                let Dest::Queue { q, bits } = insn.dest else {
+                    unreachable!("checked: float operations write a queue")
+                };
+                let kind = insn.srcs[0].float.expect("checked: float operands");
+                let (op, rm) = (def.op, self.frm);
+                let f: fn(Op, u64, u64, Round) -> (u64, Flags) = if def.form == Form::Fcmp {
+                    with_format!(kind, F, fcmp::<F>)
+                } else {
+                    with_format!(kind, F, falu::<F>)
+                };
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let (v, flags) = f(op, a[lane], b[lane], rm);
+                    self.fflags |= flags;
+                    self.push(g, lane as u32, q, v, bits);
+                }
+                g.tpc += 8;
+            }
+            Form::Freduce => {
+                self.gather(g, insn, 0, &mut a)?;
+                let Dest::Gpr(r) = insn.dest else {
+                    unreachable!("checked: reduces write a global register")
+                };
+                let active = g.mask.count_ones() as usize;
+                if self.float_contributions + active > self.max_float_contributions {
+                    return Err(self.fail(
+                        g,
+                        None,
+                        "E-LIMIT",
+                        format!(
+                            "more than {} float reduce contributions to keep for the block-end fold [P]",
+                            self.max_float_contributions
+                        ),
+                    ));
+                }
+                self.float_contributions += active;
+                let mut m = g.mask;
+                while m != 0 {
+                    let lane = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    self.freduces[r as usize].push((g.first_iter + lane as u64, a[lane]));
+                }
+                g.tpc += 8;
             }
             Form::Load => {
                 self.effective_addresses(g, insn, &mut a)?;
@@ -980,6 +1077,108 @@ impl Machine<'_, '_> {
     }
 }
 
+/// Runs `$e` with `$F` the warpkit-float format of a [`FloatKind`].
+macro_rules! with_format {
+    ($k:expr, $F:ident, $e:expr) => {
+        match $k {
+            FloatKind::F64 => {
+                type $F = F64;
+                $e
+            }
+            FloatKind::F32 => {
+                type $F = F32;
+                $e
+            }
+            FloatKind::F16 => {
+                type $F = F16;
+                $e
+            }
+            FloatKind::Bf16 => {
+                type $F = BF16;
+                $e
+            }
+        }
+    };
+}
+use with_format;
+
+/// A two-input (or, `fsqrt`, one-input) float operation of format `F` on raw bits.
+fn falu<F: Format>(op: Op, a: u64, b: u64, rm: Round) -> (u64, Flags) {
+    let (a, b) = (F::Bits::from_u64(a), F::Bits::from_u64(b));
+    let (r, flags) = match op {
+        Op::Fadd => wf::add::<F>(a, b, rm),
+        Op::Fsub => wf::sub::<F>(a, b, rm),
+        Op::Fmul => wf::mul::<F>(a, b, rm),
+        Op::Fdiv => wf::div::<F>(a, b, rm),
+        Op::Fmin => wf::min::<F>(a, b),
+        Op::Fmax => wf::max::<F>(a, b),
+        Op::Fsqrt => wf::sqrt::<F>(a, rm),
+        _ => unreachable!("not a float operation: {op:?}"),
+    };
+    (r.to_u64(), flags)
+}
+
+/// A float compare [pub fp_compare.md]: 0 whenever an input is NaN; the quiet compares
+/// raise NV for a signaling NaN only, the `…s` compares for any NaN.
+fn fcmp<F: Format>(op: Op, a: u64, b: u64, _: Round) -> (u64, Flags) {
+    let (a, b) = (F::Bits::from_u64(a), F::Bits::from_u64(b));
+    let signaling = matches!(op, Op::FcmpEqs | Op::FcmpNes | Op::FcmpLts | Op::FcmpGes);
+    let (unordered, quiet_flags) = wf::unordered::<F>(a, b);
+    if unordered {
+        return (0, if signaling { Flags::NV } else { quiet_flags });
+    }
+    let r = match op {
+        Op::FcmpEq | Op::FcmpEqs => wf::eq::<F>(a, b).0,
+        Op::FcmpNe | Op::FcmpNes => !wf::eq::<F>(a, b).0,
+        Op::FcmpLt | Op::FcmpLts => wf::lt::<F>(a, b).0,
+        Op::FcmpGe | Op::FcmpGes => wf::le::<F>(b, a).0,
+        _ => unreachable!("not a float compare: {op:?}"),
+    };
+    (r as u64, Flags::NONE)
+}
+
+fn fcvt<A: Format, B: Format>(a: u64, rm: Round) -> (u64, Flags) {
+    let (r, flags) = wf::convert::<A, B>(A::Bits::from_u64(a), rm);
+    (r.to_u64(), flags)
+}
+
+/// Float to integer: toward zero [pub convert.md], saturating (NV) as the GPU side does;
+/// NaN gives 0 with NV [P] (the GPU side's RISC-V rule gives the largest integer).
+fn fcvti<A: Format>(a: u64, to: Int) -> (u64, Flags) {
+    let a = A::Bits::from_u64(a);
+    if wf::is_nan::<A>(a) {
+        return (0, Flags::NV);
+    }
+    wf::to_int::<A>(a, to, Round::Rtz)
+}
+
+/// Integer (already extended to 64 bits by its suffix) to float.
+fn icvtf<B: Format>(v: u64, signed: bool, rm: Round) -> (u64, Flags) {
+    let (r, flags) = if signed {
+        wf::from_i64::<B>(v as i64, rm)
+    } else {
+        wf::from_u64::<B>(v, rm)
+    };
+    (r.to_u64(), flags)
+}
+
+/// One float reduce step: `acc OP v` in format `F`.
+fn freduce<F: Format>(op: Op, acc: u64, v: u64, rm: Round) -> (u64, Flags) {
+    let fop = match op {
+        Op::RdFadd => Op::Fadd,
+        Op::RdFmax => Op::Fmax,
+        Op::RdFmin => Op::Fmin,
+        _ => unreachable!("not a float reduce: {op:?}"),
+    };
+    falu::<F>(fop, acc, v, rm)
+}
+
+/// IEEE flags (RISC-V/warpkit-float layout: NX UF OF DZ NV from bit 0) in the CSTATE.FFLAGS
+/// layout (NV DZ OF UF NX from bit 0) [pub CSTATE.md]: the five bits reversed.
+pub fn cstate_fflags(flags: Flags) -> u8 {
+    (flags.bits().reverse_bits() >> 3) & 0x1f
+}
+
 fn compare(op: Op, a: u64, b: u64, w: u32) -> bool {
     let (sa, sb) = (sext(a, w) as i64, sext(b, w) as i64);
     match op {
@@ -1081,6 +1280,11 @@ pub fn run(prog: &Program, cfg: RunConfig) -> RunResult {
         lb: [1; 3],
         mem: Memory::default(),
         reduces: [(0, false); 24],
+        freduces: std::array::from_fn(|_| Vec::new()),
+        float_contributions: 0,
+        max_float_contributions: cfg.max_float_contributions,
+        frm: prog.frm,
+        fflags: Flags::NONE,
         race: None,
         diags: Vec::new(),
         dropped: 0,
@@ -1151,7 +1355,31 @@ pub fn run(prog: &Program, cfg: RunConfig) -> RunResult {
         // Reduces commit at block end [P].
         let mut writes = Vec::new();
         for insn in &prog.body {
-            if let Dest::Gpr(r) = insn.dest {
+            if let (Dest::Gpr(r), Form::Freduce) = (insn.dest, insn.def.form) {
+                // Iteration order; an iteration's own contributions stay in execution order
+                // (the sort is stable) [P].
+                let contributions = &mut m.freduces[r as usize];
+                contributions.sort_by_key(|c| c.0);
+                if let Some((&(_, first), rest)) = contributions.split_first() {
+                    let kind = insn.srcs[0].float.expect("checked: float operand");
+                    let f: fn(Op, u64, u64, Round) -> (u64, Flags) =
+                        with_format!(kind, F, freduce::<F>);
+                    let mut acc = first;
+                    for &(_, v) in rest {
+                        let (r, flags) = f(insn.def.op, acc, v, m.frm);
+                        acc = r;
+                        m.fflags |= flags;
+                    }
+                    // The format's bits, zero-extended [P].
+                    m.gpr[r as usize] = acc;
+                    writes.push(WriteEvent {
+                        lane: None,
+                        target: WriteTarget::Gpr(r),
+                        value: acc,
+                        width: 64,
+                    });
+                }
+            } else if let Dest::Gpr(r) = insn.dest {
                 let (acc, any) = m.reduces[r as usize];
                 if any {
                     m.gpr[r as usize] = ext(acc, insn.w, insn.signed);
@@ -1187,6 +1415,7 @@ pub fn run(prog: &Program, cfg: RunConfig) -> RunResult {
         diagnostics: m.diags,
         dropped_diagnostics: m.dropped,
         error,
+        fflags: cstate_fflags(m.fflags),
         group_steps: m.group_steps,
         lane_steps: m.lane_steps,
         groups,

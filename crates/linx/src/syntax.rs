@@ -6,6 +6,7 @@ use crate::tables::{self, Form, ImmKind, InsnDef, Op};
 use crate::{gpr_number, Mode, BODY_BASE, DEFAULT_CSTK_DEPTH, MAX_BODY_INSNS, MAX_CSTK_DEPTH};
 use std::collections::HashMap;
 use std::ops::Range;
+use warpkit_float::Round;
 
 /// A float format of the typed operand suffixes [004].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -141,6 +142,9 @@ pub struct Program {
     /// Group size G (`.lanenum`).
     pub lanes: u32,
     pub cstk_depth: u32,
+    /// The rounding mode of float operations, CSTATE.FRM [pub CSTATE.md] (`.frm`, default
+    /// rne [P]).
+    pub frm: Round,
     /// Initial R0..R23.
     pub gpr: [u64; 24],
     /// `.mem` contents: (address, bytes).
@@ -602,6 +606,7 @@ pub fn check(file: &str, source: &str) -> Result<Program, Diagnostics> {
     let mut mode = None;
     let mut lanes: Option<u32> = None;
     let mut cstk_depth: Option<u32> = None;
+    let mut frm: Option<Round> = None;
     let mut gpr = [0u64; 24];
     let mut memory = Vec::new();
     let mut mem_bytes = 0u64;
@@ -670,6 +675,7 @@ pub fn check(file: &str, source: &str) -> Result<Program, Diagnostics> {
                 args_at,
                 &mut lanes,
                 &mut cstk_depth,
+                &mut frm,
                 &mut gpr,
                 &mut memory,
                 &mut mem_bytes,
@@ -925,6 +931,7 @@ pub fn check(file: &str, source: &str) -> Result<Program, Diagnostics> {
         mode: mode.unwrap_or(Mode::Simt),
         lanes: lanes_v,
         cstk_depth: cstk,
+        frm: frm.unwrap_or(Round::Rne),
         gpr,
         memory,
         dims,
@@ -952,6 +959,7 @@ fn directive(
     args_at: usize,
     lanes: &mut Option<u32>,
     cstk_depth: &mut Option<u32>,
+    frm: &mut Option<Round>,
     gpr: &mut [u64; 24],
     memory: &mut Vec<(u64, Vec<u8>)>,
     mem_bytes: &mut u64,
@@ -995,6 +1003,36 @@ fn directive(
                 *slot = Some(v as u32);
             }
         }
+        ".frm" => {
+            if ops.len() != 1 {
+                ck.err(
+                    "E-DIRECTIVE",
+                    wspan,
+                    ".frm takes one rounding mode: rne, rtz, rdn or rup",
+                );
+                return;
+            }
+            let (t, at) = &ops[0];
+            // CSTATE.FRM has four modes [pub CSTATE.md]; there is no rmm.
+            let Some(mode) = [Round::Rne, Round::Rtz, Round::Rdn, Round::Rup]
+                .into_iter()
+                .find(|m| m.name() == t.to_ascii_lowercase())
+            else {
+                ck.err(
+                    "E-DIRECTIVE",
+                    *at..*at + t.len().max(1),
+                    format!(
+                        "unknown rounding mode `{t}`: expected rne, rtz, rdn or rup (CSTATE.FRM)"
+                    ),
+                );
+                return;
+            };
+            if frm.is_some() {
+                ck.err("E-DIRECTIVE", wspan, ".frm given twice");
+            } else {
+                *frm = Some(mode);
+            }
+        }
         ".gpr" => {
             if ops.len() != 2 {
                 ck.err("E-DIRECTIVE", wspan, ".gpr takes a register and a value");
@@ -1026,7 +1064,7 @@ fn directive(
                 ck.err(
                     "E-DIRECTIVE",
                     wspan,
-                    ".mem takes an address, a width (b|h|w|d) and at least one value",
+                    ".mem takes an address, a width (b|h|w|d|fs|fd) and at least one value",
                 );
                 return;
             }
@@ -1039,16 +1077,18 @@ fn directive(
                 );
                 return;
             }
-            let bytes = match ops[1].0.as_str() {
-                "b" => 1,
-                "h" => 2,
-                "w" => 4,
-                "d" => 8,
+            let (bytes, float) = match ops[1].0.as_str() {
+                "b" => (1, false),
+                "h" => (2, false),
+                "w" => (4, false),
+                "d" => (8, false),
+                "fs" => (4, true),
+                "fd" => (8, true),
                 other => {
                     ck.err(
                         "E-DIRECTIVE",
                         ops[1].1..ops[1].1 + other.len().max(1),
-                        format!("unknown width `{other}`: expected b, h, w or d"),
+                        format!("unknown width `{other}`: expected b, h, w, d, fs or fd"),
                     );
                     return;
                 }
@@ -1056,6 +1096,25 @@ fn directive(
             let bits = 8 * bytes as u32;
             let mut data = Vec::new();
             for (i, (vtext, vat)) in ops.iter().enumerate().skip(2) {
+                if float {
+                    // Decimal literals, correctly rounded (rne) by the standard library's
+                    // parser [P]; bit patterns go through `w`/`d`.
+                    let clean = vtext.replace('_', "");
+                    let v = if bytes == 4 {
+                        clean.parse::<f32>().ok().map(|f| f.to_bits() as u64)
+                    } else {
+                        clean.parse::<f64>().ok().map(f64::to_bits)
+                    };
+                    match v {
+                        Some(v) => data.extend_from_slice(&v.to_le_bytes()[..bytes]),
+                        None => ck.err(
+                            "E-DIRECTIVE",
+                            *vat..*vat + vtext.len().max(1),
+                            format!("`{vtext}` is not a decimal floating-point number"),
+                        ),
+                    }
+                    continue;
+                }
                 let Some(v) = int_at(ck, i) else { continue };
                 let lo = -(1i128 << (bits - 1));
                 let hi = (1i128 << bits) - 1;
@@ -1086,7 +1145,9 @@ fn directive(
         _ => ck.err(
             "E-DIRECTIVE",
             wspan,
-            format!("unknown directive `{word}`: expected .lanenum, .gpr, .mem or .cstk_depth"),
+            format!(
+                "unknown directive `{word}`: expected .lanenum, .gpr, .mem, .cstk_depth or .frm"
+            ),
         ),
     }
 }
@@ -1498,8 +1559,8 @@ fn resolve(ck: &mut Checker, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<
             if !count(&mut r, 2, syntax) {
                 return None;
             }
-            let from_float = matches!(def.mnemonic, "fcvt" | "fcvti");
-            let to_float = matches!(def.mnemonic, "fcvt" | "icvtf");
+            let from_float = matches!(def.op, Op::Fcvt | Op::Fcvti);
+            let to_float = matches!(def.op, Op::Fcvt | Op::Icvtf);
             let a = r.read(&ops[0], Some(from_float), false)?;
             if !from_float {
                 if let Some(Suffix {
@@ -1683,11 +1744,11 @@ fn resolve(ck: &mut Checker, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<
                 insn.out_bits = out;
             }
         }
-        Form::Reduce => {
+        Form::Reduce | Form::Freduce => {
             if !count(&mut r, 2, syntax) {
                 return None;
             }
-            let s = r.read(&ops[0], Some(false), false)?;
+            let s = r.read(&ops[0], Some(def.form == Form::Freduce), false)?;
             insn.srcs = vec![s];
             insn.w = s.bits;
             insn.signed = s.signed;
@@ -1852,6 +1913,7 @@ fn tables_syntax(form: Form) -> &'static str {
         Form::AmoLoad => "[A.T], V.T, ->q.W",
         Form::AmoStore => "[A.T], V.T",
         Form::Reduce => "S.T, ->Rg.d",
+        Form::Freduce => "S.F, ->Rg.d",
         Form::J => "LABEL",
         Form::Jr => "S.T, IMM",
         Form::Addtpc => "IMM, ->q.d",

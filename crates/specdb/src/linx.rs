@@ -84,6 +84,11 @@ pub const FORMS: &[(&str, &str, &str)] = &[
         "S.T, ->Rg.d",
         "reduce over every active lane into a global register at block end",
     ),
+    (
+        "freduce",
+        "S.F, ->Rg.d",
+        "float reduce over every active lane, folded in iteration order at block end",
+    ),
     ("j", "LABEL", "jump"),
     (
         "jr",
@@ -213,7 +218,16 @@ fn is_memory(form: &str) -> bool {
 fn has_queue_output(form: &str) -> bool {
     !matches!(
         form,
-        "store" | "amo_store" | "reduce" | "j" | "jr" | "branch" | "bcond" | "pc_pop" | "lbstop"
+        "store"
+            | "amo_store"
+            | "reduce"
+            | "freduce"
+            | "j"
+            | "jr"
+            | "branch"
+            | "bcond"
+            | "pc_pop"
+            | "lbstop"
     )
 }
 
@@ -308,7 +322,7 @@ pub fn validate(db: &LinxDatabase) -> Vec<String> {
                 }
             ));
         }
-        if e.writes_globals != (e.form == "reduce") {
+        if e.writes_globals != matches!(e.form.as_str(), "reduce" | "freduce") {
             errors.push(format!(
                 "{at}: only reduces write global registers [004 usage rule]"
             ));
