@@ -41,6 +41,7 @@ mod examples_cmd;
 mod linx_cmd;
 mod numbers;
 mod output;
+mod profile_cmd;
 mod run_cmd;
 mod run_report;
 mod signals;

@@ -103,6 +103,14 @@ pub struct Args {
     /// keeps what was written, cut at a record boundary, with a last record saying so.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TRACE_BYTES, value_parser = crate::numbers::u64_arg)]
     pub max_trace_bytes: u64,
+    /// Write a profile (docs/profiling.md): FILE.json, FILE.html (self-contained page), or
+    /// the text report (any other name; `-` = stdout).
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Write a timeline of the launch in the Trace Event Format (Perfetto,
+    /// chrome://tracing); its clock counts instructions (docs/profiling.md).
+    #[arg(long, value_name = "FILE")]
+    pub timeline: Option<PathBuf>,
 }
 
 /// Default of `--max-memory`: 1 GiB.
@@ -285,6 +293,18 @@ pub fn run(args: Args) -> Outcome {
     if let Some(p) = &args.hazards_json {
         outputs.push(("--hazards-json", p));
     }
+    if let Some(p) = &args.profile {
+        outputs.push(("--profile", p));
+    }
+    if let Some(p) = &args.timeline {
+        outputs.push(("--timeline", p));
+    }
+    let profiling = args.profile.is_some() || args.timeline.is_some();
+    if profiling && args.trace.is_some() {
+        return Err(Failure::BadInput(
+            "--trace cannot be combined with --profile or --timeline: run twice".into(),
+        ));
+    }
     let mut outs = Vec::new();
     for o in &args.outs {
         let (name, file) = o
@@ -359,6 +379,17 @@ pub fn run(args: Args) -> Outcome {
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let total = prepared.workgroups();
     let (result, trace_error) = match &args.trace {
+        None if profiling => {
+            let sources = crate::profile_cmd::source_map(&object, &args.file);
+            let r = crate::profile_cmd::run_profiled(
+                prepared,
+                &sources,
+                args.profile.as_deref(),
+                args.timeline.as_deref(),
+                &args.file.display().to_string(),
+            )?;
+            (r, None)
+        }
         None => {
             let r = with_progress(total, |done| prepared.run_with_progress(done))
                 .map_err(bad_launch)?;
@@ -491,6 +522,8 @@ mod tests_support {
             max_reports: crate::run_report::DEFAULT_MAX_REPORTS,
             max_hazards: crate::run_report::DEFAULT_MAX_HAZARDS,
             hazards_json: None,
+            profile: None,
+            timeline: None,
         }
     }
 

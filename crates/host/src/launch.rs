@@ -330,6 +330,12 @@ impl Prepared {
         &self.program
     }
 
+    /// The program, configuration and arguments, for launches run by other clients of the
+    /// simulator (profiles).
+    pub fn into_parts(self) -> (warpkit_sim::Program, LaunchConfig, Vec<Arg>) {
+        (self.program, self.config, self.args)
+    }
+
     /// Run on the configured host threads.
     pub fn run(self) -> Result<LaunchResult, LaunchError> {
         self.run_with_progress(&AtomicU64::new(0))

@@ -12,6 +12,7 @@
 use crate::control::Interrupt;
 use crate::program::Program;
 use crate::warp::{Warp, WarpId};
+use crate::workgroup::Workgroup;
 
 /// What the run loop does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,20 @@ pub trait Hooks {
         Control::Continue
     }
 
+    /// Called by a launch before workgroup `id` (flat index `flat`) runs its first
+    /// instruction.
+    #[inline(always)]
+    fn begin_workgroup(&mut self, flat: u64, id: [u32; 3]) {
+        let _ = (flat, id);
+    }
+
+    /// Called by a launch once the workgroup has run to its end (every warp ended,
+    /// trapped, stopped at its step limit or deadlocked), with its final state.
+    #[inline(always)]
+    fn end_workgroup(&mut self, group: &Workgroup) {
+        let _ = group;
+    }
+
     /// Whether the hooks need the whole run to stop (a trace sink failed or is full), and
     /// why. Asked after every observed instruction; unlike `Stop` (a pause, e.g. at a
     /// breakpoint), it ends the launch, which then reports the [`Interrupt`].
@@ -72,6 +87,14 @@ impl<H: Hooks> Hooks for &mut H {
         (**self).after(warp, prog, pc, exec_before)
     }
     #[inline(always)]
+    fn begin_workgroup(&mut self, flat: u64, id: [u32; 3]) {
+        (**self).begin_workgroup(flat, id)
+    }
+    #[inline(always)]
+    fn end_workgroup(&mut self, group: &Workgroup) {
+        (**self).end_workgroup(group)
+    }
+    #[inline(always)]
     fn interrupt(&self) -> Option<Interrupt> {
         (**self).interrupt()
     }
@@ -97,6 +120,16 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         } else {
             Control::Continue
         }
+    }
+    #[inline(always)]
+    fn begin_workgroup(&mut self, flat: u64, id: [u32; 3]) {
+        self.0.begin_workgroup(flat, id);
+        self.1.begin_workgroup(flat, id);
+    }
+    #[inline(always)]
+    fn end_workgroup(&mut self, group: &Workgroup) {
+        self.0.end_workgroup(group);
+        self.1.end_workgroup(group);
     }
     #[inline(always)]
     fn interrupt(&self) -> Option<Interrupt> {

@@ -461,10 +461,12 @@ fn run_workgroup<H: Hooks>(
     cancel: &AtomicBool,
 ) -> Outcome {
     let mut active = start_workgroup(program, cfg, flat, pool);
+    hooks.begin_workgroup(flat, active.group.id);
     while !active.run(program, cfg, global, hooks, cancel)
         && !cancel.load(Ordering::Relaxed)
         && hooks.interrupt().is_none()
     {}
+    hooks.end_workgroup(&active.group);
     active.outcome(program, cfg, pool)
 }
 
@@ -603,6 +605,64 @@ pub fn launch_with_progress(
     Ok(finish(layout, outcomes, wall))
 }
 
+/// As [`launch`], observed: each host-thread task gets hooks from `new` (given the host
+/// thread's index) that see its workgroups, and the hooks are combined with `merge`, in
+/// workgroup order. Profilers use it: their counts are sums, so they do not depend on the
+/// thread count. Pauses (`Control::Stop`) are resumed at once; an interrupt from one
+/// task's hooks stops that task only.
+pub fn launch_observed<H, N, M>(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+    new: N,
+    merge: M,
+) -> Result<(LaunchResult, Option<H>), LaunchError>
+where
+    H: Hooks + Send,
+    N: Fn(usize) -> H + Sync,
+    M: Fn(H, H) -> H + Sync,
+{
+    let groups = check(config)?;
+    let layout = layout(program, &args)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| LaunchError::Threads(e.to_string()))?;
+    let cancel = cancel_flag(config);
+    let start = Instant::now();
+    let global = &layout.global;
+    let combined = pool.install(|| {
+        let chunk = (groups / (pool.current_num_threads() as u64 * 16)).clamp(1, 64);
+        (0..groups.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut hooks = new(rayon::current_thread_index().unwrap_or(0));
+                let mut warps = Vec::new();
+                let outcomes: Vec<Option<Outcome>> = (c * chunk..groups.min((c + 1) * chunk))
+                    .map(|g| {
+                        if cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some() {
+                            return None;
+                        }
+                        Some(run_workgroup(
+                            program, config, global, g, &mut hooks, &mut warps, cancel,
+                        ))
+                    })
+                    .collect();
+                (outcomes, hooks)
+            })
+            .reduce_with(|(mut a, ha), (b, hb)| {
+                a.extend(b);
+                (a, merge(ha, hb))
+            })
+    });
+    let wall = start.elapsed();
+    let (outcomes, hooks) = match combined {
+        Some((o, h)) => (o, Some(h)),
+        None => (Vec::new(), None),
+    };
+    Ok((finish(layout, outcomes, wall), hooks))
+}
+
 /// The flag the run loops check: the configured one, or one nobody sets.
 fn cancel_flag(config: &LaunchConfig) -> &AtomicBool {
     config
@@ -733,12 +793,16 @@ impl<'p> Session<'p> {
             if cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some() {
                 break Progress::Interrupted;
             }
+            let starting = self.active.is_none();
             if !self.ensure_started() {
                 break Progress::Finished;
             }
             let Some(active) = self.active.as_mut() else {
                 break Progress::Finished;
             };
+            if starting {
+                hooks.begin_workgroup(active.flat, active.group.id);
+            }
             if !active.run(
                 self.program,
                 &self.config,
@@ -752,6 +816,7 @@ impl<'p> Session<'p> {
                 break Progress::Paused;
             }
             if let Some(done) = self.active.take() {
+                hooks.end_workgroup(&done.group);
                 self.outcomes
                     .push(done.outcome(self.program, &self.config, &mut self.pool));
             }
