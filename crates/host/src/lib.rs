@@ -8,7 +8,9 @@
 //!   order, entry symbol, limits) that checks everything before running the model;
 //! - [`number`]: the number syntax of every numeric option and argument;
 //! - [`report`]: the one-line descriptions of traps and deadlocks the front ends show;
-//! - [`spec`]: the ISA database as JSON.
+//! - [`spec`]: the ISA database as JSON;
+//! - [`stepper`]: a launch run instruction by instruction ([`Stepper`]), for the Python
+//!   `Simulator` and the C co-simulation API.
 
 pub mod args;
 pub mod kernel;
@@ -16,10 +18,12 @@ pub mod launch;
 pub mod number;
 pub mod report;
 pub mod spec;
+pub mod stepper;
 
 pub use args::{parse_arg, ArgError, MemoryBudget, MemoryError};
 pub use kernel::{load_kernel, load_kernel_bytes, KernelKind, LoadError};
-pub use launch::{Launch, Limits, SetupError};
+pub use launch::{Launch, Limits, Prepared, SetupError};
+pub use stepper::{StateError, StepState, Stepper, StopReason};
 pub use warpkit_sim::launch::{
     Arg, ArgValue, BufferOut, DeadlockReport, LaunchConfig, LaunchResult, LaunchStats, LimitReport,
     TrapReport,

@@ -9,13 +9,15 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 use warpkit_host::report::{deadlock_message, step_limit_message, trap_message};
 use warpkit_host::{ArgValue, Launch, LaunchResult, Limits, SetupError};
 use warpkit_sim::launch::{TrapReport, CODE_BASE};
 use warpkit_sim::trap::cause_name;
 use warpkit_sim::CancelFlag;
+
+mod stepping;
 
 create_exception!(
     warpkit,
@@ -595,7 +597,7 @@ fn arg_value(name: &str, v: &Bound<'_, PyAny>) -> PyResult<(ArgValue, Option<Buf
 /// instructions per warp; the signal's exception (`KeyboardInterrupt`) is then raised.
 fn detached<T: Send>(
     py: Python<'_>,
-    cancel: &CancelFlag,
+    cancel: &AtomicBool,
     f: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
     let (result, signal) = py.detach(|| {
@@ -607,7 +609,7 @@ fn detached<T: Send>(
                 if signal.is_none() {
                     signal = Python::attach(|py| py.check_signals().err());
                     if signal.is_some() {
-                        cancel.cancel();
+                        cancel.store(true, Ordering::Relaxed);
                     }
                 }
             }
@@ -618,6 +620,64 @@ fn detached<T: Send>(
         return Err(e);
     }
     result.map_err(|_| Error::new_err("the simulator panicked (a bug: please report it)"))
+}
+
+/// The options `launch` and `Simulator` share.
+struct LaunchOptions<'a, 'py> {
+    grid: Option<&'a Bound<'py, PyAny>>,
+    block: Option<&'a Bound<'py, PyAny>>,
+    args: Option<&'a Bound<'py, PyDict>>,
+    shared: u32,
+    threads: Option<usize>,
+    max_steps: u64,
+    entry: Option<&'a str>,
+    keep_warps: bool,
+    max_memory: u64,
+    max_workgroups: u64,
+}
+
+/// The checked launch of `program` with `o`, the kernel, and how its buffers come back.
+fn setup(
+    py: Python<'_>,
+    program: &Bound<'_, PyAny>,
+    o: LaunchOptions<'_, '_>,
+) -> PyResult<(Launch, warpkit_asm::Program, Vec<BufferShape>)> {
+    let kernel: warpkit_asm::Program = if let Ok(p) = program.cast::<Program>() {
+        p.get().inner.clone()
+    } else if let Ok(src) = program.extract::<String>() {
+        assemble(py, &src, "<string>")?.inner
+    } else {
+        return Err(PyTypeError::new_err(
+            "program: expected a warpkit.Program or assembly source text",
+        ));
+    };
+    let mut l = Launch::new(Limits {
+        max_memory: o.max_memory,
+        max_workgroups: o.max_workgroups,
+    });
+    l.max_steps(o.max_steps).map_err(setup_error)?;
+    l.threads(o.threads.unwrap_or(0)).map_err(setup_error)?;
+    l.keep_warps(o.keep_warps);
+    if let Some(g) = o.grid {
+        l.grid(dims("grid", g)?).map_err(setup_error)?;
+    }
+    if let Some(b) = o.block {
+        l.block(dims("block", b)?).map_err(setup_error)?;
+    }
+    l.shared(o.shared).map_err(setup_error)?;
+    if let Some(e) = o.entry {
+        l.entry(e);
+    }
+    let mut shapes = Vec::new();
+    if let Some(args) = o.args {
+        for (k, v) in args.iter() {
+            let name: String = k
+                .extract()
+                .map_err(|_| PyTypeError::new_err("argument names must be str"))?;
+            shapes.extend(add_arg(&mut l, &name, &v)?);
+        }
+    }
+    Ok((l, kernel, shapes))
 }
 
 /// Launch `program` on the functional model (docs/python.md).
@@ -652,46 +712,27 @@ fn launch(
             "engine {engine:?}: the only engine is \"interpreter\""
         )));
     }
-    let kernel: warpkit_asm::Program = if let Ok(p) = program.cast::<Program>() {
-        p.get().inner.clone()
-    } else if let Ok(src) = program.extract::<String>() {
-        assemble(py, &src, "<string>")?.inner
-    } else {
-        return Err(PyTypeError::new_err(
-            "program: expected a warpkit.Program or assembly source text",
-        ));
-    };
-    let mut l = Launch::new(Limits {
-        max_memory,
-        max_workgroups,
-    });
-    l.max_steps(max_steps).map_err(setup_error)?;
-    l.threads(threads.unwrap_or(0)).map_err(setup_error)?;
-    l.keep_warps(keep_warps);
-    if let Some(g) = grid {
-        l.grid(dims("grid", g)?).map_err(setup_error)?;
-    }
-    if let Some(b) = block {
-        l.block(dims("block", b)?).map_err(setup_error)?;
-    }
-    l.shared(shared).map_err(setup_error)?;
-    if let Some(e) = entry {
-        l.entry(e);
-    }
-    let mut shapes = Vec::new();
-    if let Some(args) = args {
-        for (k, v) in args.iter() {
-            let name: String = k
-                .extract()
-                .map_err(|_| PyTypeError::new_err("argument names must be str"))?;
-            shapes.extend(add_arg(&mut l, &name, &v)?);
-        }
-    }
+    let (mut l, kernel, shapes) = setup(
+        py,
+        program,
+        LaunchOptions {
+            grid,
+            block,
+            args,
+            shared,
+            threads,
+            max_steps,
+            entry,
+            keep_warps,
+            max_memory,
+            max_workgroups,
+        },
+    )?;
     let cancel = CancelFlag::new();
     l.cancel(cancel.clone());
     let prepared = l.prepare(&kernel).map_err(setup_error)?;
     let done = AtomicU64::new(0);
-    let result = detached(py, &cancel, || prepared.run_with_progress(&done))?
+    let result = detached(py, cancel.as_atomic(), || prepared.run_with_progress(&done))?
         .map_err(|e| LaunchError::new_err(e.to_string()))?;
     let run = to_run(py, result, shapes, max_steps)?;
     if check {
@@ -916,6 +957,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TrapInfo>()?;
     m.add_class::<Hazard>()?;
     m.add_class::<Stats>()?;
+    stepping::register(m)?;
     m.add("Error", py.get_type::<Error>())?;
     m.add("AssemblyError", py.get_type::<AssemblyError>())?;
     m.add("DecodeError", py.get_type::<DecodeError>())?;

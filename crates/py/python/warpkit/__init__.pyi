@@ -205,3 +205,117 @@ def launch(
     max_workgroups: int = 1 << 20,
 ) -> Run:
     """Launch `program`; raises Trap, Deadlock or LimitExceeded unless check=False."""
+
+WarpRef = Union[int, Tuple[Tuple[int, int, int], int]]
+
+class VWrite:
+    """The writes of one vector register: lanes written (ascending) and their values."""
+
+    reg: int
+    lanes: list[int]
+    values: list[int]
+    @property
+    def mask(self) -> int: ...
+
+class LaneAccess:
+    """One lane's memory access (docs/trace.md, "Memory records")."""
+
+    lane: int
+    addr: int
+    data: list[int]
+    mask: int
+    old: Optional[int]
+
+class MemAccess:
+    """The accesses of one load, store or atomic."""
+
+    kind: str
+    space: str
+    size: int
+    lanes: list[LaneAccess]
+
+class Retired:
+    """An asynchronous write-back retired by a commit."""
+
+    pc: int
+    v: list[VWrite]
+    u: dict[int, int]
+
+class Commit:
+    """One executed instruction: the record `warpkit run --trace` writes for it."""
+
+    workgroup: Tuple[int, int, int]
+    warp: int
+    step: int
+    pc: int
+    encoding: int
+    length: int
+    asm: str
+    exec: int
+    v: list[VWrite]
+    u: dict[int, int]
+    exec_write: Optional[int]
+    csr: list[dict[str, Any]]
+    trap: Optional[dict[str, Any]]
+    mem: list[MemAccess]
+    retired: list[Retired]
+    ended: bool
+    def to_json(self) -> str:
+        """The JSON Lines trace record, without newline."""
+
+class Simulator:
+    """A launch run step by step (docs/python.md, "Stepping")."""
+
+    def __init__(
+        self,
+        program: Union[Program, str],
+        grid: Optional[Dims] = None,
+        block: Optional[Dims] = None,
+        args: Optional[Mapping[str, ArgValue]] = None,
+        *,
+        shared: int = 65536,
+        max_steps: int = 100_000_000,
+        entry: Optional[str] = None,
+        max_memory: int = 1 << 30,
+        max_workgroups: int = 1 << 20,
+    ) -> None: ...
+    @property
+    def status(self) -> str:
+        """"paused", "finished" or "closed"."""
+    @property
+    def executed(self) -> int: ...
+    @property
+    def workgroup(self) -> Optional[Tuple[int, int, int]]: ...
+    @property
+    def warp_count(self) -> int: ...
+    @property
+    def buffers(self) -> dict[str, int]: ...
+    def step(self, n: int = 1) -> list[Commit]:
+        """Execute up to n instructions; their commits in execution order."""
+    def run_until(
+        self,
+        pc: Union[int, str, None] = None,
+        steps: Optional[int] = None,
+        *,
+        warp: Optional[Tuple[Tuple[int, int, int], int]] = None,
+    ) -> str:
+        """Run to a PC (before it executes), a step count or the end: "breakpoint", "steps", "finished"."""
+    def pc(self, warp: WarpRef) -> int: ...
+    def exec(self, warp: WarpRef) -> int: ...
+    def read_vreg(self, warp: WarpRef, r: int) -> npt.NDArray[np.uint32]: ...
+    def write_vreg(
+        self,
+        warp: WarpRef,
+        r: int,
+        values: Union[int, Sequence[int], npt.NDArray[Any]],
+        *,
+        lane: Optional[int] = None,
+    ) -> None: ...
+    def read_ureg(self, warp: WarpRef, r: int) -> int: ...
+    def write_ureg(self, warp: WarpRef, r: int, value: int) -> None: ...
+    def read_memory(self, addr: int, n: int) -> npt.NDArray[np.uint8]: ...
+    def write_memory(self, addr: int, data: Union[bytes, bytearray, npt.NDArray[Any]]) -> None: ...
+    def read_shared(self, offset: int, n: int) -> npt.NDArray[np.uint8]: ...
+    def write_shared(self, offset: int, data: Union[bytes, bytearray, npt.NDArray[Any]]) -> None: ...
+    def finish(self, *, run: bool = True, check: bool = True) -> Run:
+        """End the launch: its Run, as `launch` returns it (raising unless check=False)."""
