@@ -1,0 +1,1087 @@
+//! The warpkit C co-simulation API (`include/warpkit.h`, docs/cosim.md): a testbench steps
+//! the golden model one retired instruction at a time ([`wk_sim_step`]), or hands it each
+//! instruction its design under test retired and gets back precisely what differs
+//! ([`wk_sim_cosim_check`]), in the manner of Dromajo's `dromajo_cosim_step`.
+//!
+//! A client of `warpkit_host::Stepper` (the launch session of the model under its hooks,
+//! shared with the Python `Simulator`): a commit here is the record `warpkit run --trace`
+//! writes. Every entry point catches panics; every failure is a status code and a message
+//! ([`wk_last_error`]).
+
+#![allow(non_camel_case_types)]
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use warpkit_host::{ArgValue, Launch, Limits, StateError, Stepper};
+use warpkit_sim::{Commit, Written};
+
+/// A status code: 0 or positive for an outcome, negative for an error (the message is then
+/// in [`wk_last_error`]).
+pub type wk_status = i32;
+
+/// Done.
+pub const WK_OK: wk_status = 0;
+/// The launch has finished: there is no next instruction.
+pub const WK_FINISHED: wk_status = 1;
+/// [`wk_sim_cosim_check`]: the design's commit differs from the model's (see the
+/// `wk_mismatch`).
+pub const WK_MISMATCH: wk_status = 2;
+/// A null pointer or a bad value in an argument.
+pub const WK_ERR_ARGUMENT: wk_status = -1;
+/// The code or the launch description was refused (nothing ran).
+pub const WK_ERR_LAUNCH: wk_status = -2;
+/// A register or memory access was refused (no such warp, register or address).
+pub const WK_ERR_STATE: wk_status = -3;
+/// An internal error of the model (a bug): the simulator must not be used again.
+pub const WK_ERR_INTERNAL: wk_status = -4;
+
+/// Register writes a [`wk_commit`] holds; a commit with more (a `waitcnt` retiring many
+/// loads) gives the rest through [`wk_sim_commit_write`].
+pub const WK_MAX_WRITES: usize = 64;
+
+/// `wk_reg_write.kind`: a vector register (`values[lane]` for each lane in `lane_mask`).
+pub const WK_WRITE_VREG: u32 = 0;
+/// A uniform register (`values[0]`).
+pub const WK_WRITE_UREG: u32 = 1;
+/// EXEC (`values[0]`; `reg` is 0).
+pub const WK_WRITE_EXEC: u32 = 2;
+/// A CSR other than EXEC (`reg` is its number, `values[0]` the value).
+pub const WK_WRITE_CSR: u32 = 3;
+
+/// `wk_reg_write.issue_pc` of an instruction's own (synchronous) writes.
+pub const WK_SYNC: u32 = u32::MAX;
+
+/// `wk_commit.flags`: the instruction trapped (`trap_cause`, `trap_info` say how).
+pub const WK_COMMIT_TRAP: u32 = 1;
+/// The trap was taken by a handler (the warp goes on at `trapbase`).
+pub const WK_COMMIT_TRAP_HANDLED: u32 = 2;
+/// The `endpgm` that ended the warp.
+pub const WK_COMMIT_END: u32 = 4;
+
+/// `wk_arg.kind`: an integer (`value`) in an 8-byte slot.
+pub const WK_ARG_INT: u32 = 0;
+/// A buffer holding `len` bytes copied from `data`; the slot holds its address.
+pub const WK_ARG_BUFFER: u32 = 1;
+/// A zero-filled buffer of `len` bytes.
+pub const WK_ARG_ZEROED: u32 = 2;
+
+/// `wk_mismatch.field`: which part of the commit differs.
+pub const WK_FIELD_PC: u32 = 1;
+/// The instruction's encoding.
+pub const WK_FIELD_ENCODING: u32 = 2;
+/// EXEC when the instruction executed.
+pub const WK_FIELD_EXEC: u32 = 3;
+/// The warp (workgroup and index) that retired the instruction.
+pub const WK_FIELD_WARP: u32 = 4;
+/// A lane of a vector register write (`reg`, `lane`).
+pub const WK_FIELD_VREG: u32 = 5;
+/// The lanes written of a vector register (`expected`/`got` are lane masks).
+pub const WK_FIELD_VREG_LANES: u32 = 6;
+/// A uniform register write (`reg`).
+pub const WK_FIELD_UREG: u32 = 7;
+/// The write of EXEC.
+pub const WK_FIELD_EXEC_WRITE: u32 = 8;
+/// A CSR write (`reg` is its number).
+pub const WK_FIELD_CSR: u32 = 9;
+/// A register the model wrote and the design did not (`expected` the model's value;
+/// for a vector register, of the lowest lane).
+pub const WK_FIELD_MISSING_WRITE: u32 = 10;
+/// A register the design wrote and the model did not (`got` the design's value).
+pub const WK_FIELD_EXTRA_WRITE: u32 = 11;
+/// The design retired an instruction after the model's launch finished.
+pub const WK_FIELD_FINISHED: u32 = 12;
+/// Whether the instruction trapped, or how.
+pub const WK_FIELD_TRAP: u32 = 13;
+
+/// One kernel argument; slot k of the argument block is `args[k]`.
+#[repr(C)]
+pub struct wk_arg {
+    /// NUL-terminated; names a buffer in messages and `wk_sim_buffer_address`.
+    pub name: *const c_char,
+    /// `WK_ARG_INT`, `WK_ARG_BUFFER` or `WK_ARG_ZEROED`.
+    pub kind: u32,
+    /// `WK_ARG_INT`: the slot's value.
+    pub value: u64,
+    /// `WK_ARG_BUFFER`: the bytes (may be null when `len` is 0).
+    pub data: *const u8,
+    /// `WK_ARG_BUFFER`, `WK_ARG_ZEROED`: the buffer's size in bytes.
+    pub len: u64,
+}
+
+/// How to launch the kernel (docs/abi.md). A zeroed description is one workgroup of 32
+/// threads with the defaults.
+#[repr(C)]
+pub struct wk_launch_desc {
+    /// Workgroups in x, y, z; 0 counts as 1.
+    pub grid: [u32; 3],
+    /// Threads per workgroup in x, y, z; 0 counts as 1 (all three 0: 32 threads).
+    pub block: [u32; 3],
+    /// Bytes of shared memory per workgroup; 0: 65536.
+    pub shared_bytes: u32,
+    /// Per-warp step limit; 0: 100 000 000.
+    pub max_steps: u64,
+    /// `n_args` arguments (may be null when `n_args` is 0).
+    pub args: *const wk_arg,
+    pub n_args: usize,
+}
+
+/// One register write of a retired instruction.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct wk_reg_write {
+    /// `WK_WRITE_VREG`, `WK_WRITE_UREG`, `WK_WRITE_EXEC` or `WK_WRITE_CSR`.
+    pub kind: u32,
+    /// The register (or CSR) number.
+    pub reg: u32,
+    /// `WK_WRITE_VREG`: the lanes written (EXEC-active); otherwise 0.
+    pub lane_mask: u32,
+    /// `WK_SYNC` for the instruction's own write; for an asynchronous write-back it
+    /// retired (at `waitcnt`, `endpgm`, a counter at its limit), the PC of the instruction
+    /// that issued it.
+    pub issue_pc: u32,
+    /// `WK_WRITE_VREG`: the value of each lane in `lane_mask` (others 0); otherwise
+    /// `values[0]`.
+    pub values: [u32; 32],
+}
+
+/// One retired instruction: the model's ([`wk_sim_step`]) or the design's
+/// ([`wk_sim_cosim_check`]).
+#[repr(C)]
+pub struct wk_commit {
+    pub workgroup: [u32; 3],
+    /// The warp's index in its workgroup.
+    pub warp: u32,
+    /// The warp's instruction count, from 1 (not compared).
+    pub step: u64,
+    /// Byte offset of the instruction from the code's start.
+    pub pc: u32,
+    /// 4 or 8 bytes.
+    pub length: u32,
+    /// The instruction's bytes as one little-endian number.
+    pub encoding: u64,
+    /// EXEC when the instruction executed.
+    pub exec: u32,
+    /// `WK_COMMIT_*` bits.
+    pub flags: u32,
+    pub trap_cause: u32,
+    pub trap_info: u32,
+    /// Register writes in all (the first `WK_MAX_WRITES` are in `writes`).
+    pub n_writes: u32,
+    /// Memory instructions' accesses (0 or 1 record).
+    pub n_mem: u32,
+    pub writes: [wk_reg_write; WK_MAX_WRITES],
+}
+
+/// What [`wk_sim_cosim_check`] found different.
+#[repr(C)]
+pub struct wk_mismatch {
+    /// `WK_FIELD_*`.
+    pub field: u32,
+    /// The register (or CSR number) concerned, else 0.
+    pub reg: u32,
+    /// The lane concerned, else 0.
+    pub lane: u32,
+    /// `issue_pc` of the write concerned (`WK_SYNC` for the instruction's own).
+    pub issue_pc: u32,
+    /// The model's value.
+    pub expected: u64,
+    /// The design's value.
+    pub got: u64,
+    /// The model's commit: PC, warp and the warp's step.
+    pub pc: u32,
+    pub workgroup: [u32; 3],
+    pub warp: u32,
+    pub step: u64,
+    /// The same as one line of text, NUL-terminated (truncated to fit).
+    pub message: [c_char; 256],
+}
+
+/// A launch of the model being stepped (opaque).
+pub struct wk_sim {
+    stepper: Stepper,
+    /// The last commit's register writes, all of them.
+    last_writes: Vec<wk_reg_write>,
+    /// Set after a panic: the state may be inconsistent.
+    poisoned: bool,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_error(message: &str) {
+    let c = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+}
+
+/// An error: its status and message.
+struct Fail(wk_status, String);
+
+impl From<StateError> for Fail {
+    fn from(e: StateError) -> Fail {
+        Fail(WK_ERR_STATE, e.to_string())
+    }
+}
+
+fn arg_error(what: &str) -> Fail {
+    Fail(WK_ERR_ARGUMENT, what.to_string())
+}
+
+/// Run `f`, turning an error or a panic into a status and the thread's last error.
+fn guard(f: impl FnOnce() -> Result<wk_status, Fail>) -> wk_status {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(status)) => status,
+        Ok(Err(Fail(status, message))) => {
+            set_error(&message);
+            status
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            set_error(&format!("internal error in the model (a bug): {what}"));
+            WK_ERR_INTERNAL
+        }
+    }
+}
+
+/// The simulator behind `sim`, unless null or poisoned.
+///
+/// # Safety
+/// `sim` is null or a pointer from `wk_sim_new` not yet freed.
+unsafe fn sim_mut<'a>(sim: *mut wk_sim) -> Result<&'a mut wk_sim, Fail> {
+    // SAFETY: the caller passes null or a live simulator.
+    let s = unsafe { sim.as_mut() }.ok_or_else(|| arg_error("sim is null"))?;
+    if s.poisoned {
+        return Err(Fail(
+            WK_ERR_INTERNAL,
+            "the simulator stopped at an internal error and cannot be used".into(),
+        ));
+    }
+    Ok(s)
+}
+
+/// # Safety
+/// `ptr` is null or points to `len` readable bytes.
+unsafe fn bytes<'a>(ptr: *const u8, len: u64, what: &str) -> Result<&'a [u8], Fail> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(arg_error(&format!("{what} is null")));
+    }
+    let len = usize::try_from(len).map_err(|_| arg_error(&format!("{what}: too long")))?;
+    // SAFETY: the caller guarantees `len` readable bytes at `ptr`.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// The launch `desc` describes (null: the defaults).
+///
+/// # Safety
+/// `desc` is null or valid, its `args` array and every pointer in it as documented.
+unsafe fn launch_of(desc: *const wk_launch_desc) -> Result<Launch, Fail> {
+    let bad = |e: warpkit_host::SetupError| Fail(WK_ERR_LAUNCH, e.to_string());
+    let mut l = Launch::new(Limits::default());
+    // SAFETY: the caller passes null or a valid description.
+    let Some(d) = (unsafe { desc.as_ref() }) else {
+        return Ok(l);
+    };
+    let dim = |d: [u32; 3]| d.map(|x| x.max(1));
+    l.grid(dim(d.grid)).map_err(bad)?;
+    if d.block != [0, 0, 0] {
+        l.block(dim(d.block)).map_err(bad)?;
+    }
+    if d.shared_bytes != 0 {
+        l.shared(d.shared_bytes).map_err(bad)?;
+    }
+    if d.max_steps != 0 {
+        l.max_steps(d.max_steps).map_err(bad)?;
+    }
+    let args: &[wk_arg] = if d.n_args == 0 {
+        &[]
+    } else if d.args.is_null() {
+        return Err(arg_error("launch_desc.args is null"));
+    } else {
+        // SAFETY: the caller guarantees `n_args` arguments at `args`.
+        unsafe { std::slice::from_raw_parts(d.args, d.n_args) }
+    };
+    for (k, a) in args.iter().enumerate() {
+        if a.name.is_null() {
+            return Err(arg_error(&format!("args[{k}].name is null")));
+        }
+        // SAFETY: the caller guarantees a NUL-terminated name.
+        let name = unsafe { CStr::from_ptr(a.name) }
+            .to_str()
+            .map_err(|_| arg_error(&format!("args[{k}].name is not UTF-8")))?;
+        match a.kind {
+            WK_ARG_INT => l.arg(name, ArgValue::Int(a.value)).map(|_| ()),
+            WK_ARG_BUFFER => {
+                // SAFETY: as documented for `wk_arg`.
+                let data = unsafe { bytes(a.data, a.len, &format!("args[{k}].data")) }?;
+                l.arg(name, ArgValue::Buffer(data.to_vec())).map(|_| ())
+            }
+            WK_ARG_ZEROED => l.zeroed_buffer(name, a.len).map(|_| ()),
+            other => return Err(arg_error(&format!("args[{k}].kind: {other} is not a kind"))),
+        }
+        .map_err(bad)?;
+    }
+    Ok(l)
+}
+
+/// A simulator for `code` (`code_len` bytes: raw code as `warpkit asm -o k.bin` writes it,
+/// PC 0 its first byte, or an ELF code object) launched as `launch_desc` says (null: one
+/// workgroup of 32 threads). Nothing runs yet. Returns null on error (`wk_last_error`
+/// says why).
+///
+/// # Safety
+/// `code` points to `code_len` readable bytes; `launch_desc` is null or valid.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_new(
+    code: *const u8,
+    code_len: usize,
+    launch_desc: *const wk_launch_desc,
+) -> *mut wk_sim {
+    let mut sim = std::ptr::null_mut();
+    guard(|| {
+        // SAFETY: the caller's guarantees, passed on.
+        let code = unsafe { bytes(code, code_len as u64, "code") }?;
+        if code.is_empty() {
+            return Err(arg_error("code is empty"));
+        }
+        let kind = if code.starts_with(b"\x7fELF") {
+            warpkit_host::KernelKind::Elf
+        } else {
+            warpkit_host::KernelKind::Raw
+        };
+        let kernel = warpkit_host::load_kernel_bytes(code, "code", kind)
+            .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?;
+        // SAFETY: the caller's guarantees, passed on.
+        let l = unsafe { launch_of(launch_desc) }?;
+        let prepared = l
+            .prepare(&kernel)
+            .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?;
+        let stepper = Stepper::new(prepared).map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?;
+        sim = Box::into_raw(Box::new(wk_sim {
+            stepper,
+            last_writes: Vec::new(),
+            poisoned: false,
+        }));
+        Ok(WK_OK)
+    });
+    sim
+}
+
+/// Free a simulator (null is ignored).
+///
+/// # Safety
+/// `sim` is null or from `wk_sim_new`, and not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_free(sim: *mut wk_sim) {
+    guard(|| {
+        if !sim.is_null() {
+            // SAFETY: from `Box::into_raw` in `wk_sim_new`, freed once.
+            drop(unsafe { Box::from_raw(sim) });
+        }
+        Ok(WK_OK)
+    });
+}
+
+/// The message of the last error on this thread (empty if none), valid until the next
+/// call into this API on this thread.
+#[no_mangle]
+pub extern "C" fn wk_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+fn flatten(writes: &[Written], issue_pc: u32, out: &mut Vec<wk_reg_write>) {
+    for w in writes {
+        let mut r = wk_reg_write {
+            kind: 0,
+            reg: 0,
+            lane_mask: 0,
+            issue_pc,
+            values: [0; 32],
+        };
+        match w {
+            Written::V { reg, lanes } => {
+                r.kind = WK_WRITE_VREG;
+                r.reg = *reg;
+                for &(l, x) in lanes {
+                    r.lane_mask |= 1 << l;
+                    r.values[l as usize] = x;
+                }
+            }
+            Written::U { reg, value } => {
+                r.kind = WK_WRITE_UREG;
+                r.reg = *reg;
+                r.values[0] = *value;
+            }
+            Written::Exec(e) => {
+                r.kind = WK_WRITE_EXEC;
+                r.values[0] = *e;
+            }
+            Written::Csr { number, value, .. } => {
+                r.kind = WK_WRITE_CSR;
+                r.reg = *number;
+                r.values[0] = *value;
+            }
+        }
+        out.push(r);
+    }
+}
+
+/// Every register write of `c`: its own, then the write-backs it retired.
+fn writes_of(c: &Commit) -> Vec<wk_reg_write> {
+    let mut out = Vec::new();
+    flatten(&c.writes, WK_SYNC, &mut out);
+    for (pc, w) in &c.retired {
+        flatten(w, *pc, &mut out);
+    }
+    out
+}
+
+fn fill(out: &mut wk_commit, c: &Commit, writes: &[wk_reg_write]) {
+    out.workgroup = c.workgroup;
+    out.warp = c.warp;
+    out.step = c.step;
+    out.pc = c.pc;
+    out.length = c.len as u32;
+    out.encoding = c.encoding;
+    out.exec = c.exec;
+    out.flags = 0;
+    out.trap_cause = 0;
+    out.trap_info = 0;
+    if let Some((t, handled)) = c.trap {
+        out.flags |= WK_COMMIT_TRAP;
+        if handled {
+            out.flags |= WK_COMMIT_TRAP_HANDLED;
+        }
+        out.trap_cause = t.cause;
+        out.trap_info = t.info;
+    }
+    if c.ended {
+        out.flags |= WK_COMMIT_END;
+    }
+    out.n_writes = writes.len() as u32;
+    out.n_mem = c.mem.len() as u32;
+    for (o, w) in out.writes.iter_mut().zip(writes) {
+        *o = *w;
+    }
+}
+
+impl wk_sim {
+    /// The model's next commit, its writes kept for `wk_sim_commit_write`.
+    fn next(&mut self) -> Option<Commit> {
+        let c = self.stepper.next_commit()?;
+        self.last_writes = writes_of(&c);
+        Some(c)
+    }
+}
+
+/// Execute the model's next instruction and describe it in `*out`. Returns `WK_OK`, or
+/// `WK_FINISHED` (nothing executed, `*out` untouched) once every warp has stopped.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `out` points to a writable `wk_commit`.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_step(sim: *mut wk_sim, out: *mut wk_commit) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        // SAFETY: the caller's guarantees.
+        let out = unsafe { out.as_mut() }.ok_or_else(|| arg_error("out is null"))?;
+        let poison = PoisonOnPanic(s);
+        let Some(c) = poison.0.next() else {
+            std::mem::forget(poison);
+            return Ok(WK_FINISHED);
+        };
+        fill(out, &c, &poison.0.last_writes);
+        std::mem::forget(poison);
+        Ok(WK_OK)
+    })
+}
+
+/// Marks the simulator poisoned if dropped during a panic.
+struct PoisonOnPanic<'a>(&'a mut wk_sim);
+
+impl Drop for PoisonOnPanic<'_> {
+    fn drop(&mut self) {
+        self.0.poisoned = true;
+    }
+}
+
+/// Register write `index` of the last commit (`wk_sim_step` or `wk_sim_cosim_check`), for
+/// commits with more than `WK_MAX_WRITES`.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `out` points to a writable `wk_reg_write`.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_commit_write(
+    sim: *mut wk_sim,
+    index: u32,
+    out: *mut wk_reg_write,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        // SAFETY: the caller's guarantees.
+        let out = unsafe { out.as_mut() }.ok_or_else(|| arg_error("out is null"))?;
+        let w = s.last_writes.get(index as usize).ok_or_else(|| {
+            arg_error(&format!(
+                "write {index}: the last commit has {}",
+                s.last_writes.len()
+            ))
+        })?;
+        *out = *w;
+        Ok(WK_OK)
+    })
+}
+
+/// The first difference between the model's commit and the design's, if any.
+struct Diff {
+    field: u32,
+    reg: u32,
+    lane: u32,
+    issue_pc: u32,
+    expected: u64,
+    got: u64,
+    text: String,
+}
+
+fn reg_name(w: &wk_reg_write) -> String {
+    let name = match w.kind {
+        WK_WRITE_VREG => format!("v{}", w.reg),
+        WK_WRITE_UREG => format!("u{}", w.reg),
+        WK_WRITE_EXEC => "exec".to_string(),
+        _ => warpkit_isa::csr_by_number(w.reg).map_or_else(
+            || format!("csr {:#x}", w.reg),
+            |d| format!("csr {}", d.name),
+        ),
+    };
+    if w.issue_pc == WK_SYNC {
+        name
+    } else {
+        format!(
+            "{name} (write-back of the instruction at pc {:#x})",
+            w.issue_pc
+        )
+    }
+}
+
+fn field_of(kind: u32) -> u32 {
+    match kind {
+        WK_WRITE_VREG => WK_FIELD_VREG,
+        WK_WRITE_UREG => WK_FIELD_UREG,
+        WK_WRITE_EXEC => WK_FIELD_EXEC_WRITE,
+        _ => WK_FIELD_CSR,
+    }
+}
+
+fn diff(
+    model: &Commit,
+    writes: &[wk_reg_write],
+    dut: &wk_commit,
+    dut_writes: &[wk_reg_write],
+) -> Option<Diff> {
+    let simple = |field, expected: u64, got: u64, what: &str| Diff {
+        field,
+        reg: 0,
+        lane: 0,
+        issue_pc: WK_SYNC,
+        expected,
+        got,
+        text: format!("{what}: expected {expected:#x}, got {got:#x}"),
+    };
+    if (model.workgroup, model.warp) != (dut.workgroup, dut.warp) {
+        let [x, y, z] = model.workgroup;
+        let [a, b, c] = dut.workgroup;
+        let mut d = simple(
+            WK_FIELD_WARP,
+            u64::from(model.warp),
+            u64::from(dut.warp),
+            "warp",
+        );
+        d.text = format!(
+            "warp: expected workgroup ({x},{y},{z}) warp {}, got workgroup ({a},{b},{c}) warp {}",
+            model.warp, dut.warp
+        );
+        return Some(d);
+    }
+    if model.pc != dut.pc {
+        return Some(simple(WK_FIELD_PC, model.pc.into(), dut.pc.into(), "pc"));
+    }
+    let mask = if model.len == 8 {
+        u64::MAX
+    } else {
+        u64::from(u32::MAX)
+    };
+    if model.encoding & mask != dut.encoding & mask {
+        return Some(simple(
+            WK_FIELD_ENCODING,
+            model.encoding & mask,
+            dut.encoding & mask,
+            "instruction encoding",
+        ));
+    }
+    if model.exec != dut.exec {
+        return Some(simple(
+            WK_FIELD_EXEC,
+            model.exec.into(),
+            dut.exec.into(),
+            "exec",
+        ));
+    }
+    let model_trap = model.trap.map_or(0, |(t, handled)| {
+        u64::from(t.cause) << 1 | u64::from(handled) | 1 << 40
+    });
+    let dut_trap = if dut.flags & WK_COMMIT_TRAP != 0 {
+        u64::from(dut.trap_cause) << 1
+            | u64::from(dut.flags & WK_COMMIT_TRAP_HANDLED != 0)
+            | 1 << 40
+    } else {
+        0
+    };
+    if model_trap != dut_trap {
+        let mut d = simple(WK_FIELD_TRAP, model_trap, dut_trap, "trap");
+        d.text = match model.trap {
+            Some((t, _)) => format!(
+                "trap: expected cause {} (info {:#x}), the design reported {}",
+                t.cause,
+                t.info,
+                if dut_trap == 0 {
+                    "none".to_string()
+                } else {
+                    format!("cause {}", dut.trap_cause)
+                }
+            ),
+            None => format!(
+                "trap: expected none, the design reported cause {}",
+                dut.trap_cause
+            ),
+        };
+        return Some(d);
+    }
+    let same = |a: &wk_reg_write, b: &wk_reg_write| {
+        a.kind == b.kind && a.reg == b.reg && a.issue_pc == b.issue_pc
+    };
+    for m in writes {
+        let name = reg_name(m);
+        let Some(d) = dut_writes.iter().find(|d| same(m, d)) else {
+            let lane = if m.kind == WK_WRITE_VREG {
+                m.lane_mask.trailing_zeros()
+            } else {
+                0
+            };
+            let expected = u64::from(m.values[(lane % 32) as usize]);
+            return Some(Diff {
+                field: WK_FIELD_MISSING_WRITE,
+                reg: m.reg,
+                lane,
+                issue_pc: m.issue_pc,
+                expected,
+                got: 0,
+                text: format!("{name}: written by the model ({expected:#x}), not by the design"),
+            });
+        };
+        if m.kind == WK_WRITE_VREG {
+            if m.lane_mask != d.lane_mask {
+                return Some(Diff {
+                    field: WK_FIELD_VREG_LANES,
+                    reg: m.reg,
+                    lane: (m.lane_mask ^ d.lane_mask).trailing_zeros(),
+                    issue_pc: m.issue_pc,
+                    expected: m.lane_mask.into(),
+                    got: d.lane_mask.into(),
+                    text: format!(
+                        "{name}: lanes written: expected {:#010x}, got {:#010x}",
+                        m.lane_mask, d.lane_mask
+                    ),
+                });
+            }
+            for lane in 0..32u32 {
+                let l = lane as usize;
+                if (m.lane_mask >> lane) & 1 != 0 && m.values[l] != d.values[l] {
+                    return Some(Diff {
+                        field: WK_FIELD_VREG,
+                        reg: m.reg,
+                        lane,
+                        issue_pc: m.issue_pc,
+                        expected: m.values[l].into(),
+                        got: d.values[l].into(),
+                        text: format!(
+                            "{name} lane {lane}: expected {:#x}, got {:#x}",
+                            m.values[l], d.values[l]
+                        ),
+                    });
+                }
+            }
+        } else if m.values[0] != d.values[0] {
+            return Some(Diff {
+                field: field_of(m.kind),
+                reg: m.reg,
+                lane: 0,
+                issue_pc: m.issue_pc,
+                expected: m.values[0].into(),
+                got: d.values[0].into(),
+                text: format!(
+                    "{name}: expected {:#x}, got {:#x}",
+                    m.values[0], d.values[0]
+                ),
+            });
+        }
+    }
+    if let Some(d) = dut_writes
+        .iter()
+        .find(|d| !writes.iter().any(|m| same(m, d)))
+    {
+        let lane = if d.kind == WK_WRITE_VREG {
+            d.lane_mask.trailing_zeros()
+        } else {
+            0
+        };
+        let got = u64::from(d.values[(lane % 32) as usize]);
+        return Some(Diff {
+            field: WK_FIELD_EXTRA_WRITE,
+            reg: d.reg,
+            lane,
+            issue_pc: d.issue_pc,
+            expected: 0,
+            got,
+            text: format!(
+                "{}: written by the design ({got:#x}), not by the model",
+                reg_name(d)
+            ),
+        });
+    }
+    None
+}
+
+fn report(out: &mut wk_mismatch, model: Option<&Commit>, d: &Diff) {
+    out.field = d.field;
+    out.reg = d.reg;
+    out.lane = d.lane;
+    out.issue_pc = d.issue_pc;
+    out.expected = d.expected;
+    out.got = d.got;
+    let text = match model {
+        Some(c) => {
+            out.pc = c.pc;
+            out.workgroup = c.workgroup;
+            out.warp = c.warp;
+            out.step = c.step;
+            let [x, y, z] = c.workgroup;
+            format!(
+                "mismatch at pc {:#x} ({}) in workgroup ({x},{y},{z}) warp {} step {}: {}",
+                c.pc, c.asm, c.warp, c.step, d.text
+            )
+        }
+        None => {
+            out.pc = 0;
+            out.workgroup = [0; 3];
+            out.warp = 0;
+            out.step = 0;
+            d.text.clone()
+        }
+    };
+    let bytes = text.as_bytes();
+    let n = bytes.len().min(out.message.len() - 1);
+    for (o, &b) in out.message.iter_mut().zip(&bytes[..n]) {
+        *o = b as c_char;
+    }
+    out.message[n] = 0;
+}
+
+/// Execute the model's next instruction and compare it with `*dut`, the instruction the
+/// design under test retired: warp, PC, encoding, EXEC, trap, and every register write
+/// (its own and the write-backs it retired, matched by kind, register and `issue_pc`;
+/// for vector registers the lanes written and each lane's value). Returns `WK_OK` when
+/// they agree, `WK_MISMATCH` with the first difference in `*out` (`out` may be null),
+/// or an error. After `WK_FINISHED` from the model, a design's commit is a mismatch
+/// (`WK_FIELD_FINISHED`).
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `dut` points to a valid `wk_commit`; `out` is null or
+/// points to a writable `wk_mismatch`.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_cosim_check(
+    sim: *mut wk_sim,
+    dut: *const wk_commit,
+    out: *mut wk_mismatch,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        // SAFETY: the caller's guarantees.
+        let dut = unsafe { dut.as_ref() }.ok_or_else(|| arg_error("dut is null"))?;
+        // SAFETY: the caller's guarantees.
+        let out = unsafe { out.as_mut() };
+        let n = dut.n_writes as usize;
+        if n > WK_MAX_WRITES {
+            return Err(arg_error(&format!(
+                "dut.n_writes is {n}, more than WK_MAX_WRITES ({WK_MAX_WRITES})"
+            )));
+        }
+        let poison = PoisonOnPanic(s);
+        let model = poison.0.next();
+        let found = match &model {
+            None => Some(Diff {
+                field: WK_FIELD_FINISHED,
+                reg: 0,
+                lane: 0,
+                issue_pc: WK_SYNC,
+                expected: 0,
+                got: u64::from(dut.pc),
+                text: format!(
+                    "the design retired the instruction at pc {:#x} after the model's launch finished",
+                    dut.pc
+                ),
+            }),
+            Some(c) => diff(c, &poison.0.last_writes, dut, &dut.writes[..n]),
+        };
+        std::mem::forget(poison);
+        match found {
+            None => Ok(WK_OK),
+            Some(d) => {
+                if let Some(out) = out {
+                    report(out, model.as_ref(), &d);
+                }
+                Ok(WK_MISMATCH)
+            }
+        }
+    })
+}
+
+/// Run the model until every warp has stopped, or `max_instructions` more have run (0: no
+/// limit); `*executed` (may be null) gets how many ran. Returns `WK_FINISHED` when the
+/// launch has finished, else `WK_OK`.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `executed` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_run(
+    sim: *mut wk_sim,
+    max_instructions: u64,
+    executed: *mut u64,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        let poison = PoisonOnPanic(s);
+        let limit = (max_instructions != 0).then_some(max_instructions);
+        let (why, ran) = poison.0.stepper.run_until(&[], None, limit);
+        poison.0.last_writes.clear();
+        std::mem::forget(poison);
+        // SAFETY: the caller's guarantees.
+        if let Some(e) = unsafe { executed.as_mut() } {
+            *e = ran;
+        }
+        Ok(match why {
+            warpkit_host::StopReason::Finished => WK_FINISHED,
+            _ => WK_OK,
+        })
+    })
+}
+
+/// Vector register `reg` of warp `warp` (its index in the running workgroup) into
+/// `out[32]`.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `out` points to 32 writable `uint32_t`.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_read_vreg(
+    sim: *mut wk_sim,
+    warp: u32,
+    reg: u32,
+    out: *mut u32,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        if out.is_null() {
+            return Err(arg_error("out is null"));
+        }
+        let row = s.stepper.vreg(warp, reg)?;
+        // SAFETY: the caller guarantees 32 writable words.
+        unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), out, 32) };
+        Ok(WK_OK)
+    })
+}
+
+/// Set the lanes in `lane_mask` of vector register `reg` of warp `warp` to
+/// `values[lane]`.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `values` points to 32 readable `uint32_t`.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_write_vreg(
+    sim: *mut wk_sim,
+    warp: u32,
+    reg: u32,
+    values: *const u32,
+    lane_mask: u32,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        if values.is_null() {
+            return Err(arg_error("values is null"));
+        }
+        // SAFETY: the caller guarantees 32 readable words.
+        let values = unsafe { std::slice::from_raw_parts(values, 32) };
+        s.stepper.vreg(warp, reg)?;
+        for lane in (0..32u32).filter(|l| (lane_mask >> l) & 1 != 0) {
+            s.stepper
+                .set_vreg_lane(warp, reg, lane, values[lane as usize])?;
+        }
+        Ok(WK_OK)
+    })
+}
+
+/// Uniform register `reg` of warp `warp` into `*out`.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_read_ureg(
+    sim: *mut wk_sim,
+    warp: u32,
+    reg: u32,
+    out: *mut u32,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        // SAFETY: the caller's guarantees.
+        let out = unsafe { out.as_mut() }.ok_or_else(|| arg_error("out is null"))?;
+        *out = s.stepper.ureg(warp, reg)?;
+        Ok(WK_OK)
+    })
+}
+
+/// Set uniform register `reg` of warp `warp`.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_write_ureg(
+    sim: *mut wk_sim,
+    warp: u32,
+    reg: u32,
+    value: u32,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        s.stepper.set_ureg(warp, reg, value)?;
+        Ok(WK_OK)
+    })
+}
+
+/// The PC and EXEC of warp `warp` of the running workgroup (either pointer may be null).
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `pc` and `exec` are null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_warp_state(
+    sim: *mut wk_sim,
+    warp: u32,
+    pc: *mut u32,
+    exec: *mut u32,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        let w = s.stepper.warp(warp)?;
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            if let Some(p) = pc.as_mut() {
+                *p = w.pc;
+            }
+            if let Some(e) = exec.as_mut() {
+                *e = w.exec();
+            }
+        }
+        Ok(WK_OK)
+    })
+}
+
+/// Read `len` bytes of global memory at `addr` into `out`; `WK_ERR_STATE` (nothing read)
+/// unless every byte is mapped.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `out` points to `len` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_read_memory(
+    sim: *mut wk_sim,
+    addr: u64,
+    out: *mut u8,
+    len: usize,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        if out.is_null() && len > 0 {
+            return Err(arg_error("out is null"));
+        }
+        let bytes = s.stepper.read_memory(addr, len as u64)?;
+        // SAFETY: the caller guarantees `len` writable bytes.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out, bytes.len()) };
+        Ok(WK_OK)
+    })
+}
+
+/// Write `len` bytes from `data` to global memory at `addr`; `WK_ERR_STATE` (nothing
+/// written) unless every byte is mapped.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `data` points to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_write_memory(
+    sim: *mut wk_sim,
+    addr: u64,
+    data: *const u8,
+    len: usize,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        // SAFETY: the caller's guarantees.
+        let data = unsafe { bytes(data, len as u64, "data") }?;
+        s.stepper.write_memory(addr, data)?;
+        Ok(WK_OK)
+    })
+}
+
+/// The global address of buffer argument `name` into `*addr`.
+///
+/// # Safety
+/// `sim` is from `wk_sim_new`; `name` is NUL-terminated; `addr` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn wk_sim_buffer_address(
+    sim: *mut wk_sim,
+    name: *const c_char,
+    addr: *mut u64,
+) -> wk_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees.
+        let s = unsafe { sim_mut(sim) }?;
+        if name.is_null() {
+            return Err(arg_error("name is null"));
+        }
+        // SAFETY: the caller guarantees a NUL-terminated name.
+        let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
+        // SAFETY: the caller's guarantees.
+        let addr = unsafe { addr.as_mut() }.ok_or_else(|| arg_error("addr is null"))?;
+        *addr = s
+            .stepper
+            .buffers()
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, a)| a)
+            .ok_or_else(|| Fail(WK_ERR_STATE, format!("no buffer argument `{name}`")))?;
+        Ok(WK_OK)
+    })
+}

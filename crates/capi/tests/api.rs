@@ -1,0 +1,358 @@
+//! The C API called as C calls it: stepping equals the traced run, co-simulation reports
+//! exactly what differs, every error is a status and a message, state access.
+
+use std::ffi::CStr;
+use std::mem::MaybeUninit;
+use warpkit_capi::*;
+
+const VADD: &str = include_str!("../../../examples/vadd.s");
+
+fn code() -> Vec<u8> {
+    warpkit_asm::assemble(VADD, "vadd.s").unwrap().text
+}
+
+fn last_error() -> String {
+    // SAFETY: wk_last_error returns a NUL-terminated string.
+    unsafe { CStr::from_ptr(wk_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+struct Vadd {
+    a: Vec<u8>,
+    b: Vec<u8>,
+    args: Vec<wk_arg>,
+}
+
+impl Vadd {
+    fn new(n: u32) -> Box<Vadd> {
+        let a: Vec<u8> = (0..n).flat_map(|i| i.to_le_bytes()).collect();
+        let b: Vec<u8> = (0..n).flat_map(|i| (2 * i).to_le_bytes()).collect();
+        let mut v = Box::new(Vadd {
+            a,
+            b,
+            args: Vec::new(),
+        });
+        let arg = |name: &'static CStr, kind, value, data: *const u8, len| wk_arg {
+            name: name.as_ptr(),
+            kind,
+            value,
+            data,
+            len,
+        };
+        v.args = vec![
+            arg(c"a", WK_ARG_BUFFER, 0, v.a.as_ptr(), v.a.len() as u64),
+            arg(c"b", WK_ARG_BUFFER, 0, v.b.as_ptr(), v.b.len() as u64),
+            arg(c"out", WK_ARG_ZEROED, 0, std::ptr::null(), 4 * u64::from(n)),
+            arg(c"n", WK_ARG_INT, u64::from(n), std::ptr::null(), 0),
+        ];
+        v
+    }
+
+    fn desc(&self, n: u32) -> wk_launch_desc {
+        wk_launch_desc {
+            grid: [n.div_ceil(64), 0, 0],
+            block: [64, 0, 0],
+            shared_bytes: 0,
+            max_steps: 0,
+            args: self.args.as_ptr(),
+            n_args: self.args.len(),
+        }
+    }
+
+    fn sim(&self, n: u32) -> *mut wk_sim {
+        let code = code();
+        let desc = self.desc(n);
+        // SAFETY: valid code and description.
+        let sim = unsafe { wk_sim_new(code.as_ptr(), code.len(), &desc) };
+        assert!(!sim.is_null(), "{}", last_error());
+        sim
+    }
+}
+
+fn commit() -> Box<wk_commit> {
+    // SAFETY: wk_commit is plain integers; all zeros is a valid value.
+    Box::new(unsafe { MaybeUninit::zeroed().assume_init() })
+}
+
+fn mismatch() -> wk_mismatch {
+    // SAFETY: plain integers and chars.
+    unsafe { MaybeUninit::zeroed().assume_init() }
+}
+
+fn message(m: &wk_mismatch) -> String {
+    // SAFETY: `report` NUL-terminates the message.
+    unsafe { CStr::from_ptr(m.message.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn stepping_gives_the_traced_commits() {
+    let v = Vadd::new(100);
+    let sim = v.sim(100);
+    let kernel = warpkit_asm::assemble(VADD, "vadd.s").unwrap();
+    let mut l = warpkit_host::Launch::new(warpkit_host::Limits::default());
+    l.grid([2, 1, 1]).unwrap().block([64, 1, 1]).unwrap();
+    l.arg("a", warpkit_host::ArgValue::Buffer(v.a.clone()))
+        .unwrap();
+    l.arg("b", warpkit_host::ArgValue::Buffer(v.b.clone()))
+        .unwrap();
+    l.zeroed_buffer("out", 400).unwrap();
+    l.arg("n", warpkit_host::ArgValue::Int(100)).unwrap();
+    let mut traced = warpkit_sim::VecTracer::default();
+    l.prepare(&kernel)
+        .unwrap()
+        .run_with_tracer(&mut traced)
+        .unwrap();
+    let mut c = commit();
+    for t in &traced.commits {
+        // SAFETY: live simulator, writable commit.
+        assert_eq!(unsafe { wk_sim_step(sim, &mut *c) }, WK_OK);
+        assert_eq!(
+            (c.pc, c.warp, c.step, c.exec),
+            (t.pc, t.warp, t.step, t.exec)
+        );
+        assert_eq!((c.encoding, c.length as usize), (t.encoding, t.len));
+        let own = t.writes.len();
+        let retired: usize = t.retired.iter().map(|(_, w)| w.len()).sum();
+        assert_eq!(c.n_writes as usize, own + retired);
+        assert_eq!(c.n_mem as usize, t.mem.len());
+        assert_eq!(c.flags & WK_COMMIT_END != 0, t.ended);
+    }
+    // SAFETY: as above.
+    assert_eq!(unsafe { wk_sim_step(sim, &mut *c) }, WK_FINISHED);
+    let mut out = [0u8; 400];
+    let mut addr = 0;
+    // SAFETY: as above; 400 writable bytes.
+    unsafe {
+        assert_eq!(
+            wk_sim_buffer_address(sim, c"out".as_ptr(), &mut addr),
+            WK_OK
+        );
+        assert_eq!(wk_sim_read_memory(sim, addr, out.as_mut_ptr(), 400), WK_OK);
+        wk_sim_free(sim);
+    }
+    let got: Vec<u32> = out
+        .chunks(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, (0..100).map(|i| 3 * i).collect::<Vec<u32>>());
+}
+
+/// Steps `design` and checks its commit against `golden` after `corrupt` changed it.
+fn check_with(corrupt: impl Fn(&mut wk_commit) -> bool) -> (wk_status, wk_mismatch) {
+    let v = Vadd::new(64);
+    let (golden, design) = (v.sim(64), v.sim(64));
+    let mut c = commit();
+    let mut m = mismatch();
+    let mut status = WK_OK;
+    // SAFETY: live simulators, writable structures.
+    unsafe {
+        while wk_sim_step(design, &mut *c) == WK_OK {
+            let done = corrupt(&mut c);
+            status = wk_sim_cosim_check(golden, &*c, &mut m);
+            if status != WK_OK || done {
+                break;
+            }
+        }
+        wk_sim_free(golden);
+        wk_sim_free(design);
+    }
+    (status, m)
+}
+
+#[test]
+fn cosim_check_says_precisely_what_differs() {
+    let (s, _) = check_with(|_| false);
+    assert_eq!(s, WK_OK);
+
+    let (s, m) = check_with(|c| {
+        if c.pc == 0x48 {
+            c.writes[0].values[7] = 1234;
+        }
+        false
+    });
+    assert_eq!(s, WK_MISMATCH);
+    assert_eq!(
+        (m.field, m.reg, m.lane, m.expected, m.got, m.pc),
+        (WK_FIELD_VREG, 8, 7, 21, 1234, 0x48)
+    );
+    assert!(
+        message(&m).ends_with("v8 lane 7: expected 0x15, got 0x4d2"),
+        "{}",
+        message(&m)
+    );
+
+    let (_, m) = check_with(|c| {
+        c.exec ^= (c.pc == 0x20) as u32;
+        false
+    });
+    assert_eq!(
+        (m.field, m.expected, m.got),
+        (WK_FIELD_EXEC, 0xffff_ffff, 0xffff_fffe)
+    );
+
+    let (_, m) = check_with(|c| {
+        c.pc += 4 * (c.step == 3) as u32;
+        false
+    });
+    assert_eq!((m.field, m.expected, m.got), (WK_FIELD_PC, 0x10, 0x14));
+
+    let (_, m) = check_with(|c| {
+        c.encoding ^= (c.pc == 0x30) as u64;
+        false
+    });
+    assert_eq!(m.field, WK_FIELD_ENCODING);
+
+    // The loads' write-backs retire at `waitcnt vm=0` (0x44), issued at 0x34 and 0x3c.
+    let (_, m) = check_with(|c| {
+        if c.pc == 0x44 {
+            c.n_writes -= 1;
+        }
+        false
+    });
+    assert_eq!(
+        (m.field, m.reg, m.issue_pc),
+        (WK_FIELD_MISSING_WRITE, 7, 0x3c)
+    );
+    assert!(message(&m).contains("v7 (write-back of the instruction at pc 0x3c)"));
+
+    let (_, m) = check_with(|c| {
+        if c.pc == 0x30 {
+            let mut extra = c.writes[0];
+            extra.reg = 100;
+            c.writes[c.n_writes as usize] = extra;
+            c.n_writes += 1;
+        }
+        false
+    });
+    assert_eq!((m.field, m.reg), (WK_FIELD_EXTRA_WRITE, 100));
+
+    let (_, m) = check_with(|c| {
+        if c.pc == 0x30 {
+            c.writes[0].lane_mask &= !(1 << 3);
+        }
+        false
+    });
+    assert_eq!((m.field, m.reg, m.lane), (WK_FIELD_VREG_LANES, 5, 3));
+
+    let (_, m) = check_with(|c| {
+        if c.pc == 0x1c {
+            c.writes[0].values[0] += 1;
+        }
+        false
+    });
+    assert_eq!((m.field, m.reg), (WK_FIELD_UREG, 23));
+
+    let (_, m) = check_with(|c| {
+        c.warp ^= (c.step == 2) as u32;
+        false
+    });
+    assert_eq!(m.field, WK_FIELD_WARP);
+
+    let (_, m) = check_with(|c| {
+        if c.step == 2 {
+            c.flags |= WK_COMMIT_TRAP;
+            c.trap_cause = 3;
+        }
+        false
+    });
+    assert_eq!(m.field, WK_FIELD_TRAP);
+    assert!(message(&m).ends_with("trap: expected none, the design reported cause 3"));
+}
+
+#[test]
+fn a_design_running_past_the_model_is_a_mismatch() {
+    let v = Vadd::new(32);
+    let (golden, design) = (v.sim(32), v.sim(32));
+    let mut c = commit();
+    let mut m = mismatch();
+    // SAFETY: live simulators, writable structures.
+    unsafe {
+        assert_eq!(wk_sim_run(golden, 0, std::ptr::null_mut()), WK_FINISHED);
+        assert_eq!(wk_sim_step(design, &mut *c), WK_OK);
+        assert_eq!(wk_sim_cosim_check(golden, &*c, &mut m), WK_MISMATCH);
+        assert_eq!(m.field, WK_FIELD_FINISHED);
+        wk_sim_free(golden);
+        wk_sim_free(design);
+    }
+}
+
+#[test]
+fn errors_are_a_status_and_a_message() {
+    let mut c = commit();
+    // SAFETY: the calls below pass null or bad values on purpose; nothing is dereferenced
+    // that is not valid.
+    unsafe {
+        assert_eq!(wk_sim_step(std::ptr::null_mut(), &mut *c), WK_ERR_ARGUMENT);
+        assert_eq!(last_error(), "sim is null");
+        assert!(wk_sim_new(std::ptr::null(), 4, std::ptr::null()).is_null());
+        assert_eq!(last_error(), "code is null");
+        let code = code();
+        let mut desc = Vadd::new(32).desc(32);
+        desc.block = [2048, 1, 1];
+        assert!(wk_sim_new(code.as_ptr(), code.len(), &desc).is_null());
+        assert!(last_error().contains("2048 threads"), "{}", last_error());
+        let bad = wk_arg {
+            name: c"x".as_ptr(),
+            kind: 9,
+            value: 0,
+            data: std::ptr::null(),
+            len: 0,
+        };
+        desc = wk_launch_desc {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            shared_bytes: 0,
+            max_steps: 0,
+            args: &bad,
+            n_args: 1,
+        };
+        assert!(wk_sim_new(code.as_ptr(), code.len(), &desc).is_null());
+        assert_eq!(last_error(), "args[0].kind: 9 is not a kind");
+
+        // A default launch: one workgroup of 32 threads; registers and memory.
+        let endpgm = 0x0000_0070u32.to_le_bytes();
+        let sim = wk_sim_new(endpgm.as_ptr(), 4, std::ptr::null());
+        assert!(!sim.is_null(), "{}", last_error());
+        let mut row = [0u32; 32];
+        assert_eq!(wk_sim_read_vreg(sim, 0, 3, row.as_mut_ptr()), WK_OK);
+        assert_eq!(row[31], 31);
+        assert_eq!(wk_sim_read_vreg(sim, 1, 3, row.as_mut_ptr()), WK_ERR_STATE);
+        assert_eq!(last_error(), "warp 1: the running workgroup has 1 warps");
+        assert_eq!(
+            wk_sim_read_vreg(sim, 0, 128, row.as_mut_ptr()),
+            WK_ERR_STATE
+        );
+        let values = [7u32; 32];
+        assert_eq!(wk_sim_write_vreg(sim, 0, 9, values.as_ptr(), 0b100), WK_OK);
+        assert_eq!(wk_sim_read_vreg(sim, 0, 9, row.as_mut_ptr()), WK_OK);
+        assert_eq!(&row[..3], &[0, 0, 7]);
+        let mut u = 0;
+        assert_eq!(wk_sim_write_ureg(sim, 0, 63, 5), WK_OK);
+        assert_eq!(wk_sim_read_ureg(sim, 0, 63, &mut u), WK_OK);
+        assert_eq!(u, 5);
+        assert_eq!(wk_sim_write_ureg(sim, 0, 64, 5), WK_ERR_STATE);
+        let mut byte = [0u8; 4];
+        let base = warpkit_sim::launch::CODE_BASE;
+        assert_eq!(wk_sim_read_memory(sim, base, byte.as_mut_ptr(), 4), WK_OK);
+        assert_eq!(byte, endpgm);
+        assert_eq!(
+            wk_sim_read_memory(sim, base + 2, byte.as_mut_ptr(), 4),
+            WK_ERR_STATE
+        );
+        assert!(last_error().contains("not all mapped"), "{}", last_error());
+        let (mut pc, mut exec) = (1, 0);
+        assert_eq!(wk_sim_warp_state(sim, 0, &mut pc, &mut exec), WK_OK);
+        assert_eq!((pc, exec), (0, u32::MAX));
+        assert_eq!(wk_sim_step(sim, &mut *c), WK_OK);
+        assert_eq!(c.flags, WK_COMMIT_END);
+        let mut w = MaybeUninit::<wk_reg_write>::zeroed().assume_init();
+        assert_eq!(wk_sim_commit_write(sim, 0, &mut w), WK_ERR_ARGUMENT);
+        assert_eq!(wk_sim_step(sim, &mut *c), WK_FINISHED);
+        assert_eq!(wk_sim_read_vreg(sim, 0, 3, row.as_mut_ptr()), WK_ERR_STATE);
+        wk_sim_free(sim);
+        wk_sim_free(std::ptr::null_mut());
+    }
+}
