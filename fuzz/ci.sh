@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -33,7 +33,18 @@ for s in corpus/assemble/*.s; do
   fi
 done
 
-targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf})
+# LinxISA programs: the examples as text (first byte odd = text for linx_check); the
+# grammar-built targets start from a few fixed byte strings.
+for s in ../examples/linx/*.s; do
+  [ -f "$s" ] || continue
+  { printf '\x01'; cat "$s"; } > "corpus/linx_check/$(basename "$s")"
+done
+for seed in 00 2a 55 80 d3 ff; do
+  printf "\x$seed\x$seed\x11\x22\x33\x44\x55\x66\x77\x88\x99" > "corpus/linx_run/seed-$seed"
+  cp "corpus/linx_run/seed-$seed" "corpus/linx_check/seed-$seed"
+done
+
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"

@@ -10,6 +10,7 @@
 //! ([`tables`]); the model in `docs/linx.md` names every provisional choice.
 
 mod diag;
+pub mod gen;
 mod model;
 mod syntax;
 
