@@ -61,6 +61,10 @@ struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = warpkit_linx::DEFAULT_MAX_STEPS,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_steps: u64,
+    /// Lane-steps of the whole run (all groups) before E-TIMEOUT.
+    #[arg(long, value_name = "N", default_value_t = warpkit_linx::DEFAULT_MAX_LANE_STEPS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_lane_steps: u64,
     /// Stop writing the trace beyond this many bytes (the run fails with exit 1).
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
     max_trace_bytes: u64,
@@ -378,6 +382,7 @@ fn run_program(a: RunArgs) -> Outcome {
                 mode,
                 lanes: a.lanes,
                 max_steps: a.max_steps,
+                max_lane_steps: a.max_lane_steps,
                 trace: None,
                 ..RunConfig::default()
             },
@@ -396,6 +401,7 @@ fn run_program(a: RunArgs) -> Outcome {
                     mode,
                     lanes: a.lanes,
                     max_steps: a.max_steps,
+                    max_lane_steps: a.max_lane_steps,
                     trace: Some(&mut tracer),
                     ..RunConfig::default()
                 },

@@ -144,8 +144,15 @@ fn main() {
 fn bench(b: Bencher, src: String, mode: Mode) {
     let p = program(&src);
     let n = lane_steps(&p, mode);
-    b.counter(ItemsCount::new(n))
-        .bench(|| run(&p, RunConfig { mode: Some(mode), ..RunConfig::default() }));
+    b.counter(ItemsCount::new(n)).bench(|| {
+        run(
+            &p,
+            RunConfig {
+                mode: Some(mode),
+                ..RunConfig::default()
+            },
+        )
+    });
 }
 
 #[divan::bench(sample_count = 5)]

@@ -41,6 +41,10 @@ pub const BODY_BASE: u64 = 0x10000;
 pub const QUEUE_DEPTH: usize = 8;
 /// Group steps a group may take before E-TIMEOUT, unless `--max-steps` says otherwise.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
+/// Lane-steps a whole run may take before E-TIMEOUT, unless `--max-lane-steps` says
+/// otherwise [P]: bounds the run time of a block whose many groups each stay under the
+/// per-group step limit.
+pub const DEFAULT_MAX_LANE_STEPS: u64 = 1 << 31;
 /// ControlStack depth per group unless `.cstk_depth` says otherwise [P].
 pub const DEFAULT_CSTK_DEPTH: u32 = 256;
 /// Largest `.cstk_depth` [P].

@@ -113,6 +113,8 @@ pub struct RunConfig<'t> {
     pub lanes: Option<u32>,
     /// Group steps per group before E-TIMEOUT.
     pub max_steps: u64,
+    /// Lane-steps of the whole run before E-TIMEOUT.
+    pub max_lane_steps: u64,
     /// Float reduce contributions kept for the block-end fold before E-LIMIT.
     pub max_float_contributions: usize,
     pub trace: Option<&'t mut dyn TraceSink>,
@@ -124,6 +126,7 @@ impl Default for RunConfig<'_> {
             mode: None,
             lanes: None,
             max_steps: crate::DEFAULT_MAX_STEPS,
+            max_lane_steps: crate::DEFAULT_MAX_LANE_STEPS,
             max_float_contributions: MAX_FLOAT_CONTRIBUTIONS,
             trace: None,
         }
@@ -398,6 +401,7 @@ struct Machine<'p, 't> {
     cstk_max: usize,
     cstk_limit: usize,
     max_steps: u64,
+    max_lane_steps: u64,
     group_steps: u64,
     lane_steps: u64,
 }
@@ -696,6 +700,17 @@ impl Machine<'_, '_> {
         }
         self.group_steps += 1;
         self.lane_steps += g.mask.count_ones() as u64;
+        if self.lane_steps > self.max_lane_steps {
+            return Err(self.fail(
+                g,
+                None,
+                "E-TIMEOUT",
+                format!(
+                    "the run took more than {} lane-steps in total [P]",
+                    self.max_lane_steps
+                ),
+            ));
+        }
         if self.trace.is_some() {
             self.rec.group = Some(g.id);
             self.rec.pc = pc;
@@ -1301,6 +1316,7 @@ pub fn run(prog: &Program, cfg: RunConfig) -> RunResult {
         cstk_max: 0,
         cstk_limit: prog.cstk_depth as usize,
         max_steps: cfg.max_steps,
+        max_lane_steps: cfg.max_lane_steps,
         group_steps: 0,
         lane_steps: 0,
     };

@@ -351,6 +351,16 @@ impl Checker<'_> {
                 "LB0" | "lb0" => DestName::Lb(0),
                 "LB1" | "lb1" => DestName::Lb(1),
                 "LB2" | "lb2" => DestName::Lb(2),
+                "tx2" | "tx4" | "TX2" | "TX4" => {
+                    self.err(
+                        "E-UNSUP",
+                        span,
+                        format!(
+                            "`->{name}` (a paired T destination [003 adj.6]) is outside this model"
+                        ),
+                    );
+                    return None;
+                }
                 _ => match gpr_number(name) {
                     Some(r) => DestName::Gpr(r),
                     None => {
@@ -1453,7 +1463,31 @@ pub(crate) fn mask(bits: u32) -> u64 {
     }
 }
 
+/// Micro-instructions the sources name that this model leaves out (E-UNSUP, SPEC §4): the
+/// SSR accesses and the bit-manipulation class [pub bitmanip.md].
+const OUT_OF_SCOPE: &[(&str, &str)] = &[
+    ("ssrget", "an SSR access"),
+    ("ssrset", "an SSR access"),
+    ("ssrswap", "an SSR access"),
+    ("bxu", "bit manipulation"),
+    ("bxs", "bit manipulation"),
+    ("bic", "bit manipulation"),
+    ("bis", "bit manipulation"),
+    ("ctz", "bit manipulation"),
+    ("clz", "bit manipulation"),
+    ("bcnt", "bit manipulation"),
+    ("rev", "bit manipulation"),
+];
+
 fn resolve(ck: &mut Checker, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<Insn> {
+    if let Some((_, what)) = OUT_OF_SCOPE.iter().find(|(m, _)| *m == raw.mnemonic) {
+        ck.err(
+            "E-UNSUP",
+            raw.mspan.clone(),
+            format!("`{}` ({what}) is outside this model", raw.mnemonic),
+        );
+        return None;
+    }
     let Some((def, ne, rd)) = split_modifiers(&raw.mnemonic) else {
         let near = tables::INSNS
             .iter()

@@ -107,6 +107,10 @@ fn typing_codes() {
     // fp8 [P].
     assert_static("  add t#1.fb, t#1.fb, ->t.b\n  lbstop", "E-UNSUP");
     assert_static("  icvt t#1.flb, ->t.sw\n  lbstop", "E-UNSUP");
+    // Outside the model (SPEC §4): paired destinations, SSR accesses, bit manipulation.
+    assert_static("  add lc0.ud, lc0.ud, ->tx2.d\n  lbstop", "E-UNSUP");
+    assert_static("  ssrget 0x20, ->t.d\n  lbstop", "E-UNSUP");
+    assert_static("  clz lc0.ud, 0, 64, ->t.d\n  lbstop", "E-UNSUP");
     // Rule 7: untyped operands warn.
     assert_static("  add lc0, lc0, ->t\n  lbstop", "W-UNTYPED");
 }
@@ -260,6 +264,82 @@ fn limits() {
     let body = "  slli lc0.ud, 12, ->t.d\n  sb lc0.ub, [a0.ud, t#1.ud]\n  lbstop";
     let src = prog("SIMT", 20000, body);
     assert_eq!(exec(&src).error.unwrap().code, "E-MEMLIMIT");
+    // `.mem` bytes on more distinct pages than the memory limit holds: exit 1 before any
+    // group runs, the error with no group.
+    let pages = warpkit_linx::MAX_MEMORY_BYTES / 4096 + 1;
+    let mut src = String::new();
+    for p in 0..pages {
+        src += &format!(".mem {:#x}, b, 1\n", p * 4096);
+    }
+    src += "BSTART.SIMT\nB.TEXT .b\nBSTOP\n.b:\n lbstop\n";
+    let e = exec(&src).error.unwrap();
+    assert_eq!((e.code, e.group), ("E-MEMLIMIT", None));
+}
+
+#[test]
+fn program_size_limits() {
+    // Source text: checked before anything is parsed.
+    let big = " ".repeat(warpkit_linx::MAX_SOURCE_BYTES + 1);
+    assert_eq!(static_codes(&big), vec!["E-LIMIT"]);
+    // Body instructions: one over the limit.
+    let mut src = String::from("BSTART.SIMT\nB.TEXT .b\nBSTOP\n.b:\n");
+    src += &"pc.pop\n".repeat(warpkit_linx::MAX_BODY_INSNS);
+    src += "lbstop\n";
+    assert!(static_codes(&src).contains(&"E-LIMIT"));
+    // The ControlStack depth directive: 1..65536.
+    let depth = |d: u32| {
+        static_codes(&format!(
+            ".cstk_depth {d}\nBSTART.SIMT\nB.TEXT .b\nBSTOP\n.b:\nlbstop\n"
+        ))
+    };
+    assert!(depth(warpkit_linx::MAX_CSTK_DEPTH).is_empty());
+    assert!(depth(warpkit_linx::MAX_CSTK_DEPTH + 1).contains(&"E-DIRECTIVE"));
+    assert!(depth(0).contains(&"E-DIRECTIVE"));
+}
+
+#[test]
+fn whole_run_lane_step_limit() {
+    // 64 groups of 4 lanes, 2 steps each: 512 lane-steps.
+    let p = check(
+        "t.s",
+        &prog("SIMT", 256, "  addi lc0.ud, 1, ->t.d\n  lbstop"),
+    )
+    .unwrap();
+    let with = |n| {
+        run(
+            &p,
+            RunConfig {
+                max_lane_steps: n,
+                ..RunConfig::default()
+            },
+        )
+    };
+    assert_eq!(with(512).error, None);
+    let r = with(511);
+    let e = r.error.unwrap();
+    assert_eq!(e.code, "E-TIMEOUT");
+    assert_eq!(
+        r.lane_steps, 512,
+        "the step over the budget is counted, not run"
+    );
+    assert_eq!(
+        RunConfig::default().max_lane_steps,
+        warpkit_linx::DEFAULT_MAX_LANE_STEPS
+    );
+}
+
+#[test]
+fn runtime_diagnostics_are_capped_and_counted() {
+    // 8-byte stores at a 4-byte stride: every inner byte is written by two iterations.
+    let r = exec(&prog(
+        "SIMT",
+        64,
+        "  sd lc0.ud, [a0.ud, lc0.ud<<2]\n  lbstop",
+    ));
+    assert_eq!(r.error, None);
+    assert_eq!(r.diagnostics.len(), warpkit_linx::MAX_RUNTIME_DIAGNOSTICS);
+    assert!(r.diagnostics.iter().all(|d| d.code == "W-RACE"));
+    assert_eq!(r.diagnostics.len() + r.dropped_diagnostics, 63 * 4);
 }
 
 // ---- semantics and [P] choices -----------------------------------------------------------

@@ -47,7 +47,10 @@ fn grammar_built_programs_never_panic() {
         }
     }
     // The generator is useful only if both outcomes are common.
-    assert!(ran > 100 && rejected > 100, "ran {ran}, rejected {rejected}");
+    assert!(
+        ran > 100 && rejected > 100,
+        "ran {ran}, rejected {rejected}"
+    );
 }
 
 #[test]
@@ -62,7 +65,13 @@ fn arbitrary_text_never_panics() {
         src[at] = raw[0] & 0x7f;
         let src = String::from_utf8_lossy(&src);
         if let Ok(p) = check("mut.s", &src) {
-            let _ = run(&p, RunConfig { max_steps: 200, ..RunConfig::default() });
+            let _ = run(
+                &p,
+                RunConfig {
+                    max_steps: 200,
+                    ..RunConfig::default()
+                },
+            );
         }
     }
 }
