@@ -676,3 +676,45 @@ fn errors_keep_the_state_and_report_where() {
     // group 0 stored before the error.
     assert_eq!(mem_u64(&r, 0x1018), 3);
 }
+
+#[test]
+fn operand_choices() {
+    // Untyped operands read as .ud and write .d (W-UNTYPED) [P].
+    let src = prog(
+        "SIMT",
+        1,
+        "  addi zero, 5, ->t\n  sd t#1.ud, [a0.ud]\n  lbstop",
+    );
+    assert!(static_codes(&src).contains(&"W-UNTYPED"));
+    assert_eq!(mem_u64(&exec(&src), 0x1000), 5);
+    // lc/lb read at any width take the low bits, no width check [P].
+    let r = exec(&prog(
+        "VECT",
+        300,
+        "  add lc0.ub, lb0.ub, ->t.b\n  sb t#1.b, [a0.ud, lc0.ud]\n  lbstop",
+    ));
+    assert_eq!(r.error, None);
+    // 300 = 0x12c: (0x2c + 0x2c) and (0x12b + 0x2c) & 0xff at iterations 0 and 299.
+    assert_eq!(mem_u64(&r, 0x1000) & 0xff, 0x2c);
+    assert_eq!(mem_u64(&r, 0x1000 + 299) & 0xff, (0x12b + 0x2c) & 0xff);
+    // Unaligned accesses are allowed; lbu is lb (W equals the access size) [P].
+    let body = "  sd a0.ud, [a0.ud, 3]\n  ld [a0.ud, 3], ->t.d\n  lbu [a0.ud, 4], ->u.b\n  lb [a0.ud, 4], ->u.b\n  sd t#1.ud, [a0.ud, 16]\n  sb u#1.b, [a0.ud, 24]\n  sb u#2.b, [a0.ud, 25]\n  lbstop";
+    let r = exec(&prog("SIMT", 1, body));
+    assert_eq!(r.error, None);
+    assert_eq!(mem_u64(&r, 0x1010), 0x1000);
+    assert_eq!(mem_u64(&r, 0x1018) & 0xffff, 0x1010);
+    // .aq .rl .f are accepted and change nothing; a bare .w/.d memory operand is unsigned.
+    for suffix in ["", ".aq", ".rl", ".f"] {
+        let body = format!("  sw.add{suffix} [a0.ud], lc0.w\n  lbstop");
+        let r = exec(&prog("SIMT", 4, &body));
+        assert_eq!(r.error, None, "{suffix}");
+        assert_eq!(mem_u64(&r, 0x1000), 6, "{suffix}");
+    }
+    // Body addresses: instruction i at 0x10000 + 8i [P].
+    let r = exec(&prog(
+        "SIMT",
+        1,
+        "  addtpc 0, ->t.d\nhere:\n  addtpc %hi(here), ->t.d\n  addi t#1.ud, %lo(here), ->t.d\n  sd t#1.ud, [a0.ud]\n  lbstop",
+    ));
+    assert_eq!(mem_u64(&r, 0x1000), BODY_BASE + 8);
+}
