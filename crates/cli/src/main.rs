@@ -35,9 +35,12 @@ macro_rules! report_raw {
 
 mod asm_cmd;
 mod color;
+mod debug;
+mod debug_cmd;
 mod dis_cmd;
 mod doc_cmd;
 mod examples_cmd;
+mod launch_args;
 mod linx_cmd;
 mod numbers;
 mod output;
@@ -106,6 +109,8 @@ enum Command {
     Dis(dis_cmd::Args),
     /// Assemble (if needed) and run a kernel on the functional model.
     Run(Box<run_cmd::Args>),
+    /// Debug a kernel interactively: breakpoints, stepping, registers, memory (docs/debugger.md).
+    Debug(Box<debug_cmd::Args>),
     /// Run the example kernels and check their outputs against host references.
     Examples(examples_cmd::Args),
     /// LinxISA SIMT blocks: run or check an assembly-level program.
@@ -144,6 +149,7 @@ fn main() -> ExitCode {
         Command::Asm(a) => asm_cmd::run(a),
         Command::Dis(a) => dis_cmd::run(a),
         Command::Run(a) => run_cmd::run(*a),
+        Command::Debug(a) => debug_cmd::run(*a),
         Command::Examples(a) => examples_cmd::run(a),
         Command::Linx(a) => linx_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),

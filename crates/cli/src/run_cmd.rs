@@ -2,7 +2,8 @@
 //! report how each warp stopped, hazards and a summary, and optionally dump the final state,
 //! a commit trace and output buffers.
 
-use crate::asm_cmd::{is_stdin, read_bounded, shown};
+pub use crate::launch_args::MAX_THREADS;
+use crate::launch_args::{setup_failure, LaunchArgs};
 use crate::output::{check_distinct, check_output_path, write_error, write_output, OutputFile};
 use crate::run_report::{hazards_json, report, summary, Shown};
 use crate::signals::Interrupts;
@@ -12,13 +13,8 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-pub use warpkit_host::launch::MAX_THREADS;
-use warpkit_host::number::parse_u64;
-use warpkit_host::{
-    load_kernel, load_kernel_bytes, ArgValue, KernelKind, Launch, Limits, LoadError, SetupError,
-};
-use warpkit_sim::launch::MAX_SHARED_BYTES;
-use warpkit_sim::{dump_states_json, Interrupt, TraceFormat, WriteTracer, DEFAULT_MAX_STEPS};
+use warpkit_host::ArgValue;
+use warpkit_sim::{dump_states_json, Interrupt, TraceFormat, WriteTracer};
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TraceFormatArg {
@@ -30,30 +26,12 @@ pub enum TraceFormatArg {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The kernel: assembly source (.s), an ELF code object, or a raw binary (its bytes are
-    /// the code, PC 0 = the first byte); `-` reads source (or ELF) from standard input.
-    pub file: PathBuf,
-    /// Workgroups in the grid: X[,Y[,Z]]. With any launch option, registers start as
-    /// docs/abi.md says; without, every register starts at 0 (one warp, EXEC all ones).
-    #[arg(long, value_name = "X[,Y,Z]")]
-    pub grid: Option<String>,
-    /// Threads per workgroup: X[,Y[,Z]] (at most 1024 in all).
-    #[arg(long, value_name = "X[,Y,Z]")]
-    pub block: Option<String>,
-    /// A kernel argument, one 8-byte slot each in order: NAME=INT, NAME=buf:BYTES (a
-    /// zero-filled buffer) or NAME=@FILE (a buffer holding the file).
-    #[arg(long = "arg", value_name = "NAME=VALUE")]
-    pub args: Vec<String>,
+    #[command(flatten)]
+    pub launch: LaunchArgs,
     /// After a successful run (exit 0), write buffer NAME to FILE; a failed run leaves FILE
     /// as it was.
     #[arg(long = "out", value_name = "NAME=FILE")]
     pub outs: Vec<String>,
-    /// Bytes of shared memory per workgroup.
-    #[arg(long, value_name = "BYTES", value_parser = crate::numbers::u32_arg)]
-    pub shared: Option<u32>,
-    /// Host threads (default: one per core). Results do not depend on it.
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::numbers::usize_arg)]
-    pub threads: usize,
     /// Exit 1 when the model reports a register hazard (§2.6).
     #[arg(long)]
     pub strict_hazards: bool,
@@ -79,26 +57,6 @@ pub struct Args {
     /// Form of the commit log.
     #[arg(long, value_enum, default_value = "json")]
     pub trace_format: TraceFormatArg,
-    /// Stop a warp, with exit code 1, once it has executed this many instructions.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = crate::numbers::u64_arg)]
-    pub max_steps: u64,
-    /// Stop the run, with exit code 1, once the whole grid has attempted this many
-    /// instructions: each workgroup gets an equal share, fixed before the run, that its
-    /// warps use up in their schedule order, so where it stops never depends on --threads
-    /// (docs/abi.md, "Step limits").
-    #[arg(long, value_name = "N", value_parser = crate::numbers::u64_arg)]
-    pub max_total_steps: Option<u64>,
-    /// Start every warp at this symbol of `.text`, or at this byte offset (a number in
-    /// the options' syntax, e.g. 0x40), instead of PC 0.
-    #[arg(long, value_name = "SYMBOL|ADDRESS")]
-    pub entry: Option<String>,
-    /// Refuse (exit 2) a launch whose buffers, argument block and code need more than this
-    /// many bytes of memory in all.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MEMORY, value_parser = crate::numbers::u64_arg)]
-    pub max_memory: u64,
-    /// Refuse (exit 2) a grid of more workgroups than this.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WORKGROUPS, value_parser = crate::numbers::u64_arg)]
-    pub max_workgroups: u64,
     /// Stop the run (exit 1) when the trace would grow past this many bytes: the trace
     /// keeps what was written, cut at a record boundary, with a last record saying so.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TRACE_BYTES, value_parser = crate::numbers::u64_arg)]
@@ -113,88 +71,8 @@ pub struct Args {
     pub timeline: Option<PathBuf>,
 }
 
-/// Default of `--max-memory`: 1 GiB.
-pub const DEFAULT_MAX_MEMORY: u64 = warpkit_host::launch::DEFAULT_MAX_MEMORY;
-/// Default of `--max-workgroups` (`warpkit_host::launch::DEFAULT_MAX_WORKGROUPS`).
-pub const DEFAULT_MAX_WORKGROUPS: u64 = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS;
 /// Default of `--max-trace-bytes`: 1 GiB.
 pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
-
-/// The kernel at `path`: its code and symbols. Assembly diagnostics are printed here with
-/// their source excerpts.
-fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
-    let loaded = if is_stdin(path) {
-        // Standard input holds source unless it is an ELF object.
-        let bytes = read_bounded(path, warpkit_asm::MAX_SOURCE_BYTES)?;
-        let kind = if bytes.starts_with(b"\x7fELF") {
-            KernelKind::Elf
-        } else if warpkit_host::kernel::parse_hex(&bytes).is_some() {
-            KernelKind::Hex
-        } else {
-            KernelKind::Source
-        };
-        load_kernel_bytes(&bytes, &shown(path), kind)
-    } else {
-        load_kernel(path)
-    };
-    let program = loaded.map_err(|e| match e {
-        LoadError::Assembly { .. } => {
-            report_raw!("{}", e.render());
-            Failure::Exit(2)
-        }
-        e => Failure::BadInput(e.to_string()),
-    })?;
-    for w in &program.warnings {
-        report_raw!("{w}\n");
-    }
-    Ok(program)
-}
-
-fn dims(option: &str, text: &str) -> Result<[u32; 3], Failure> {
-    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    let bad = || {
-        Failure::BadInput(format!(
-            "--{option} {text}: expected X[,Y[,Z]] with each an integer from 1 to {}",
-            u32::MAX
-        ))
-    };
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(bad());
-    }
-    let mut out = [1u32; 3];
-    for (o, p) in out.iter_mut().zip(&parts) {
-        *o = p.parse().map_err(|_| bad())?;
-        if *o == 0 {
-            return Err(bad());
-        }
-    }
-    Ok(out)
-}
-
-/// A launch refused before it ran, in the words of this command's options.
-fn setup_failure(e: SetupError) -> Failure {
-    let hint = " (raise it with --max-memory BYTES)";
-    Failure::BadInput(match e {
-        SetupError::BlockTooLarge { .. } => format!("--block: {e}"),
-        SetupError::TooManyWorkgroups { .. } => {
-            format!("{e} (raise it with --max-workgroups N)")
-        }
-        SetupError::SharedTooLarge { bytes } => format!(
-            "--shared {bytes}: more than the model's limit of \
-             {MAX_SHARED_BYTES} bytes of shared memory per workgroup"
-        ),
-        SetupError::TooManyThreads { threads } => {
-            format!("--threads {threads}: at most {MAX_THREADS}")
-        }
-        SetupError::ZeroMaxSteps => "--max-steps must be at least 1".into(),
-        SetupError::ZeroMaxTotalSteps => "--max-total-steps must be at least 1".into(),
-        SetupError::NoSuchEntry { symbol } => format!("--entry {symbol}: no such symbol in .text"),
-        SetupError::EntryOutOfRange { symbol } => format!("--entry {symbol}: offset out of range"),
-        SetupError::Memory(m) => format!("{m}{hint}"),
-        SetupError::Arg(warpkit_host::ArgError::Memory(m)) => format!("{m}{hint}"),
-        e => e.to_string(),
-    })
-}
 
 /// Run `f`, showing a progress bar of finished workgroups on stderr once it has taken a
 /// second, if stderr is a terminal; the bar is erased when `f` returns.
@@ -250,37 +128,8 @@ fn bare_fault(r: &warpkit_host::LaunchResult) -> bool {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let launch_options = args.grid.is_some()
-        || args.block.is_some()
-        || !args.args.is_empty()
-        || args.shared.is_some();
-    let mut launch = Launch::new(Limits {
-        max_memory: args.max_memory,
-        max_workgroups: args.max_workgroups,
-    });
-    launch
-        .max_steps(args.max_steps)
-        .and_then(|l| l.max_total_steps(args.max_total_steps))
-        .and_then(|l| l.threads(args.threads))
-        .map_err(setup_failure)?;
-    launch
-        .keep_warps(args.dump_state.is_some())
-        .bare(!launch_options);
-    let grid = args.grid.as_deref().map(|g| dims("grid", g)).transpose()?;
-    let block = args
-        .block
-        .as_deref()
-        .map(|b| dims("block", b))
-        .transpose()?;
-    if let Some(b) = block {
-        launch.block(b).map_err(setup_failure)?;
-    }
-    if let Some(g) = grid {
-        launch.grid(g).map_err(setup_failure)?;
-    }
-    if let Some(s) = args.shared {
-        launch.shared(s).map_err(setup_failure)?;
-    }
+    let launch_options = args.launch.launch_options();
+    let mut launch = args.launch.launch(args.dump_state.is_some())?;
     // Every output is checked before any work, so a bad path fails fast and cannot leave
     // some outputs written and others not.
     let mut outputs: Vec<(&str, &Path)> = Vec::new();
@@ -327,22 +176,14 @@ pub fn run(args: Args) -> Outcome {
         check_output_path(option, path)?;
     }
     // No output may be an input, under any spelling: the kernel and every --arg NAME=@FILE.
-    let mut inputs: Vec<(&str, &Path)> = vec![("kernel", args.file.as_path())];
-    for text in &args.args {
+    let mut inputs: Vec<(&str, &Path)> = vec![("kernel", args.launch.file.as_path())];
+    for text in &args.launch.args {
         if let Some((_, file)) = text.split_once("=@") {
             inputs.push(("--arg file", Path::new(file)));
         }
     }
     check_distinct(&outputs, &inputs)?;
-    // Buffers are charged to the memory budget before they are allocated or read.
-    for text in &args.args {
-        launch.arg_text(text).map_err(|e| match e {
-            SetupError::DuplicateArg { name } => Failure::BadInput(format!(
-                "--arg {text}: the name `{name}` is already used by another --arg"
-            )),
-            e => setup_failure(e),
-        })?;
-    }
+    args.launch.add_args(&mut launch)?;
     for (name, _) in &outs {
         match launch.args().iter().find(|a| &a.name == name) {
             Some(a) if matches!(a.value, ArgValue::Buffer(_)) => {}
@@ -358,21 +199,7 @@ pub fn run(args: Args) -> Outcome {
             }
         }
     }
-    let object = load(&args.file)?;
-    if let Some(pc) = args.entry.as_deref().and_then(|e| parse_u64(e).ok()) {
-        let pc = u32::try_from(pc)
-            .ok()
-            .filter(|&pc| pc % 4 == 0 && (pc as usize) < object.text.len())
-            .ok_or_else(|| {
-                Failure::BadInput(format!(
-                    "--entry {pc:#x}: not a 4-byte aligned offset inside the code ({} bytes)",
-                    object.text.len()
-                ))
-            })?;
-        launch.entry_offset(pc);
-    } else if let Some(entry) = &args.entry {
-        launch.entry(entry);
-    }
+    let object = args.launch.load(&mut launch)?;
     let interrupts = Interrupts::install();
     launch.cancel(interrupts.cancel.clone());
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
@@ -416,8 +243,8 @@ pub fn run(args: Args) -> Outcome {
         &Shown {
             max_reports: args.max_reports,
             max_hazards: args.max_hazards,
-            max_steps: args.max_steps,
-            max_total_steps: args.max_total_steps,
+            max_steps: args.launch.max_steps,
+            max_total_steps: args.launch.max_total_steps,
             quiet,
         },
     );
@@ -493,6 +320,8 @@ pub fn run(args: Args) -> Outcome {
 #[cfg(test)]
 mod tests_support {
     use super::*;
+    use crate::launch_args::{DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORKGROUPS};
+    use warpkit_sim::DEFAULT_MAX_STEPS;
 
     pub fn tmp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("warpkit-run-test-{}", std::process::id()));
@@ -502,22 +331,24 @@ mod tests_support {
 
     pub fn args(file: PathBuf) -> Args {
         Args {
-            file,
-            grid: None,
-            block: None,
-            args: Vec::new(),
+            launch: LaunchArgs {
+                file,
+                grid: None,
+                block: None,
+                args: Vec::new(),
+                shared: None,
+                threads: 0,
+                max_steps: DEFAULT_MAX_STEPS,
+                max_total_steps: None,
+                entry: None,
+                max_memory: DEFAULT_MAX_MEMORY,
+                max_workgroups: DEFAULT_MAX_WORKGROUPS,
+            },
             outs: Vec::new(),
-            shared: None,
-            threads: 0,
             strict_hazards: false,
             dump_state: None,
             trace: None,
             trace_format: TraceFormatArg::Json,
-            max_steps: DEFAULT_MAX_STEPS,
-            max_total_steps: None,
-            entry: None,
-            max_memory: DEFAULT_MAX_MEMORY,
-            max_workgroups: DEFAULT_MAX_WORKGROUPS,
             max_trace_bytes: DEFAULT_MAX_TRACE_BYTES,
             max_reports: crate::run_report::DEFAULT_MAX_REPORTS,
             max_hazards: crate::run_report::DEFAULT_MAX_HAZARDS,
@@ -584,7 +415,7 @@ mod tests {
         let src = tmp("loop.s");
         std::fs::write(&src, "top:\n  jmp top\n").unwrap();
         let mut a = args(src);
-        a.max_steps = 50;
+        a.launch.max_steps = 50;
         assert_eq!(exit_code(run(a)), 1);
     }
 
@@ -637,11 +468,11 @@ mod launch_tests {
         .unwrap();
         let out = tmp("out.bin");
         let mut a_ = args(src);
-        a_.grid = Some("2".into());
-        a_.block = Some("32,1,1".into());
-        a_.args = vec![format!("in=@{}", a.display()), "out=buf:256".into()];
+        a_.launch.grid = Some("2".into());
+        a_.launch.block = Some("32,1,1".into());
+        a_.launch.args = vec![format!("in=@{}", a.display()), "out=buf:256".into()];
         a_.outs = vec![format!("out={}", out.display())];
-        a_.threads = 2;
+        a_.launch.threads = 2;
         assert_eq!(exit_code(run(a_)), 0);
         let got = std::fs::read(&out).unwrap();
         let words: Vec<u32> = got
@@ -657,7 +488,7 @@ mod launch_tests {
         std::fs::write(&src, "umovi u1, 1\nendpgm\nstart:\numovi u2, 2\nendpgm\n").unwrap();
         let dump = tmp("entry.json");
         let mut a = args(src.clone());
-        a.entry = Some("start".into());
+        a.launch.entry = Some("start".into());
         a.dump_state = Some(dump.clone());
         assert_eq!(exit_code(run(a)), 0);
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
@@ -666,7 +497,7 @@ mod launch_tests {
             (0.into(), 2.into())
         );
         let mut a = args(src);
-        a.entry = Some("nowhere".into());
+        a.launch.entry = Some("nowhere".into());
         assert_eq!(exit_code(run(a)), 2);
     }
 
@@ -679,20 +510,20 @@ mod launch_tests {
         )
         .unwrap();
         let mut a = args(src.clone());
-        a.args = vec!["x=buf:8".into()];
+        a.launch.args = vec!["x=buf:8".into()];
         assert_eq!(exit_code(run(a)), 0, "hazards only warn by default");
         let mut a = args(src.clone());
-        a.args = vec!["x=buf:8".into()];
+        a.launch.args = vec!["x=buf:8".into()];
         a.strict_hazards = true;
         assert_eq!(exit_code(run(a)), 1);
         let mut a = args(src.clone());
-        a.grid = Some("0".into());
+        a.launch.grid = Some("0".into());
         assert_eq!(exit_code(run(a)), 2);
         let mut a = args(src.clone());
-        a.block = Some("64,32".into());
+        a.launch.block = Some("64,32".into());
         assert_eq!(exit_code(run(a)), 2, "2048 threads");
         let mut a = args(src.clone());
-        a.args = vec!["x".into()];
+        a.launch.args = vec!["x".into()];
         assert_eq!(exit_code(run(a)), 2);
         let mut a = args(src);
         a.outs = vec!["nothere=x.bin".into()];

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use warpkit_host::report::{deadlock_message, trap_message, warp_name};
 use warpkit_host::LaunchResult;
+use warpkit_sim::launch::LimitReport;
 use warpkit_sim::trap::cause_name;
 use warpkit_sim::{Hazard, HazardKind};
 
@@ -75,24 +76,7 @@ pub fn report(r: &LaunchResult, shown: &Shown) {
                 warp_name(l.workgroup, l.warp)
             )
         };
-        if let Some(total) = shown.max_total_steps.filter(|_| l.steps < shown.max_steps) {
-            report!(
-                "error: {who} stopped at pc {:#x} after {} instructions: its workgroup's share \
-                 of the total step budget (--max-total-steps {total}) was used up; raise it if \
-                 the program is not stuck in a loop",
-                l.pc,
-                l.steps
-            );
-            continue;
-        }
-        report!(
-            "error: {who} stopped at pc {:#x} after {} instructions: the step limit \
-             (--max-steps {}) was reached; raise it with --max-steps N if the program is not \
-             stuck in a loop",
-            l.pc,
-            l.steps,
-            shown.max_steps
-        );
+        report!("error: {}", step_limit_text(&who, l, shown));
     }
     hidden_groups(limits.len(), shown.max_reports, "step-limit");
     for d in r.deadlocks.iter().take(shown.max_reports) {
@@ -139,6 +123,24 @@ pub fn report(r: &LaunchResult, shown: &Shown) {
              removes a hazard (§2.6)"
         );
     }
+}
+
+/// What `warpkit run` says of warps (`who`) stopped by a step limit, `l` the first.
+pub fn step_limit_text(who: &str, l: &LimitReport, shown: &Shown) -> String {
+    if let Some(total) = shown.max_total_steps.filter(|_| l.steps < shown.max_steps) {
+        return format!(
+            "{who} stopped at pc {:#x} after {} instructions: its workgroup's share \
+             of the total step budget (--max-total-steps {total}) was used up; raise it if \
+             the program is not stuck in a loop",
+            l.pc, l.steps
+        );
+    }
+    format!(
+        "{who} stopped at pc {:#x} after {} instructions: the step limit \
+         (--max-steps {}) was reached; raise it with --max-steps N if the program is not \
+         stuck in a loop",
+        l.pc, l.steps, shown.max_steps
+    )
 }
 
 fn hidden_groups(groups: usize, max: usize, what: &str) {

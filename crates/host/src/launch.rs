@@ -336,6 +336,12 @@ impl Prepared {
         (self.program, self.config, self.args)
     }
 
+    /// A session over the launch, run step by step under hooks on the calling thread (a
+    /// debugger); nothing runs yet.
+    pub fn session(&self) -> Result<warpkit_sim::launch::Session<'_>, LaunchError> {
+        warpkit_sim::launch::Session::new(&self.program, &self.config, self.args.clone())
+    }
+
     /// Run on the configured host threads.
     pub fn run(self) -> Result<LaunchResult, LaunchError> {
         self.run_with_progress(&AtomicU64::new(0))

@@ -729,6 +729,10 @@ pub struct Session<'p> {
     outcomes: Vec<Outcome>,
     pool: Vec<Warp>,
     wall: Duration,
+    /// Pause when a workgroup has run to its end, before it is put away.
+    pause_at_end: bool,
+    /// The current workgroup has run to its end and the session paused there.
+    held: bool,
 }
 
 impl<'p> Session<'p> {
@@ -750,7 +754,23 @@ impl<'p> Session<'p> {
             outcomes: Vec::new(),
             pool: Vec::new(),
             wall: Duration::ZERO,
+            pause_at_end: false,
+            held: false,
         })
+    }
+
+    /// Pause ([`Progress::Paused`]) when a workgroup has run to its end (every warp ended,
+    /// trapped, hit the step limit or is deadlocked at a barrier), before its reports are
+    /// taken and the next one starts, so a debugger can inspect its final state; the next
+    /// [`Session::run`] goes on with the next workgroup.
+    pub fn set_pause_at_workgroup_end(&mut self, on: bool) {
+        self.pause_at_end = on;
+    }
+
+    /// Whether the session is paused at the end of the current workgroup
+    /// ([`Session::set_pause_at_workgroup_end`]).
+    pub fn at_workgroup_end(&self) -> bool {
+        self.held
     }
 
     pub fn program(&self) -> &'p Program {
@@ -815,6 +835,12 @@ impl<'p> Session<'p> {
                 }
                 break Progress::Paused;
             }
+            // Running a finished workgroup again does nothing, so the pause costs nothing.
+            if self.pause_at_end && !self.held {
+                self.held = true;
+                break Progress::Paused;
+            }
+            self.held = false;
             if let Some(done) = self.active.take() {
                 hooks.end_workgroup(&done.group);
                 self.outcomes

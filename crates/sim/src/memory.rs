@@ -322,6 +322,14 @@ impl SharedMemory {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// The word at byte offset `4 * index`, if inside (debuggers, bindings).
+    pub fn word(&self, index: u64) -> Option<u32> {
+        if index.checked_mul(4)? >= self.len {
+            return None;
+        }
+        Some(self.words.get(index as usize).copied().unwrap_or(0))
+    }
 }
 
 impl Space for SharedMemory {

@@ -371,3 +371,44 @@ fn trace_records_memory_and_names_the_workgroup() {
         lines[3]
     );
 }
+
+#[test]
+fn a_session_may_pause_at_each_workgroup_end() {
+    let prog = program(VADD);
+    let cfg = vadd_config();
+    let plain = launch(&prog, &cfg, vadd_args(150)).unwrap();
+    let mut session = Session::new(&prog, &cfg, vadd_args(150)).unwrap();
+    session.set_pause_at_workgroup_end(true);
+    let mut ends = Vec::new();
+    while session.run(&mut NoHooks) == Progress::Paused {
+        assert!(session.at_workgroup_end());
+        let (flat, group) = session.current().unwrap();
+        assert!(group.warps.iter().all(|w| w.status == WarpStatus::Ended));
+        // The shared memory of the finished workgroup is still there to read.
+        assert_eq!(session.shared().unwrap().word(0), Some(0));
+        ends.push(flat);
+    }
+    assert_eq!(ends, vec![0, 1, 2]);
+    assert!(!session.at_workgroup_end());
+    assert_eq!(fingerprint(&plain), fingerprint(&session.finish()));
+}
+
+#[test]
+fn a_deadlocked_workgroup_stays_inspectable_at_its_end() {
+    let prog =
+        program("bnz u29, .Lbad\nbarrier\nendpgm\n.Lbad:\numov.l u1, 0xffffffff\ncsrw mode, u1\n");
+    let cfg = LaunchConfig {
+        block: [64, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let mut session = Session::new(&prog, &cfg, vec![]).unwrap();
+    session.set_pause_at_workgroup_end(true);
+    assert_eq!(session.run(&mut NoHooks), Progress::Paused);
+    let (_, group) = session.current().unwrap();
+    assert!(group.deadlock.is_some());
+    assert_eq!(group.warps[0].status, WarpStatus::AtBarrier);
+    assert_eq!(session.run(&mut NoHooks), Progress::Finished);
+    let r = session.finish();
+    assert_eq!((r.deadlocks.len(), r.traps.len()), (1, 1));
+    assert!(r.interrupted.is_none());
+}
