@@ -207,13 +207,13 @@ pub fn run(args: Args) -> Outcome {
     let total = prepared.workgroups();
     let (result, trace_error) = match &args.trace {
         None if profiling => {
-            let sources = crate::profile_cmd::source_map(&object, &args.file);
+            let sources = crate::profile_cmd::source_map(&object, &args.launch.file);
             let r = crate::profile_cmd::run_profiled(
                 prepared,
                 &sources,
                 args.profile.as_deref(),
                 args.timeline.as_deref(),
-                &args.file.display().to_string(),
+                &args.launch.file.display().to_string(),
             )?;
             (r, None)
         }
