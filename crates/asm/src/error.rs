@@ -133,7 +133,7 @@ pub enum ErrorKind {
     },
     #[error("unknown section `{found}`; expected .text, .data, .rodata or .bss (or a `.name.suffix` of one), or a name with flags like \"ax\" or \"a\"")]
     UnknownSection { found: String },
-    #[error("the `{what}` operand cannot refer to `{name}` in section {section}: a PC-relative offset needs a label in the same section, or a constant")]
+    #[error("the `{what}` operand cannot refer to `{name}` in section {section}: a PC-relative offset needs a label in the same section (or, for an address, in .data), or a constant")]
     CrossSection {
         what: &'static str,
         name: String,

@@ -123,11 +123,11 @@ impl Program {
     }
 
     /// The raw image (`--format bin`): `.text`, then, if there is data, zero padding to a
-    /// 16-byte boundary and `.data`.
+    /// 16-byte boundary ([`warpkit_isa::data_offset`]) and `.data`.
     pub fn to_flat_binary(&self) -> Vec<u8> {
         let mut out = self.text.clone();
         if !self.data.is_empty() {
-            out.resize(self.text.len().next_multiple_of(16), 0);
+            out.resize(warpkit_isa::data_offset(self.text.len() as u64) as usize, 0);
             out.extend_from_slice(&self.data);
         }
         out

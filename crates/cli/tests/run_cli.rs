@@ -474,3 +474,64 @@ fn max_total_steps_bounds_a_runaway_grid_whatever_the_threads() {
         &["--max-total-steps must be at least 1"],
     );
 }
+
+#[test]
+fn data_is_reachable_from_every_input_form() {
+    // The kernel reads a word of `.data` (PC-relative, `upca`), stores it plus one to the
+    // `out` buffer and into `.data`, and reads that back: the same under .s, ELF and hex
+    // input. A flat image has no section boundaries, so all of it is code: its data reads
+    // the same, and a store to it faults.
+    let d = dir("data");
+    let src = kernel(
+        &d,
+        "k.s",
+        "uload.b64 u[16:17], u[0:1], 0\nupca u[2:3], value\nwaitcnt sm=0\nmovi v0, 0\n\
+         gload.b32 v1, v0, u[2:3], 0\nwaitcnt vm=0\nadd.vi v1, v1, 1\n\
+         gstore.b32 v1, v0, u[16:17], 0\ngstore.b32 v1, v0, u[2:3], 0\n\
+         gload.b32 v2, v0, u[2:3], 0\nwaitcnt vm=0, vst=0\ngstore.b32 v2, v0, u[16:17], 4\n\
+         waitcnt vst=0\nendpgm\n.data\n.word 5\nvalue: .word 41\n",
+    );
+    let mut inputs = vec![src.clone()];
+    for (ext, format) in [("elf", "elf"), ("hex", "hex"), ("bin", "bin")] {
+        let out = d.join(format!("k.{ext}"));
+        let o = warpkit(&["asm", s(&src), "-o", s(&out), "--format", format]);
+        expect(&o, 0, &[]);
+        inputs.push(out);
+    }
+    for input in &inputs {
+        let out = d.join("out.bin");
+        let o = warpkit(&[
+            "run",
+            s(input),
+            "--block",
+            "32",
+            "--arg",
+            "out=buf:8",
+            "--out",
+            &format!("out={}", s(&out)),
+        ]);
+        if input.extension().is_some_and(|e| e == "bin") {
+            expect(&o, 1, &["cause 5", "gstore.b32 v1, v0, u[2:3], 0"]);
+            continue;
+        }
+        expect(&o, 0, &[]);
+        let got = std::fs::read(&out).unwrap();
+        assert_eq!(got, [42, 0, 0, 0, 42, 0, 0, 0], "{}", input.display());
+    }
+}
+
+#[test]
+fn a_store_to_the_code_faults() {
+    let d = dir("rocode");
+    let k = kernel(
+        &d,
+        "k.s",
+        "upca u[2:3], 0\nmovi v0, 0\ngstore.b32 v0, v0, u[2:3], 0\nwaitcnt vst=0\nendpgm\n",
+    );
+    let o = warpkit(&["run", s(&k), "--block", "32"]);
+    expect(
+        &o,
+        1,
+        &["cause 5", "at pc 0x8", "gstore.b32 v0, v0, u[2:3], 0"],
+    );
+}

@@ -299,7 +299,7 @@ impl Launch {
         }
         let workgroups = workgroup_count(&self.config)?;
         Ok(Prepared {
-            program: warpkit_sim::Program::new(kernel.text.clone()),
+            program: warpkit_sim::Program::with_data(kernel.text.clone(), kernel.data.clone()),
             config: self.config,
             args: self.args,
             workgroups,

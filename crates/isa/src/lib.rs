@@ -19,6 +19,15 @@ pub use tables::*;
 
 include!(concat!(env!("OUT_DIR"), "/tables.rs"));
 
+/// Where a code object's `.data` starts, as a byte offset from the first byte of its
+/// `.text`: the text size rounded up to 16 bytes (provisional; docs/abi.md, "Memory map").
+/// The flat image (`--format bin`), the launcher's memory map (`.data` at `CODE_BASE` plus
+/// this) and the assembler's PC-relative references from `.text` to `.data` labels all
+/// use it, so a label means the same address in every form of a program.
+pub const fn data_offset(text_len: u64) -> u64 {
+    text_len.next_multiple_of(16)
+}
+
 impl Op {
     /// This variant's entry in the database.
     #[inline(always)]

@@ -214,8 +214,14 @@ struct Layout {
 
 fn layout(program: &Program, args: &[Arg]) -> Result<Layout, LaunchError> {
     let mut global = GlobalMemory::default();
-    if !global.map(CODE_BASE, program.text()) {
+    // Code is read-only: a store or atomic to it faults (cause 5), so what a warp fetches
+    // is always what it loads. `.data` follows it, read-write (docs/abi.md, "Memory map").
+    if !global.map_read_only(CODE_BASE, program.text()) {
         return Err(LaunchError::Layout("the code".into()));
+    }
+    if !program.data().is_empty() && !global.map(CODE_BASE + program.data_offset(), program.data())
+    {
+        return Err(LaunchError::Layout("the .data section".into()));
     }
     let mut block = Vec::with_capacity(args.len() * 8);
     let mut buffers = Vec::new();

@@ -169,12 +169,13 @@ fn sext64(x: u32) -> u64 {
 }
 
 impl MemEnv<'_> {
-    fn check(&self, space: Addr, addr: u64, size: u32) -> Result<(), Fault> {
+    /// Whether a store or atomic may access `size` bytes at `addr`.
+    fn check_write(&self, space: Addr, addr: u64, size: u32) -> Result<(), Fault> {
         check_alignment(addr, size)?;
         if space == Addr::Shared {
             self.shared.word_index(addr, size).map(|_| ())
         } else {
-            self.global.check(addr, size)
+            self.global.check_write(addr, size)
         }
     }
 
@@ -333,7 +334,7 @@ impl MemEnv<'_> {
                         (end <= self.shared.len()).then_some(0)
                     } else {
                         self.global
-                            .span_hinted(lo, end, &mut self.hint)
+                            .span_hinted(lo, end, writes(kind), &mut self.hint)
                             .map(|(base, _)| base)
                     };
                     if let Some(rbase) = region {
@@ -359,7 +360,10 @@ impl MemEnv<'_> {
                     *a = p.wrapping_add(offset);
                 }
                 if let Some((lo, end)) = active_span(exec, &addrs, size).filter(|_| !logging) {
-                    if let Some((rbase, _)) = self.global.span_hinted(lo, end, &mut self.hint) {
+                    if let Some((rbase, _)) =
+                        self.global
+                            .span_hinted(lo, end, writes(kind), &mut self.hint)
+                    {
                         let mut rel = [0u64; LANES];
                         for (r, &a) in rel.iter_mut().zip(&addrs) {
                             *r = a.wrapping_sub(rbase);
@@ -382,7 +386,7 @@ impl MemEnv<'_> {
         if !matches!(kind, Kind::Load { .. }) {
             for (l, &a) in addrs.iter().enumerate() {
                 if (exec >> l) & 1 != 0 {
-                    if let Err(f) = self.check(space, a, size) {
+                    if let Err(f) = self.check_write(space, a, size) {
                         warp.fault_address = Some((a, l as u32));
                         return Err(f);
                     }
@@ -490,7 +494,10 @@ impl MemEnv<'_> {
         rel: impl Fn(usize) -> u64 + Copy,
     ) -> Result<(), Fault> {
         if space != Addr::Shared {
-            let Some((_, words)) = self.global.span_hinted(lo, end, &mut self.hint) else {
+            let Some((_, words)) = self
+                .global
+                .span_hinted(lo, end, writes(kind), &mut self.hint)
+            else {
                 unreachable!("the span was found by the caller");
             };
             return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
@@ -551,6 +558,11 @@ fn extend(x: u32, size: u32, signed: bool, part: Part) -> u32 {
 /// The data and compare value of an atomic in lane `l` (`cmpswap`: low register compare,
 /// high register new value).
 #[inline(always)]
+/// Whether an access of this kind writes memory (read-only code refuses it).
+fn writes(kind: Kind) -> bool {
+    matches!(kind, Kind::Store { .. } | Kind::Atomic { .. })
+}
+
 fn atomic_operands(warp: &Warp, aop: AtomicOp, rd: usize, l: usize) -> (u32, u32) {
     let lo = warp.v[rd][l];
     if aop == AtomicOp::Cmpswap {

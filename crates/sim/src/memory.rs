@@ -125,6 +125,8 @@ struct Region {
     base: u64,
     len: u64,
     words: Box<[AtomicU32]>,
+    /// False for code: stores and atomics fault (cause 5) as on an unmapped byte.
+    writable: bool,
 }
 
 /// The global address space: mapped regions, everything else unmapped. Words are atomics
@@ -142,6 +144,16 @@ impl GlobalMemory {
     /// Map `bytes` at `base` (4-byte aligned). Returns false, mapping nothing, if the range
     /// is misaligned, wraps, or overlaps a mapping.
     pub fn map(&mut self, base: u64, bytes: &[u8]) -> bool {
+        self.map_with(base, bytes, true)
+    }
+
+    /// As [`GlobalMemory::map`], read-only: loads see `bytes`, stores and atomics fault
+    /// (the code, docs/abi.md).
+    pub fn map_read_only(&mut self, base: u64, bytes: &[u8]) -> bool {
+        self.map_with(base, bytes, false)
+    }
+
+    fn map_with(&mut self, base: u64, bytes: &[u8], writable: bool) -> bool {
         let len = bytes.len() as u64;
         let Some(end) = base.checked_add(len) else {
             return false;
@@ -165,7 +177,15 @@ impl GlobalMemory {
         }
         let words = words.into_boxed_slice();
         let at = self.regions.partition_point(|r| r.base < base);
-        self.regions.insert(at, Region { base, len, words });
+        self.regions.insert(
+            at,
+            Region {
+                base,
+                len,
+                words,
+                writable,
+            },
+        );
         true
     }
 
@@ -193,6 +213,16 @@ impl GlobalMemory {
         }
     }
 
+    /// As `find`, for a store or an atomic: a read-only region faults as unmapped memory
+    /// does (cause 5).
+    fn find_writable(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault> {
+        let (region, index) = self.find(addr, size)?;
+        if !self.regions[region].writable {
+            return Err(unmapped(addr));
+        }
+        Ok((region, index))
+    }
+
     /// The base and words of the one region holding every byte of `lo..end`, if there is
     /// one: the per-instruction lookup of the fast paths. Region `*hint` is tried first and
     /// the region found is left there: the caller's own hint (one per workgroup), so no
@@ -202,10 +232,11 @@ impl GlobalMemory {
         &self,
         lo: u64,
         end: u64,
+        write: bool,
         hint: &mut usize,
     ) -> Option<(u64, &[AtomicU32])> {
         if let Some(r) = self.regions.get(*hint) {
-            if lo >= r.base && end - r.base <= r.len {
+            if lo >= r.base && end - r.base <= r.len && (r.writable || !write) {
                 return Some((r.base, &r.words[..]));
             }
         }
@@ -213,13 +244,19 @@ impl GlobalMemory {
         let k = i.checked_sub(1)?;
         let r = &self.regions[k];
         *hint = k;
-        (end - r.base <= r.len).then_some((r.base, &r.words[..]))
+        (end - r.base <= r.len && (r.writable || !write)).then_some((r.base, &r.words[..]))
     }
 
     /// Whether an access of `size` bytes at `addr` is aligned and mapped.
     pub fn check(&self, addr: u64, size: u32) -> Result<(), Fault> {
         check_alignment(addr, size)?;
         self.find(addr, size).map(|_| ())
+    }
+
+    /// Whether a store or atomic of `size` bytes at `addr` is aligned, mapped and writable.
+    pub fn check_write(&self, addr: u64, size: u32) -> Result<(), Fault> {
+        check_alignment(addr, size)?;
+        self.find_writable(addr, size).map(|_| ())
     }
 
     /// Read through a shared reference (global memory is shared between host threads).
@@ -244,7 +281,7 @@ impl GlobalMemory {
     /// neighbouring bytes written by other threads survive.
     pub fn write_shared(&self, addr: u64, size: u32, data: &[u32]) -> Result<(), Fault> {
         check_alignment(addr, size)?;
-        let (region, index) = self.find(addr, size)?;
+        let (region, index) = self.find_writable(addr, size)?;
         let words = &self.regions[region].words;
         if size < 4 {
             let shift = 8 * (addr & 3) as u32;
@@ -269,7 +306,7 @@ impl GlobalMemory {
         compare: u32,
     ) -> Result<u32, Fault> {
         check_alignment(addr, 4)?;
-        let (region, index) = self.find(addr, 4)?;
+        let (region, index) = self.find_writable(addr, 4)?;
         let w = &self.regions[region].words[index];
         let old = w
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {

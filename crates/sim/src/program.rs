@@ -45,6 +45,8 @@ pub struct Program {
     vwritten: u128,
     /// The thresholds of each `waitcnt`, which holds its index here in `imm`.
     waits: Vec<[u32; NUM_COUNTERS]>,
+    /// The program's `.data`, mapped read-write after the code by a launch.
+    data: Vec<u8>,
 }
 
 /// `waitcnt`'s fields as thresholds: each is the count allowed to stay outstanding; all
@@ -139,7 +141,27 @@ impl Program {
             uses,
             vwritten,
             waits,
+            data: Vec::new(),
         }
+    }
+
+    /// As [`Program::new`], with a `.data` section that a launch maps, read-write, at
+    /// `CODE_BASE` + [`warpkit_isa::data_offset`] of the code's size (docs/abi.md).
+    pub fn with_data(text: Vec<u8>, data: Vec<u8>) -> Program {
+        Program {
+            data,
+            ..Program::new(text)
+        }
+    }
+
+    /// The `.data` section (empty for a program without one).
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// Where `.data` starts, as an offset from `CODE_BASE`.
+    pub fn data_offset(&self) -> u64 {
+        warpkit_isa::data_offset(self.text.len() as u64)
     }
 
     /// The thresholds of the `waitcnt` whose pre-decoded `imm` is `index`.

@@ -760,3 +760,86 @@ fn the_trap_handler_of_provisional_md_resumes_after_the_instruction() {
     assert_eq!(w.csr.trapcause, 9);
     assert_eq!(w.v[4][0], 0, "the faulting load wrote nothing");
 }
+
+/// A program with its `.data`, as a launch of an assembled `.s` or ELF maps it.
+fn program_with_data(src: &str) -> Program {
+    match warpkit_asm::assemble(src, "test.s") {
+        Ok(p) => Program::with_data(p.text, p.data),
+        Err(e) => panic!("{}", e.render(src)),
+    }
+}
+
+#[test]
+fn code_is_read_only_on_every_store_path() {
+    // u[2:3] = the code's own address. Loads read the code; every kind of write to it
+    // faults with cause 5 and changes nothing: all lanes at one address (the fast path),
+    // lanes at different words, a 64-bit-address store, an atomic.
+    let cfg = LaunchConfig {
+        keep_warps: true,
+        ..LaunchConfig::default()
+    };
+    let head = "upca u[2:3], 0\nsll.vi v4, v3, 2\nmovi v1, 7\nmovi v0, 0\n";
+    let r = launch(
+        &program(&format!(
+            "{head}gload.b32 v5, v0, u[2:3], 0\nwaitcnt vm=0\nendpgm"
+        )),
+        &cfg,
+        Vec::new(),
+    )
+    .unwrap();
+    assert!(r.ok(), "{:?}", r.traps);
+    let first = program(head).text()[..4].to_vec();
+    assert_eq!(
+        r.warps[0].v[5][0],
+        u32::from_le_bytes(first.try_into().unwrap())
+    );
+    for write in [
+        "gstore.b32 v1, v0, u[2:3], 0",
+        "gstore.b32 v1, v4, u[2:3], 0\n// lanes past the code: the lowest faulting lane is 0",
+        "and.vi v4, v4, 12\ngstore.b32 v1, v4, u[2:3], 0",
+        "and.vi v8, v3, 7\ngstore.b8 v1, v8, u[2:3], 1",
+        "mov.vu v20, u2\nmov.vu v21, u3\ngstore.b32.a64 v1, v[20:21], 4",
+        "gatomic.add v1, v4, u[2:3], 0",
+        "gatomic.add.rtn v1, v0, u[2:3], 0",
+    ] {
+        let prog = program(&format!("{head}{write}\nwaitcnt vm=0\nendpgm"));
+        let r = launch(&prog, &cfg, Vec::new()).unwrap();
+        assert_eq!(r.traps.len(), 1, "{write}");
+        assert_eq!(r.traps[0].trap.cause, CAUSE_ACCESS_FAULT, "{write}");
+        assert_eq!(
+            r.warps[0].v[1][0], 7,
+            "{write}: the trapping atomic wrote nothing"
+        );
+    }
+}
+
+#[test]
+fn data_is_mapped_read_write_after_the_code() {
+    // `.data` sits at CODE_BASE + the code size rounded up to 16; `upca` reaches it, a
+    // store changes it, and every lane sees the word it stored.
+    let src = "upca u[2:3], table\nsll.vi v4, v3, 2\ngload.b32 v5, v4, u[2:3], 0\nwaitcnt vm=0\n\
+               add.vi v5, v5, 1\ngstore.b32 v5, v4, u[2:3], 0\ngload.b32 v6, v4, u[2:3], 0\n\
+               waitcnt vm=0, vst=0\nendpgm\n\
+               .data\n.word 0xdead\ntable:\n.rept 32\n.word 100\n.endr\n";
+    let prog = program_with_data(src);
+    assert_eq!(
+        prog.data_offset(),
+        prog.text().len().next_multiple_of(16) as u64
+    );
+    let cfg = LaunchConfig {
+        keep_warps: true,
+        ..LaunchConfig::default()
+    };
+    let r = launch(&prog, &cfg, Vec::new()).unwrap();
+    assert!(r.ok(), "{:?}", r.traps);
+    assert_eq!(
+        r.warps[0].u[2] as u64 | (r.warps[0].u[3] as u64) << 32,
+        CODE_BASE + prog.data_offset() + 4
+    );
+    assert_eq!(r.warps[0].v[5], [101; 32]);
+    assert_eq!(r.warps[0].v[6], [101; 32]);
+    // Without its data, the same code faults there.
+    let bare = program(src);
+    let r = launch(&bare, &cfg, Vec::new()).unwrap();
+    assert_eq!(r.traps[0].trap.cause, CAUSE_ACCESS_FAULT);
+}

@@ -17,7 +17,7 @@ use crate::{ListingLine, Program, Section, Symbol, SymbolKind};
 use operands::source_modifiers;
 use operands::{key_of, lerr, operand, syntax_of, LineErr};
 use std::collections::HashMap;
-use warpkit_isa::{Instr, Modifier, Op, INSTRUCTIONS, MAX_OPERANDS};
+use warpkit_isa::{Flags, Instr, Modifier, Op, INSTRUCTIONS, MAX_OPERANDS};
 
 /// Longest accepted source line, in bytes.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -268,6 +268,9 @@ struct Asm<'s> {
     /// The section before the last switch, for `.previous`.
     previous: (Section, bool),
     pos: [u64; 2],
+    /// The size of `.text` once pass 1 has laid it out: where `.data` will be placed
+    /// relative to the code is known only then ([`warpkit_isa::data_offset`]).
+    text_len: Option<u64>,
     any_statement: bool,
     warnings: Vec<AsmWarning>,
     /// The current section is one the model never loads (`.note.GNU-stack`, `.comment`,
@@ -292,9 +295,18 @@ struct Asm<'s> {
 struct Here<'a, 's> {
     asm: &'a Asm<'s>,
     here: Val,
+    /// The operand belongs to a branch: its PC-relative target must be code, not `.data`.
+    branch: bool,
     /// The line being assembled: which version of a redefined symbol, and which numeric
     /// local label, a use means.
     line: u32,
+}
+
+impl Here<'_, '_> {
+    /// The offset of `.data` from `.text`'s first byte, once `.text`'s size is known.
+    fn data_offset(&self) -> Option<u64> {
+        self.asm.text_len.map(warpkit_isa::data_offset)
+    }
 }
 
 impl Resolve for Here<'_, '_> {
@@ -404,6 +416,7 @@ impl<'s> Asm<'s> {
             section: Section::Text,
             previous: (Section::Text, false),
             pos: [0, 0],
+            text_len: None,
             any_statement: false,
             warnings: Vec::new(),
             discard: false,
@@ -473,6 +486,7 @@ impl<'s> Asm<'s> {
 
     fn run(mut self) -> Result<Program, AsmErrors> {
         self.pass1();
+        self.text_len = Some(self.pos[sec_index(Section::Text)]);
         self.resolve_equs();
         self.fixups();
         self.check_globals();
@@ -765,6 +779,7 @@ impl<'s> Asm<'s> {
                 v: i128::from(stmt.addr),
                 sec: Some(stmt.section),
             },
+            branch: false,
             line: stmt.line_no,
         };
         eval(code, s, e, &r)
@@ -1186,6 +1201,7 @@ impl<'s> Asm<'s> {
                 &Here {
                     asm: self,
                     here,
+                    branch: def.flags.contains(Flags::BR),
                     line: stmt.line_no,
                 },
             ) {
@@ -1344,6 +1360,7 @@ impl<'s> Asm<'s> {
                                 &Here {
                                     asm: self,
                                     here,
+                                    branch: def.flags.contains(Flags::BR),
                                     line,
                                 },
                             ) {
@@ -1419,6 +1436,7 @@ impl<'s> Asm<'s> {
                     &Here {
                         asm: self,
                         here,
+                        branch: false,
                         line: stmt.line_no,
                     },
                 )

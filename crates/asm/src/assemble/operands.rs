@@ -5,6 +5,7 @@ use super::Here;
 use crate::error::ErrorKind;
 use crate::expr::{eval, ExprError, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, parse_reg, skip_ws, RegTok};
+use crate::Section;
 use warpkit_isa::{KindDef, OperandClass};
 
 /// PC-relative offsets (section 2.4: "relative to this instruction's address") are the
@@ -222,7 +223,28 @@ pub(super) fn operand(
             let rel = pc_relative(kind);
             let v = match val.sec {
                 Some(sec) if rel => {
-                    if Some(sec) != here.sec {
+                    if Some(sec) == here.sec {
+                        val.v - here.v
+                    } else if sec == Section::Data && here.sec == Some(Section::Text) && !r.branch {
+                        // `.data` follows the code at a fixed offset in every form of the
+                        // program (docs/abi.md, "Memory map"), known once pass 1 is done.
+                        match r.data_offset() {
+                            Some(d) => i128::from(d) + val.v - here.v,
+                            None => {
+                                let mut err = lerr(
+                                    s,
+                                    e,
+                                    ErrorKind::CrossSection {
+                                        what: kind.kind,
+                                        name: text.into(),
+                                        section: sec,
+                                    },
+                                );
+                                err.forward = true;
+                                return Err(err);
+                            }
+                        }
+                    } else {
                         return Err(lerr(
                             s,
                             e,
@@ -233,7 +255,6 @@ pub(super) fn operand(
                             },
                         ));
                     }
-                    val.v - here.v
                 }
                 _ => val.v,
             };
