@@ -215,3 +215,126 @@ def test_every_example_is_covered():
         k for k in kernels if not any(t == k or t.startswith(k + "_") for t in tested)
     }
     assert not missing, f"example kernels without a Python test: {sorted(missing)}"
+
+
+def f32_bits(x):
+    return int(np.float32(x).view(np.uint32))
+
+
+def floats(shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def test_sgemm():
+    m, n, k = 32, 16, 48
+    a, b = floats((m, k)), floats((k, n))
+    run = warpkit.launch(
+        kernel("sgemm"),
+        grid=(n // 16, m // 16),
+        block=(16, 16),
+        shared=2048,
+        args={"A": a, "B": b, "C": np.zeros((m, n), np.float32), "M": m, "N": n, "K": k},
+    )
+    c = run.buffers["C"].view(np.float32).reshape(m, n)
+    # A chain of k fused multiply-adds in f32: within a few ulps of the exact product.
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=0, atol=1e-5)
+
+
+def test_hgemm():
+    m, n, k = 16, 32, 32
+    a, b = floats((m, k)).astype(np.float16), floats((k, n)).astype(np.float16)
+    run = warpkit.launch(
+        kernel("hgemm"),
+        grid=(n // 16, m // 16),
+        block=(16, 16),
+        shared=2048,
+        args={"A": a, "B": b, "C": np.zeros((m, n), np.float32), "M": m, "N": n, "K": k},
+    )
+    c = run.buffers["C"].view(np.float32).reshape(m, n)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, exact, rtol=0, atol=1e-5)
+
+
+def test_softmax():
+    rows, cols = 70, 9
+    x = floats((rows, cols), -4.0, 4.0)
+    run = warpkit.launch(
+        kernel("softmax"),
+        grid=blocks(rows, 64),
+        block=64,
+        args={
+            "X": x,
+            "E": np.zeros((rows, cols), np.float32),
+            "Y": np.zeros((rows, cols), np.float32),
+            "rows": rows,
+            "cols": cols,
+        },
+    )
+    y = run.buffers["Y"].view(np.float32).reshape(rows, cols)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=0)
+    np.testing.assert_allclose(y.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_layernorm():
+    rows, cols, eps = 65, 12, 1e-5
+    x = floats((rows, cols), -3.0, 3.0)
+    gamma, beta = floats(cols, 0.5, 1.5), floats(cols)
+    run = warpkit.launch(
+        kernel("layernorm"),
+        grid=blocks(rows, 64),
+        block=64,
+        args={
+            "X": x,
+            "gamma": gamma,
+            "beta": beta,
+            "Y": np.zeros((rows, cols), np.float32),
+            "R": np.zeros(rows, np.float32),
+            "rows": rows,
+            "cols": cols,
+            "inv_cols": f32_bits(1.0 / cols),
+            "eps": f32_bits(eps),
+        },
+    )
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    rstd = 1.0 / np.sqrt(((x64 - mean) ** 2).mean(axis=1, keepdims=True) + eps)
+    r = run.buffers["R"].view(np.float32)
+    np.testing.assert_allclose(r, rstd[:, 0], rtol=1e-5)
+    y = run.buffers["Y"].view(np.float32).reshape(rows, cols)
+    np.testing.assert_allclose(y, (x64 - mean) * rstd * gamma + beta, rtol=0, atol=1e-5)
+
+
+def test_mandelbrot():
+    # step = 1/16 and integer pixel indices make ffma(f32(px), step, x0) exact, so the f32
+    # operations below are the kernel's own, in its order: the counts match exactly.
+    width, height, max_iter = 48, 32, 60
+    x0, y0, step = np.float32(-2.0), np.float32(1.0), np.float32(1.0 / 16)
+    run = warpkit.launch(
+        kernel("mandelbrot"),
+        grid=(width // 16, height // 16),
+        block=(16, 16),
+        args={
+            "out": np.zeros((height, width), np.uint32),
+            "width": width,
+            "height": height,
+            "x0": f32_bits(x0),
+            "y0": f32_bits(y0),
+            "step": f32_bits(step),
+            "max_iter": max_iter,
+        },
+    )
+    cr = (np.arange(width, dtype=np.float32) * step + x0)[None, :].repeat(height, 0)
+    ci = (y0 - np.arange(height, dtype=np.float32) * step)[:, None].repeat(width, 1)
+    x = np.zeros((height, width), np.float32)
+    y = np.zeros((height, width), np.float32)
+    count = np.zeros((height, width), np.uint32)
+    live = np.ones((height, width), bool)
+    for _ in range(max_iter):
+        x2, y2 = x * x, y * y
+        live &= ~(x2 + y2 > np.float32(4.0))
+        y = np.where(live, (x * y) * np.float32(2.0) + ci, y)
+        x = np.where(live, (x2 - y2) + cr, x)
+        count += live
+    np.testing.assert_array_equal(run.buffers["out"].reshape(height, width), count)
+    assert 0 < count.min() and count.max() == max_iter
