@@ -9,11 +9,16 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The static library cargo built next to this test (target/<profile>/).
+/// The static library cargo built for this test: `cargo test` leaves it beside the test
+/// executable (target/<profile>/deps/); `cargo build` also copies it to target/<profile>/.
 fn staticlib() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    dir.join("libwarpkit_capi.a")
+    let deps = exe.parent().unwrap();
+    let built = deps.join("libwarpkit_capi.a");
+    if built.exists() {
+        return built;
+    }
+    deps.parent().unwrap().join("libwarpkit_capi.a")
 }
 
 #[test]
