@@ -11,23 +11,7 @@ pub(super) fn case(size: Size) -> Case {
     let widen = |h: &[u16]| h.iter().map(|&x| fp::from_f16(x)).collect::<Vec<u32>>();
     let c = sgemm::reference(&widen(&a), &widen(&b), m as usize, n as usize, k as usize);
     let bytes = |h: &[u16]| StageArg::Bytes(h.iter().flat_map(|x| x.to_le_bytes()).collect());
-    one_case(
-        format!("{m}x{n}x{k}"),
-        vec![stage(
-            [n / 16, m / 16, 1],
-            [16, 16, 1],
-            2048,
-            vec![
-                ("A", bytes(&a)),
-                ("B", bytes(&b)),
-                ("C", zeroed_words((m * n) as usize)),
-                ("M", int(u64::from(m))),
-                ("N", int(u64::from(n))),
-                ("K", int(u64::from(k))),
-            ],
-        )],
-        vec![expect(0, "C", c)],
-    )
+    gemm_case(m, n, k, bytes(&a), bytes(&b), c)
 }
 
 /// A random f16 of either sign with magnitude in [2^-6, 2) — normal, every fraction bit

@@ -9,23 +9,7 @@ pub(super) fn case(size: Size) -> Case {
     let a = r.words((m * k) as usize);
     let b = r.words((k * n) as usize);
     let c = reference(&a, &b, m as usize, n as usize, k as usize);
-    one_case(
-        format!("{m}x{n}x{k}"),
-        vec![stage(
-            [n / 16, m / 16, 1],
-            [16, 16, 1],
-            2048,
-            vec![
-                ("A", words(&a)),
-                ("B", words(&b)),
-                ("C", zeroed_words((m * n) as usize)),
-                ("M", int(u64::from(m))),
-                ("N", int(u64::from(n))),
-                ("K", int(u64::from(k))),
-            ],
-        )],
-        vec![expect(0, "C", c)],
-    )
+    gemm_case(m, n, k, words(&a), words(&b), c)
 }
 
 pub(crate) fn reference(a: &[u32], b: &[u32], m: usize, n: usize, k: usize) -> Vec<u32> {

@@ -88,6 +88,29 @@ fn stage(grid: [u32; 3], block: [u32; 3], shared_bytes: u32, args: Vec<(&str, St
     }
 }
 
+/// The one launch of the 16x16-tiled GEMM kernels (matmul, sgemm, hgemm): `C = A * B`,
+/// A `m x k`, B `k x n`, grid `(n/16, m/16)`, block `(16, 16)`, 2048 bytes of shared
+/// memory, C checked against `c`.
+fn gemm_case(m: u32, n: u32, k: u32, a: StageArg, b: StageArg, c: Vec<u32>) -> Case {
+    one_case(
+        format!("{m}x{n}x{k}"),
+        vec![stage(
+            [n / 16, m / 16, 1],
+            [16, 16, 1],
+            2048,
+            vec![
+                ("A", a),
+                ("B", b),
+                ("C", zeroed_words((m * n) as usize)),
+                ("M", int(u64::from(m))),
+                ("N", int(u64::from(n))),
+                ("K", int(u64::from(k))),
+            ],
+        )],
+        vec![expect(0, "C", c)],
+    )
+}
+
 fn expect(stage: usize, buffer: &str, words: Vec<u32>) -> Expected {
     Expected {
         stage,

@@ -9,23 +9,7 @@ pub(super) fn case(size: Size) -> Case {
     let a: Vec<u32> = (0..m * k).map(|_| fp::unit(&mut r)).collect();
     let b: Vec<u32> = (0..k * n).map(|_| fp::unit(&mut r)).collect();
     let c = reference(&a, &b, m as usize, n as usize, k as usize);
-    one_case(
-        format!("{m}x{n}x{k}"),
-        vec![stage(
-            [n / 16, m / 16, 1],
-            [16, 16, 1],
-            2048,
-            vec![
-                ("A", words(&a)),
-                ("B", words(&b)),
-                ("C", zeroed_words((m * n) as usize)),
-                ("M", int(u64::from(m))),
-                ("N", int(u64::from(n))),
-                ("K", int(u64::from(k))),
-            ],
-        )],
-        vec![expect(0, "C", c)],
-    )
+    gemm_case(m, n, k, words(&a), words(&b), c)
 }
 
 /// `C[i][j]`: the ffma chain over k in order, from +0.0 (f32 bit patterns in and out).
