@@ -8,7 +8,9 @@
 //! nanoseconds: on a machine shared with other work the wall figure understates the model,
 //! the CPU figure does not), and each CPU figure as a ratio to a baseline measured in the
 //! same run: the same ALU loop's arithmetic written as a native Rust loop over 64 lanes
-//! (lane-operations per CPU-second), which sets the scale of one core.
+//! (lane-operations per CPU-second), which sets the scale of one core. For the GPU model
+//! beside it, the same run measures the ALU loop written for the GPU ISA (one 32-lane warp
+//! under `warpkit-sim`, 32-bit lanes) in lane-operations per CPU-second.
 
 use divan::counter::ItemsCount;
 use divan::Bencher;
@@ -162,6 +164,43 @@ fn native_alu_loop(trips: u32) -> u64 {
     64 * trips as u64 * 8
 }
 
+/// The ALU loop for the GPU ISA: the same 7 lane operations a trip (v7 is the loop's
+/// `m`, v0 the lane number), then the uniform counter and branch.
+fn gpu_alu_loop() -> String {
+    format!(
+        "umov.l u1, {TRIPS}
+        laneid v0
+        mov.vl v7, 7
+    top:
+        mul v2, v7, v0
+        add v3, v2, v7
+        xor v4, v3, v2
+        sll.vi v5, v4, 3
+        srl.vi v6, v5, 5
+        maxu v8, v6, v4
+        and.vl v7, v8, 0xffff
+        uaddi u1, u1, -1
+        bnz u1, top
+        endpgm"
+    )
+}
+
+/// One run of the GPU loop on one warp with full EXEC; returns its lane-operations
+/// (7 vector operations x 32 lanes a trip; the uniform counter and branch are not counted).
+fn gpu_lane_ops(prog: &warpkit_sim::Program) -> u64 {
+    use warpkit_sim::{Core, NoHooks, NoMemory, Workgroup};
+    let mut wg = Workgroup::new([0, 0, 0], &[u32::MAX]);
+    let s = wg.run(
+        prog,
+        &mut Core::default(),
+        &mut NoMemory,
+        &mut NoHooks,
+        u64::MAX,
+    );
+    assert!(s.all_ended());
+    7 * 32 * u64::from(TRIPS)
+}
+
 fn main() {
     let cases = [
         ("SIMT ALU loop", alu_loop(), Mode::Simt),
@@ -186,6 +225,16 @@ fn main() {
             cpu / native
         );
     }
+    let gpu = warpkit_asm::assemble(&gpu_alu_loop(), "gpu_alu.s").expect("gpu_alu.s");
+    let gpu = warpkit_sim::Program::new(gpu.text);
+    let (wall, cpu) = best_rates(|| gpu_lane_ops(&gpu));
+    println!(
+        "  {:22} {:8.1} wall {:8.1} CPU  {:6.4}x native  (lane-operations, 32-bit lanes)",
+        "GPU model, same loop",
+        wall / 1e6,
+        cpu / 1e6,
+        cpu / native
+    );
     divan::main();
 }
 

@@ -10,6 +10,7 @@ use crate::{
     MAX_RUNTIME_DIAGNOSTICS, MAX_SIMT_LANES, QUEUE_DEPTH,
 };
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use warpkit_float::{self as wf, Bits, Flags, Format, Int, Round, BF16, F16, F32, F64};
 
 /// A run-time error: the first one aborts the run (SPEC §5).
@@ -134,7 +135,7 @@ impl Default for RunConfig<'_> {
 }
 
 /// The outcome of a run: final state whether it finished or stopped at an error.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunResult {
     pub mode: Mode,
     pub lanes: u32,
@@ -245,16 +246,37 @@ struct ByteAccess {
     reported: bool,
 }
 
+/// Byte records, kept per aligned 8-byte chunk (one map entry per d-word touched).
 #[derive(Default)]
 struct RaceTracker {
-    bytes: HashMap<u64, ByteAccess>,
+    chunks: HashMap<u64, [ByteAccess; 8], BuildHasherDefault<AddrHasher>>,
+}
+
+/// A multiplicative hash of one address: the tracker's keys are plain integers that need
+/// no protection against chosen collisions, and SipHash cost a third of a memory step.
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        let h = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 32);
+    }
 }
 
 impl RaceTracker {
     /// Record an access; returns the other lane's iteration when this makes a race.
     fn access(&mut self, addr: u64, iter: u64, nonatomic_write: bool) -> Option<u64> {
         let id = iter + 1;
-        let b = self.bytes.entry(addr).or_default();
+        let b = &mut self.chunks.entry(addr >> 3).or_default()[(addr & 7) as usize];
         if b.t1 == 0 {
             b.t1 = id;
         } else if b.t1 != id && b.t2 == 0 {
@@ -303,13 +325,22 @@ struct Group {
     steps: u64,
     done: bool,
     lc: [Vec<u64>; 3],
-    /// Queue values, `((lane * 4 + q) * QUEUE_DEPTH + slot)`.
+    /// Lanes of the group (the row length of the queue arrays).
+    lanes: usize,
+    /// Queue values at `(q * QUEUE_DEPTH + slot) * lanes + lane`: one slot of one queue
+    /// is a contiguous row over the lanes.
     qval: Vec<u64>,
     /// Width in bits each entry was written at; 0 = never written.
     qwidth: Vec<u8>,
-    /// Next slot to write, per `(lane * 4 + q)`.
+    /// Next slot to write, at `q * lanes + lane`.
     qhead: Vec<u8>,
+    /// Per queue, the next slot when every lane's is the same (all lanes pushed equally
+    /// often), else `MIXED_HEADS`: such a queue is read and written a whole row at a time.
+    uhead: [u8; 4],
 }
+
+/// `Group::uhead` of a queue whose lanes are at different slots.
+const MIXED_HEADS: u8 = u8::MAX;
 
 impl Group {
     fn new(
@@ -347,9 +378,41 @@ impl Group {
             steps: 0,
             done: false,
             lc,
+            lanes: lanes as usize,
             qval: vec![0; slots * QUEUE_DEPTH],
             qwidth: vec![0; slots * QUEUE_DEPTH],
             qhead: vec![0; slots],
+            uhead: [0; 4],
+        }
+    }
+
+    /// Index of `slot` of queue `q` for `lane` in `qval`/`qwidth`.
+    #[inline]
+    fn qindex(&self, q: u8, slot: usize, lane: usize) -> usize {
+        (q as usize * QUEUE_DEPTH + slot) * self.lanes + lane
+    }
+
+    /// Whether every lane of the group is active (the mask is the row `0..lanes`).
+    #[inline]
+    fn all_lanes(&self) -> bool {
+        self.mask == mask(self.lanes as u32)
+    }
+
+    /// The common next slot of queue `q`, rechecked when it was mixed (lanes that diverged
+    /// and reconverged after pushing equally often are uniform again).
+    #[inline]
+    fn uniform_head(&mut self, q: u8) -> Option<usize> {
+        let h = self.uhead[q as usize];
+        if h != MIXED_HEADS {
+            return Some(h as usize);
+        }
+        let heads = &self.qhead[q as usize * self.lanes..][..self.lanes];
+        let first = heads[0];
+        if heads.iter().all(|&x| x == first) {
+            self.uhead[q as usize] = first;
+            Some(first as usize)
+        } else {
+            None
         }
     }
 
@@ -425,9 +488,12 @@ impl Machine<'_, '_> {
     fn read(&self, g: &Group, lane: u32, r: &Read) -> R<u64> {
         Ok(match r.src {
             Src::Queue { q, k } => {
-                let base = lane as usize * 4 + q as usize;
-                let slot = (g.qhead[base] as usize + QUEUE_DEPTH - k as usize) % QUEUE_DEPTH;
-                let i = base * QUEUE_DEPTH + slot;
+                let head = g.qhead[q as usize * g.lanes + lane as usize] as usize;
+                let i = g.qindex(
+                    q,
+                    (head + QUEUE_DEPTH - k as usize) % QUEUE_DEPTH,
+                    lane as usize,
+                );
                 let w = g.qwidth[i] as u32;
                 if w == 0 {
                     return Err(self.fail(
@@ -461,11 +527,13 @@ impl Machine<'_, '_> {
 
     #[inline]
     fn push(&mut self, g: &mut Group, lane: u32, q: u8, value: u64, bits: u32) {
-        let base = lane as usize * 4 + q as usize;
-        let slot = g.qhead[base] as usize;
-        g.qval[base * QUEUE_DEPTH + slot] = value & mask(bits);
-        g.qwidth[base * QUEUE_DEPTH + slot] = bits as u8;
-        g.qhead[base] = ((slot + 1) % QUEUE_DEPTH) as u8;
+        let head = q as usize * g.lanes + lane as usize;
+        let slot = g.qhead[head] as usize;
+        let i = g.qindex(q, slot, lane as usize);
+        g.qval[i] = value & mask(bits);
+        g.qwidth[i] = bits as u8;
+        g.qhead[head] = ((slot + 1) % QUEUE_DEPTH) as u8;
+        g.uhead[q as usize] = MIXED_HEADS;
         if self.trace.is_some() {
             self.rec.writes.push(WriteEvent {
                 lane: Some(lane + g.lane_base),
@@ -476,20 +544,72 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// `push` of every active lane's `vals[lane]` to queue `q`. Without a trace this is
+    /// one tight loop over the lanes (the hot path of every ALU step).
+    fn push_row(&mut self, g: &mut Group, q: u8, bits: u32, vals: &[u64; 64]) {
+        let mut m = g.mask;
+        if self.trace.is_some() {
+            while m != 0 {
+                let lane = m.trailing_zeros();
+                m &= m - 1;
+                self.push(g, lane, q, vals[lane as usize], bits);
+            }
+            return;
+        }
+        let keep = mask(bits);
+        let n = g.lanes;
+        if g.all_lanes() {
+            if let Some(slot) = g.uniform_head(q) {
+                let row = g.qindex(q, slot, 0);
+                for (d, &v) in g.qval[row..row + n].iter_mut().zip(&vals[..n]) {
+                    *d = v & keep;
+                }
+                g.qwidth[row..row + n].fill(bits as u8);
+                let next = ((slot + 1) % QUEUE_DEPTH) as u8;
+                g.qhead[q as usize * n..][..n].fill(next);
+                g.uhead[q as usize] = next;
+                return;
+            }
+        }
+        while m != 0 {
+            let lane = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let head = q as usize * n + lane;
+            let slot = g.qhead[head] as usize;
+            let i = g.qindex(q, slot, lane);
+            g.qval[i] = vals[lane] & keep;
+            g.qwidth[i] = bits as u8;
+            g.qhead[head] = ((slot + 1) % QUEUE_DEPTH) as u8;
+        }
+        g.uhead[q as usize] = MIXED_HEADS;
+    }
+
     /// Each active lane's value of input `k`, in lane order. The operand kind is matched
     /// once per step, not once per lane (this loop is the model's hot path).
-    fn gather(&self, g: &Group, insn: &Insn, k: usize, out: &mut [u64; 64]) -> R<()> {
+    fn gather(&self, g: &mut Group, insn: &Insn, k: usize, out: &mut [u64; 64]) -> R<()> {
         let r = &insn.srcs[k];
         let bits = mask(r.bits);
         let mut m = g.mask;
         match r.src {
             Src::Queue { q, k } => {
                 let back = QUEUE_DEPTH - k as usize;
+                let n = g.lanes;
+                if g.all_lanes() {
+                    if let Some(head) = g.uniform_head(q) {
+                        let row = g.qindex(q, (head + back) % QUEUE_DEPTH, 0);
+                        if g.qwidth[row..row + n].iter().all(|&w| w as u32 == r.bits) {
+                            for (o, &v) in out[..n].iter_mut().zip(&g.qval[row..row + n]) {
+                                *o = v & bits;
+                            }
+                            return Ok(());
+                        }
+                    }
+                }
                 while m != 0 {
                     let lane = m.trailing_zeros();
                     m &= m - 1;
-                    let base = lane as usize * 4 + q as usize;
-                    let i = base * QUEUE_DEPTH + (g.qhead[base] as usize + back) % QUEUE_DEPTH;
+                    let head = g.qhead[q as usize * n + lane as usize] as usize;
+                    let i = g.qindex(q, (head + back) % QUEUE_DEPTH, lane as usize);
                     if g.qwidth[i] as u32 != r.bits {
                         // Never written, or written at another width: `read` names it.
                         return self.read(g, lane, r).map(|_| ());
@@ -517,7 +637,7 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
-    fn effective_addresses(&self, g: &Group, insn: &Insn, out: &mut [u64; 64]) -> R<()> {
+    fn effective_addresses(&self, g: &mut Group, insn: &Insn, out: &mut [u64; 64]) -> R<()> {
         let mut base = [0u64; 64];
         self.gather(g, insn, 0, &mut base)?;
         let mut m = g.mask;
@@ -785,7 +905,21 @@ impl Machine<'_, '_> {
         let def = insn.def;
         let w = insn.w;
         match def.form {
-            Form::Alu | Form::Cmp | Form::AluImm | Form::CmpImm | Form::Csel => {
+            Form::Alu | Form::AluImm => {
+                self.gather(g, insn, 0, a)?;
+                if insn.srcs.len() > 1 {
+                    self.gather(g, insn, 1, b)?;
+                } else {
+                    b.fill(insn.imm);
+                }
+                let Dest::Queue { q, bits } = insn.dest else {
+                    unreachable!("checked: these forms write a queue")
+                };
+                alu_row(def.op, w, insn.signed, g.mask, a, b);
+                self.push_row(g, q, bits, a);
+                g.tpc += 8;
+            }
+            Form::Cmp | Form::CmpImm | Form::Csel => {
                 self.gather(g, insn, 0, a)?;
                 if insn.srcs.len() > 1 {
                     self.gather(g, insn, 1, b)?;
@@ -803,21 +937,10 @@ impl Machine<'_, '_> {
                     let lane = m.trailing_zeros();
                     m &= m - 1;
                     let (x, y) = (a[lane as usize], b[lane as usize]);
-                    let v = match def.form {
-                        Form::Cmp | Form::CmpImm => compare(def.op, x, y, w) as u64,
-                        Form::Csel => {
-                            if x != 0 {
-                                y
-                            } else {
-                                c[lane as usize]
-                            }
-                        }
-                        _ => ext(alu(def.op, x, y, w, insn.signed), w, insn.signed),
-                    };
                     let v = if def.form == Form::Csel {
-                        ext(v, w, insn.signed)
+                        ext(if x != 0 { y } else { c[lane as usize] }, w, insn.signed)
                     } else {
-                        v
+                        compare(def.op, x, y, w) as u64
                     };
                     self.push(g, lane, q, v, bits);
                 }
@@ -1257,7 +1380,39 @@ fn compare(op: Op, a: u64, b: u64, w: u32) -> bool {
     }
 }
 
+/// `a[lane] = ext(alu(op, a[lane], b[lane]))` for every lane of `active`, with the
+/// operation chosen once per row rather than once per lane. A row whose active lanes are
+/// 0..n (every lane of a converged group) runs as a plain loop the compiler vectorises.
+fn alu_row(op: Op, w: u32, signed: bool, active: u64, a: &mut [u64; 64], b: &[u64; 64]) {
+    #[inline(always)]
+    fn lanes(active: u64, a: &mut [u64; 64], b: &[u64; 64], f: impl Fn(u64, u64) -> u64) {
+        if active & active.wrapping_add(1) == 0 {
+            let n = active.count_ones() as usize;
+            for (x, &y) in a[..n].iter_mut().zip(&b[..n]) {
+                *x = f(*x, y);
+            }
+        } else {
+            let mut m = active;
+            while m != 0 {
+                let lane = m.trailing_zeros() as usize;
+                m &= m - 1;
+                a[lane] = f(a[lane], b[lane]);
+            }
+        }
+    }
+    macro_rules! by_op {
+        ($($op:ident),*) => {
+            match op {
+                $(Op::$op => lanes(active, a, b, |x, y| ext(alu(Op::$op, x, y, w, signed), w, signed)),)*
+                _ => lanes(active, a, b, |x, y| ext(alu(op, x, y, w, signed), w, signed)),
+            }
+        };
+    }
+    by_op!(Add, Sub, And, Or, Xor, Sll, Srl, Sra, Mul, Max, Min, Maxu, Minu)
+}
+
 /// An integer ALU operation at width w on w-bit operands; the result is cut to w bits.
+#[inline]
 fn alu(op: Op, a: u64, b: u64, w: u32, signed: bool) -> u64 {
     let m = mask(w);
     let (sa, sb) = (sext(a, w) as i64, sext(b, w) as i64);
