@@ -3,7 +3,9 @@
 //! flushing (`mode[3]` f32, `mode[4]` f16), `fflags` accrued over the active lanes,
 //! enabled-exception traps, and the SFU operations issued on the `sfu` counter.
 //!
-//! Every value is computed by `warpkit-float`, the project's exact soft-float; the SFU's
+//! Every value is computed by `warpkit-float`, the project's exact soft-float, except
+//! f32 `fadd`/`fsub`/`fmul`/`ffma` in `rne`, which take the host's binary64 arithmetic
+//! where that provably gives the same bits and flags ([`host_f32`]); the SFU's
 //! transcendentals are in `sfu.rs`.
 
 use crate::asyncq::Part;
@@ -290,6 +292,80 @@ impl Warp {
         FpOutcome::Done
     }
 
+    /// f32 `fadd`/`fsub`/`fmul`/`ffma` of a whole row on the host path
+    /// ([`host_f32::row`]) when the instruction rounds to nearest even and neither `sat`
+    /// nor f32 flushing applies; `None` leaves the instruction to the per-lane path. The
+    /// lanes the host path cannot decide are computed by warpkit-float; the outcome (trap,
+    /// `fflags`, the write of the active lanes) is the per-lane path's.
+    fn fp_f32_rows(&mut self, op: Op, inst: &Inst) -> Option<FpOutcome> {
+        let mode_value = self.csr.mode;
+        let rm_field = (inst.imm >> packed::RM) & 7;
+        let rm_value = if rm_field == 7 {
+            mode_value & mode::RM_MASK
+        } else {
+            rm_field
+        };
+        let sat = inst.imm & (1 << packed::SAT) != 0;
+        if rm_value != Round::Rne as u32 || sat || mode_value & mode::FTZ32 != 0 {
+            return None;
+        }
+        let kind = match op {
+            Op::FaddF32 => host_f32::Kind::Add,
+            Op::FsubF32 => host_f32::Kind::Sub,
+            Op::FmulF32 => host_f32::Kind::Mul,
+            Op::FfmaF32 => host_f32::Kind::Fma,
+            _ => return None,
+        };
+        let neg = (inst.imm >> packed::NEG) & 7;
+        let abs = (inst.imm >> packed::ABS) & 7;
+        let source = |k: u32, reg: u8| -> [u32; LANES] {
+            let (clear, flip) = (
+                if abs & (1 << k) != 0 { 1 << 31 } else { 0 },
+                if neg & (1 << k) != 0 { 1 << 31 } else { 0 },
+            );
+            self.v[usize::from(reg)].map(|x| (x & !clear) ^ flip)
+        };
+        let a = source(0, inst.rs1);
+        let b = source(1, inst.rs2);
+        let c = if kind == host_f32::Kind::Fma {
+            source(2, inst.rs3)
+        } else {
+            [0; LANES]
+        };
+        let exec = self.exec();
+        let (mut rows, inexact, soft) = host_f32::row(kind, &a, &b, &c);
+        let mut flags = if inexact & exec & !soft != 0 {
+            Flags::NX
+        } else {
+            Flags::NONE
+        };
+        let mut undecided = soft & exec;
+        while undecided != 0 {
+            let lane = undecided.trailing_zeros() as usize;
+            undecided &= undecided - 1;
+            let (x, y, z) = (a[lane], b[lane], c[lane]);
+            let (r, f) = match kind {
+                host_f32::Kind::Add => wf::add::<F32>(x, y, Round::Rne),
+                host_f32::Kind::Sub => wf::sub::<F32>(x, y, Round::Rne),
+                host_f32::Kind::Mul => wf::mul::<F32>(x, y, Round::Rne),
+                host_f32::Kind::Fma => wf::fma::<F32>(x, y, z, Round::Rne),
+            };
+            rows[lane] = r;
+            flags |= f;
+        }
+        if let Some(t) = self.fp_trap(flags) {
+            return Some(t);
+        }
+        self.csr.fflags |= u32::from(flags.bits());
+        let dst = &mut self.v[usize::from(inst.rd)];
+        for (lane, (d, r)) in dst.iter_mut().zip(rows).enumerate() {
+            // Branch-free select, so that the loop vectorises.
+            let keep = 0u32.wrapping_sub((exec >> lane) & 1 ^ 1);
+            *d = (*d & keep) | (r & !keep);
+        }
+        Some(FpOutcome::Done)
+    }
+
     /// Execute `op` if it is a floating-point instruction.
     pub(crate) fn exec_fp(&mut self, op: Op, inst: &Inst, pc: u32) -> FpOutcome {
         use Loc::*;
@@ -307,20 +383,23 @@ impl Warp {
         match op {
             // ---- f32 ----
             Op::FaddF32 | Op::FsubF32 | Op::FmulF32 | Op::FfmaF32 | Op::FminF32 | Op::FmaxF32 => {
+                if let Some(outcome) = self.fp_f32_rows(op, inst) {
+                    return outcome;
+                }
                 let (s2, s3, w) = arith!(R32, Ty::F32, u32);
                 let d = (R32, Ty::F32);
                 match op {
                     Op::FaddF32 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(wf::add::<F32>(x[0] as u32, x[1] as u32, rm))
+                        w(host_f32::add(x[0] as u32, x[1] as u32, rm))
                     }),
                     Op::FsubF32 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(wf::sub::<F32>(x[0] as u32, x[1] as u32, rm))
+                        w(host_f32::sub(x[0] as u32, x[1] as u32, rm))
                     }),
                     Op::FmulF32 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(wf::mul::<F32>(x[0] as u32, x[1] as u32, rm))
+                        w(host_f32::mul(x[0] as u32, x[1] as u32, rm))
                     }),
                     Op::FfmaF32 => self.fp_valu(inst, d, &s3, |x, rm| {
-                        w(wf::fma::<F32>(x[0] as u32, x[1] as u32, x[2] as u32, rm))
+                        w(host_f32::fma(x[0] as u32, x[1] as u32, x[2] as u32, rm))
                     }),
                     Op::FminF32 => self.fp_valu(inst, d, &s2, |x, _| {
                         w(wf::min::<F32>(x[0] as u32, x[1] as u32))
@@ -567,4 +646,365 @@ fn fcmp(op: Op) -> Option<(Cmp, Cond)> {
         Op::FcmpUF16 => (Cmp::F16, Unordered),
         _ => return None,
     })
+}
+
+/// f32 `fadd`/`fsub`/`fmul`/`ffma` in round-to-nearest-even on the host's binary64
+/// arithmetic, where that provably gives warpkit-float's result and flags; everything else
+/// (another rounding mode, an infinite or NaN operand, a nonzero result that is subnormal,
+/// ±2^-126 or rounds to zero, a result beyond the largest finite f32, a double-rounding
+/// tie) goes to warpkit-float.
+///
+/// Why it is exact: an f32 product fits binary64 exactly (48 significant bits, exponents
+/// far inside binary64's range), so `p = a × b` is exact, and Knuth's TwoSum gives
+/// `s = fl64(p + c)` together with the exact remainder `err = (p + c) − s`. Every f32
+/// number and every midpoint between two neighbouring f32 numbers is a binary64 number,
+/// and rounding to binary64 is monotone, so the exact value `p + c` and `s` lie on the same
+/// side of every such midpoint — unless `s` is itself a midpoint and `err ≠ 0`, which is
+/// left to the soft path. Hence rounding `s` to f32 (the host's `as f32`: ties to even)
+/// rounds `p + c` correctly, and the result is inexact exactly when `err ≠ 0` or the
+/// rounding moved `s`. A normal result above 2^-126 in magnitude is not tiny and not an
+/// overflow, so NX is the only flag that can be raised. The differential test in this
+/// module checks it against warpkit-float over random and boundary operands.
+mod host_f32 {
+    use warpkit_float::{self as wf, Flags, Round, F32};
+
+    const SIGN: u32 = 0x8000_0000;
+    const INF: u32 = 0x7f80_0000;
+    const MIN_NORMAL: u32 = 0x0080_0000;
+    /// The 29 binary64 fraction bits below an f32's last place, and their midpoint value.
+    const BELOW_F32: u64 = (1 << 29) - 1;
+    const HALF_F32_ULP: u64 = 1 << 28;
+
+    fn finite(x: u32) -> bool {
+        x & INF != INF
+    }
+
+    /// `(s, err)` with `s = fl64(p + c)` and `p + c = s + err` exactly (TwoSum; no
+    /// overflow is possible for f32-range operands).
+    #[inline]
+    fn two_sum(p: f64, c: f64) -> (f64, f64) {
+        let s = p + c;
+        let pp = s - c;
+        let cc = s - pp;
+        (s, (p - pp) + (c - cc))
+    }
+
+    /// The f32 rounding (rne) of the exact value `s + err`, if the fast path may give it.
+    #[inline]
+    fn round(s: f64, err: f64) -> Option<(u32, Flags)> {
+        if err != 0.0 && s.to_bits() & BELOW_F32 == HALF_F32_ULP {
+            return None;
+        }
+        let r = s as f32;
+        let bits = r.to_bits();
+        if s == 0.0 {
+            // An exact zero (a nonzero exact sum of f32-range values is at least 2^-298 in
+            // magnitude and cannot round to zero in binary64), signed by IEEE's rules,
+            // which binary64 and f32 share.
+            return Some((bits, Flags::NONE));
+        }
+        let magnitude = bits & !SIGN;
+        if magnitude <= MIN_NORMAL || magnitude >= INF {
+            return None;
+        }
+        let inexact = err != 0.0 || f64::from(r) != s;
+        Some((bits, if inexact { Flags::NX } else { Flags::NONE }))
+    }
+
+    #[inline]
+    fn value(x: u32) -> f64 {
+        f64::from(f32::from_bits(x))
+    }
+
+    #[inline]
+    fn sum(a: u32, b: u32) -> Option<(u32, Flags)> {
+        if !(finite(a) && finite(b)) {
+            return None;
+        }
+        let (s, err) = two_sum(value(a), value(b));
+        round(s, err)
+    }
+
+    pub(super) fn add(a: u32, b: u32, rm: Round) -> (u32, Flags) {
+        match rm {
+            Round::Rne => sum(a, b).unwrap_or_else(|| wf::add::<F32>(a, b, rm)),
+            _ => wf::add::<F32>(a, b, rm),
+        }
+    }
+
+    pub(super) fn sub(a: u32, b: u32, rm: Round) -> (u32, Flags) {
+        match rm {
+            Round::Rne => sum(a, b ^ SIGN).unwrap_or_else(|| wf::sub::<F32>(a, b, rm)),
+            _ => wf::sub::<F32>(a, b, rm),
+        }
+    }
+
+    #[inline]
+    fn product(a: u32, b: u32) -> Option<(u32, Flags)> {
+        if !(finite(a) && finite(b)) {
+            return None;
+        }
+        round(value(a) * value(b), 0.0)
+    }
+
+    #[inline]
+    fn fused(a: u32, b: u32, c: u32) -> Option<(u32, Flags)> {
+        if !(finite(a) && finite(b) && finite(c)) {
+            return None;
+        }
+        let (s, err) = two_sum(value(a) * value(b), value(c));
+        round(s, err)
+    }
+
+    pub(super) fn mul(a: u32, b: u32, rm: Round) -> (u32, Flags) {
+        match rm {
+            Round::Rne => product(a, b).unwrap_or_else(|| wf::mul::<F32>(a, b, rm)),
+            _ => wf::mul::<F32>(a, b, rm),
+        }
+    }
+
+    pub(super) fn fma(a: u32, b: u32, c: u32, rm: Round) -> (u32, Flags) {
+        match rm {
+            Round::Rne => fused(a, b, c).unwrap_or_else(|| wf::fma::<F32>(a, b, c, rm)),
+            _ => wf::fma::<F32>(a, b, c, rm),
+        }
+    }
+
+    /// Which operation a row computes.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Kind {
+        Add,
+        Sub,
+        Mul,
+        Fma,
+    }
+
+    /// One operation over every lane at once, written without branches so that the
+    /// compiler vectorises it: `a + b`, `a − b`, `a × b` or `a × b + c` in rne. Returns the
+    /// result bits, the mask of lanes that are inexact, and the mask of lanes the host path
+    /// cannot decide (the caller computes those with warpkit-float; their result bits and
+    /// inexact bits here are meaningless). The conditions are [`round`]'s.
+    pub(super) fn row(
+        kind: Kind,
+        a: &[u32; 32],
+        b: &[u32; 32],
+        c: &[u32; 32],
+    ) -> ([u32; 32], u32, u32) {
+        // One monomorphised, branch-free loop per operation: the `match` stays outside.
+        match kind {
+            Kind::Add => row_of::<ADD>(a, b, c),
+            Kind::Sub => row_of::<SUB>(a, b, c),
+            Kind::Mul => row_of::<MUL>(a, b, c),
+            Kind::Fma => row_of::<FMA>(a, b, c),
+        }
+    }
+
+    const ADD: u8 = 0;
+    const SUB: u8 = 1;
+    const MUL: u8 = 2;
+    const FMA: u8 = 3;
+
+    #[inline(always)]
+    fn row_of<const K: u8>(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32]) -> ([u32; 32], u32, u32) {
+        let mut bits = [0u32; 32];
+        let mut inexact = [0u32; 32];
+        let mut soft = [0u32; 32];
+        for l in 0..32 {
+            let (x, y, z) = (value(a[l]), value(b[l]), value(c[l]));
+            // Operands: an exponent field of all ones (inf, NaN) in any input.
+            let special = match K {
+                FMA => (a[l] & INF == INF) | (b[l] & INF == INF) | (c[l] & INF == INF),
+                _ => (a[l] & INF == INF) | (b[l] & INF == INF),
+            };
+            let (p, q) = match K {
+                ADD => (x, y),
+                SUB => (x, -y),
+                MUL => (x * y, -0.0),
+                _ => (x * y, z),
+            };
+            // TwoSum (for MUL, q = −0 and the sum is p itself, sign of zero included:
+            // err = 0).
+            let s = p + q;
+            let pp = s - q;
+            let qq = s - pp;
+            let err = (p - pp) + (q - qq);
+            let tie = (err != 0.0) & (s.to_bits() & BELOW_F32 == HALF_F32_ULP);
+            let r = s as f32;
+            let magnitude = r.to_bits() & !SIGN;
+            bits[l] = r.to_bits();
+            inexact[l] = u32::from((err != 0.0) | (f64::from(r) != s));
+            // An exact zero is decided here (see `round`); any other result at or below
+            // 2^-126 in magnitude may be tiny.
+            let small = (magnitude <= MIN_NORMAL) & (s != 0.0);
+            soft[l] = u32::from(special | tie | small | (magnitude >= INF));
+        }
+        let mask = |v: &[u32; 32]| {
+            let mut m = 0u32;
+            for (l, &x) in v.iter().enumerate() {
+                m |= x << l;
+            }
+            m
+        };
+        (bits, mask(&inexact), mask(&soft))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// xorshift64*: deterministic operands.
+        struct Rng(u64);
+        impl Rng {
+            fn next(&mut self) -> u32 {
+                self.0 ^= self.0 >> 12;
+                self.0 ^= self.0 << 25;
+                self.0 ^= self.0 >> 27;
+                (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+            }
+        }
+
+        /// Operands that reach every branch: random bits, random values near 1 (the
+        /// common case, including cancellations), values near the overflow and
+        /// underflow thresholds, subnormals, zeros, infinities, NaNs and ties.
+        fn operand(r: &mut Rng) -> u32 {
+            let x = r.next();
+            let sign = x & SIGN;
+            let frac = r.next() & 0x7f_ffff;
+            match x % 8 {
+                0 => r.next(),
+                1 | 2 => sign | ((120 + x % 16) << 23) | frac,
+                3 => sign | ((x >> 3) % 3 + 253) << 23 | frac, // near the largest
+                4 => sign | ((x >> 3) % 4 + 1) << 23 | frac,   // near the smallest normal
+                5 => sign | (frac >> ((x >> 3) % 24)),         // subnormal or zero
+                6 => sign | ((127 + x % 4) << 23) | (frac & !0xfff), // short significands: ties
+                _ => {
+                    [
+                        0,
+                        SIGN,
+                        INF,
+                        INF | SIGN,
+                        0x7fc0_0000,
+                        0x7f80_0001,
+                        MIN_NORMAL,
+                        1,
+                    ][(x >> 3) as usize % 8]
+                        ^ sign
+                }
+            }
+        }
+
+        #[test]
+        fn the_host_path_equals_the_soft_path() {
+            let mut r = Rng(0x0123_4567_89ab_cdef);
+            let rne = Round::Rne;
+            // How often each op took the host path: both paths must be exercised.
+            let mut fast = [0u32; 4];
+            let cases = 300_000;
+            for _ in 0..cases {
+                let (a, mut b, mut c) = (operand(&mut r), operand(&mut r), operand(&mut r));
+                // Exact cancellations: zero results of either sign.
+                match r.next() % 16 {
+                    0 => b = a ^ SIGN,
+                    1 => c = wf::mul::<F32>(a, b, Round::Rne).0 ^ SIGN,
+                    _ => {}
+                }
+                let tried = [sum(a, b), sum(a, b ^ SIGN), product(a, b), fused(a, b, c)];
+                for (n, t) in fast.iter_mut().zip(&tried) {
+                    *n += u32::from(t.is_some());
+                }
+                assert_eq!(
+                    add(a, b, rne),
+                    wf::add::<F32>(a, b, rne),
+                    "add {a:#x} {b:#x}"
+                );
+                assert_eq!(
+                    sub(a, b, rne),
+                    wf::sub::<F32>(a, b, rne),
+                    "sub {a:#x} {b:#x}"
+                );
+                assert_eq!(
+                    mul(a, b, rne),
+                    wf::mul::<F32>(a, b, rne),
+                    "mul {a:#x} {b:#x}"
+                );
+                assert_eq!(
+                    fma(a, b, c, rne),
+                    wf::fma::<F32>(a, b, c, rne),
+                    "fma {a:#x} {b:#x} {c:#x}"
+                );
+            }
+            for (op, n) in ["add", "sub", "mul", "fma"].iter().zip(fast) {
+                assert!(
+                    n > cases / 5 && n < cases * 9 / 10,
+                    "{op}: {n} of {cases} on the host path"
+                );
+            }
+        }
+
+        #[test]
+        fn a_row_equals_the_soft_path_lane_by_lane() {
+            let mut r = Rng(0xfeed_f00d_1234_5678);
+            let mut decided = 0;
+            for round_no in 0..4000 {
+                let kind = [Kind::Add, Kind::Sub, Kind::Mul, Kind::Fma][round_no % 4];
+                let mut rows = [[0u32; 32]; 3];
+                for row in rows.iter_mut() {
+                    row.iter_mut().for_each(|x| *x = operand(&mut r));
+                }
+                let [a, mut b, mut c] = rows;
+                for l in 0..32 {
+                    match r.next() % 16 {
+                        0 => b[l] = a[l] ^ SIGN,
+                        1 => c[l] = wf::mul::<F32>(a[l], b[l], Round::Rne).0 ^ SIGN,
+                        _ => {}
+                    }
+                }
+                let (bits, inexact, soft) = row(kind, &a, &b, &c);
+                for l in 0..32 {
+                    let rne = Round::Rne;
+                    let want = match kind {
+                        Kind::Add => wf::add::<F32>(a[l], b[l], rne),
+                        Kind::Sub => wf::sub::<F32>(a[l], b[l], rne),
+                        Kind::Mul => wf::mul::<F32>(a[l], b[l], rne),
+                        Kind::Fma => wf::fma::<F32>(a[l], b[l], c[l], rne),
+                    };
+                    if soft >> l & 1 == 0 {
+                        decided += 1;
+                        let nx = if inexact >> l & 1 != 0 {
+                            Flags::NX
+                        } else {
+                            Flags::NONE
+                        };
+                        assert_eq!(
+                            (bits[l], nx),
+                            want,
+                            "lane {l}: {:#x} {:#x} {:#x}",
+                            a[l],
+                            b[l],
+                            c[l]
+                        );
+                    }
+                }
+            }
+            assert!(decided > 4000 * 32 / 5, "{decided} lanes on the host path");
+        }
+
+        #[test]
+        fn a_first_rounding_onto_a_tie_goes_to_the_soft_path() {
+            // (1 + 2^-23)(1 - 2^-24) = 1 + 2^-24 - 2^-47, plus c = 2^-47 (1 + 2^-23): the
+            // exact sum 1 + 2^-24 + 2^-70 lies just above the midpoint between 1 and its
+            // successor, but binary64 rounds it onto the midpoint, whose tie would go to
+            // even (1.0). The correct f32 result is the successor.
+            let (a, b, c) = (0x3f80_0001, 0x3f7f_ffff, 0x2800_0001);
+            let (s, err) = two_sum(value(a) * value(b), value(c));
+            assert_eq!(s, 1.0 + 2f64.powi(-24));
+            assert!(err > 0.0);
+            assert_eq!(round(s, err), None);
+            assert_eq!(fma(a, b, c, Round::Rne), (0x3f80_0001, Flags::NX));
+            assert_eq!(
+                fma(a, b, c, Round::Rne),
+                wf::fma::<F32>(a, b, c, Round::Rne)
+            );
+        }
+    }
 }

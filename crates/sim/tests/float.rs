@@ -397,3 +397,21 @@ fn sfu_accuracy_within_one_ulp() {
         "every function was checked: {worst:?}"
     );
 }
+
+#[test]
+fn rne_rows_accrue_flags_over_active_lanes_only() {
+    // f32 arithmetic in rne takes the whole-row host path: lane l computes l × f32(1/3),
+    // exact for l = 0, 1, 2 (and 0 goes to the soft path: a zero result), inexact for 3.
+    let src = "laneid v0\ncvt.f32.u32 v1, v0\nmov.vl v2, 0x3eaaaaab\nfmul.f32 v3, v1, v2\nfmul.f32 v4, -|v1|, v2\nendpgm";
+    let w = run_exec(src, 0b111);
+    ended(&w);
+    assert_eq!(w.csr.fflags, 0, "the inexact lane 3 is not active");
+    // Lane 3 is inactive throughout: its registers stay 0 (it would compute 1.0).
+    assert_eq!(&w.v[3][..4], &[0, 0x3eaa_aaab, 0x3f2a_aaab, 0]);
+    assert_eq!(&w.v[4][..3], &[0x8000_0000, 0xbeaa_aaab, 0xbf2a_aaab]);
+    let w = run_exec(src, 0b1000);
+    ended(&w);
+    assert_eq!(w.csr.fflags, NX);
+    assert_eq!(w.v[3][3], 0x3f80_0000, "3 × 0x3eaaaaab rounds to 1.0");
+    assert_eq!(w.v[3][2], 0, "inactive lanes are not written");
+}
