@@ -3,7 +3,7 @@
 //! same bytes. Bad input never stops it: undecodable words become `.word`/`.dword` with a
 //! comment saying why, a truncated tail becomes `.byte`s.
 
-use crate::{Program, Section};
+use crate::{LineTable, Program, Section, SourceTexts};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use warpkit_isa::{decode, DecodeError, Instr, KindDef, Operand};
@@ -40,13 +40,29 @@ fn label(addr: u64) -> String {
 
 /// Disassemble `bytes`, the first of which is at address `base`.
 pub fn disassemble(bytes: &[u8], base: u64, options: &DisOptions) -> String {
-    disassemble_named(bytes, base, options, &BTreeMap::new())
+    disassemble_named(bytes, base, options, &BTreeMap::new(), None)
+}
+
+/// What `dis -l` shows above the instructions: the line table, and the source texts when
+/// they could be read.
+#[derive(Clone, Copy)]
+struct Lines<'a> {
+    table: &'a LineTable,
+    texts: Option<&'a SourceTexts>,
 }
 
 /// Disassemble a whole program: `.text` with its labels as names (objdump style) and, if
 /// there is data, `.data` as `.byte` rows (in plain mode after a `.data` directive, so the
 /// text reassembles to the same program).
 pub fn disassemble_program(program: &Program, options: &DisOptions) -> String {
+    disassemble_program_lines(program, options, None)
+}
+
+fn disassemble_program_lines(
+    program: &Program,
+    options: &DisOptions,
+    lines: Option<Lines>,
+) -> String {
     let mut names: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
     for s in program
         .symbols
@@ -55,7 +71,7 @@ pub fn disassemble_program(program: &Program, options: &DisOptions) -> String {
     {
         names.entry(s.offset).or_default().push(&s.name);
     }
-    let mut out = disassemble_named(&program.text, 0, options, &names);
+    let mut out = disassemble_named(&program.text, 0, options, &names, lines);
     if !program.data.is_empty() {
         out.push_str(if options.plain {
             ".data\n"
@@ -115,9 +131,35 @@ pub fn disassemble_program_to(
     options: &DisOptions,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
+    program_to(program, options, None, out)
+}
+
+/// [`disassemble_program_to`] with source lines, as `objdump -dl` shows them (not in
+/// plain mode): above an instruction whose source line differs from the previous
+/// instruction's, a `FILE:LINE` row from the program's [`LineTable`] and, when `texts`
+/// has that file, the line's text. A program without lines prints as without this.
+pub fn disassemble_program_with_lines_to(
+    program: &Program,
+    options: &DisOptions,
+    texts: Option<&SourceTexts>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let lines = Lines {
+        table: &program.lines,
+        texts,
+    };
+    program_to(program, options, Some(lines), out)
+}
+
+fn program_to(
+    program: &Program,
+    options: &DisOptions,
+    lines: Option<Lines>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     const PIECE: usize = 1 << 20;
     if program.text.len() <= PIECE {
-        return out.write_all(disassemble_program(program, options).as_bytes());
+        return out.write_all(disassemble_program_lines(program, options, lines).as_bytes());
     }
     let mut names: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
     for s in program
@@ -142,7 +184,7 @@ pub fn disassemble_program_to(
             };
             end = (end + len).min(text.len());
         }
-        let piece = disassemble_named(&text[start..end], start as u64, options, &names);
+        let piece = disassemble_named(&text[start..end], start as u64, options, &names, lines);
         out.write_all(piece.as_bytes())?;
         start = end;
     }
@@ -164,6 +206,7 @@ fn disassemble_named(
     base: u64,
     options: &DisOptions,
     names: &BTreeMap<u64, Vec<&str>>,
+    lines: Option<Lines>,
 ) -> String {
     let mut items = Vec::new();
     let mut off = 0usize;
@@ -220,6 +263,8 @@ fn disassemble_named(
         labels.insert(*t, name);
     }
     let mut out = String::with_capacity(items.len() * 40);
+    // The (file, line) of the last location row printed.
+    let mut shown: Option<(u32, u32)> = None;
     for (addr, item) in &items {
         if options.plain {
             plain_line(&mut out, item, *addr, bytes, base);
@@ -236,10 +281,30 @@ fn disassemble_named(
                     }
                 }
             }
+            if let Some(lines) = lines {
+                source_row(&mut out, lines, *addr, &mut shown);
+            }
             dump_line(&mut out, item, *addr, bytes, base, &labels);
         }
     }
     out
+}
+
+/// The `FILE:LINE` row (and the line's text) above the instruction at `addr`, when its
+/// source line is not the one shown last.
+fn source_row(out: &mut String, lines: Lines, addr: u64, shown: &mut Option<(u32, u32)>) {
+    let Some(at) = lines.table.lookup(addr) else {
+        *shown = None;
+        return;
+    };
+    if *shown == Some((at.file_index, at.line)) {
+        return;
+    }
+    *shown = Some((at.file_index, at.line));
+    let _ = writeln!(out, "{at}");
+    if let Some(text) = lines.texts.and_then(|t| t.line(at.file_index, at.line)) {
+        let _ = writeln!(out, "{text}");
+    }
 }
 
 /// A name the assembler reads back as a label.

@@ -1,5 +1,6 @@
 //! ELF64 little-endian code objects (docs/elf.md): `.text`, `.data`, `.symtab` with the
-//! labels (local) and `.global` symbols (global). `object::write::Object` refuses unknown
+//! labels (local) and `.global` symbols (global), and the source lines as DWARF
+//! (`.debug_line` and the sections it needs, see `dwarf.rs`). `object::write::Object` refuses unknown
 //! architectures, so the file is built with `object::build::elf::Builder`, which takes any
 //! `e_machine`.
 
@@ -60,6 +61,15 @@ pub fn write_elf(program: &Program) -> Vec<u8> {
     data.sh_addralign = 8;
     data.data = SectionData::Data(program.data.clone().into());
     let data_id = data.id();
+
+    for (name, contents) in crate::dwarf::write_sections(&program.lines, program.text.len() as u64)
+    {
+        let debug = b.sections.add();
+        debug.name = name.as_bytes().to_vec().into();
+        debug.sh_type = elf::SHT_PROGBITS;
+        debug.sh_addralign = 1;
+        debug.data = SectionData::Data(contents.into());
+    }
 
     let strtab = b.sections.add();
     strtab.name = b".strtab"[..].into();
@@ -181,7 +191,20 @@ pub fn load_object(bytes: &[u8]) -> Result<Program, LoadError> {
             size: sym.size(),
         });
     }
+    program.lines = read_lines(&file, program.text.len() as u64);
     Ok(program)
+}
+
+/// The source lines of `file`'s DWARF, if any. Malformed debug information never fails
+/// the load: the table is then empty and says why ([`crate::LineTable::damaged`]).
+fn read_lines(file: &ElfFile64<Endianness>, text_len: u64) -> crate::LineTable {
+    let section = |name: &str| -> &[u8] {
+        file.section_by_name(name)
+            .and_then(|s| s.data().ok())
+            .unwrap_or(&[])
+    };
+    crate::dwarf::read_table(section, text_len)
+        .unwrap_or_else(|e| crate::LineTable::unreadable(format!("malformed DWARF line information: {e}")))
 }
 
 #[cfg(test)]

@@ -4,21 +4,29 @@
 //! - [`assemble`] turns source text into a [`Program`] (`.text`, `.data`, symbols, listing),
 //!   or every diagnostic of the file in [`AsmErrors`];
 //! - [`write_elf`] / [`load_object`] write and read ELF64 code objects;
-//! - [`disassemble`] prints bytes objdump-style or as plain, reassemblable text.
+//! - [`disassemble`] prints bytes objdump-style or as plain, reassemblable text;
+//! - [`LineTable`] says which source file and line each instruction came from (filled by
+//!   the assembler, written to and read from ELF as DWARF `.debug_line`).
 
 mod assemble;
 mod disasm;
+mod dwarf;
 mod elf;
 mod error;
 mod expr;
 mod lex;
+mod lines;
 
 pub use assemble::{
     assemble, assemble_bytes, MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH,
     MAX_INCLUDE_DEPTH, MAX_LINE_BYTES, MAX_SOURCE_BYTES,
 };
-pub use disasm::{disassemble, disassemble_program, disassemble_program_to, DisOptions};
+pub use disasm::{
+    disassemble, disassemble_program, disassemble_program_to, disassemble_program_with_lines_to,
+    DisOptions,
+};
 pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
+pub use lines::{LineRow, LineTable, Location, SourceTexts};
 pub use error::{render_excerpt, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
 
 use std::fmt;
@@ -104,6 +112,9 @@ pub struct Program {
     pub symbols: Vec<Symbol>,
     /// Empty for programs read by [`load_object`].
     pub listing: Vec<ListingLine>,
+    /// The source file and line of every instruction (and `.text` data directive): from
+    /// the assembler, or from an ELF file's `.debug_line`; empty when unknown.
+    pub lines: LineTable,
     /// What the assembler accepted but ignored or doubted (ignored directives, for one),
     /// in source order. Empty for programs read by [`load_object`].
     pub warnings: Vec<AsmWarning>,

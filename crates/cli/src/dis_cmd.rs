@@ -1,9 +1,13 @@
-//! `warpkit dis`: disassemble a raw image or an ELF code object.
+//! `warpkit dis`: disassemble a raw image, hex text, an ELF code object or assembly source;
+//! `-l` shows the source lines above the instructions as `objdump -dl` does.
 
 use crate::asm_cmd::read_bounded;
 use crate::{Failure, Outcome};
 use std::io::Write;
-use warpkit_asm::{disassemble_program_to, load_object, DisOptions, Program, MAX_SOURCE_BYTES};
+use warpkit_asm::{
+    disassemble_program_to, disassemble_program_with_lines_to, load_object, DisOptions, Program,
+    SourceTexts, MAX_SOURCE_BYTES,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -17,7 +21,8 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Raw binary or ELF code object (`-` = standard input).
+    /// Raw binary, hex text, ELF code object (`-` = standard input), or assembly source
+    /// (`.s`, `.S`, `.asm`), assembled first.
     #[arg(required_unless_present = "hex")]
     pub file: Option<std::path::PathBuf>,
     /// Disassemble these bytes instead of a file, llvm-mc style: `--hex '0x85 0x00 0x00
@@ -31,6 +36,11 @@ pub struct Args {
     /// Print only instructions, in text `warpkit asm` reassembles to the same bytes.
     #[arg(long)]
     pub plain: bool,
+    /// Show source lines (as `objdump -dl`): `FILE:LINE` above each instruction whose
+    /// line changes, then that line's text when the file can be read. Lines come from the
+    /// ELF file's `.debug_line` or, for source, from the assembler.
+    #[arg(short = 'l', long = "line-numbers", conflicts_with = "plain")]
+    pub lines: bool,
 }
 
 /// The bytes of `--hex TEXT`: one byte per token.
@@ -81,6 +91,25 @@ pub fn run(args: Args) -> Outcome {
         )));
     }
     let is_elf = bytes.starts_with(b"\x7fELF");
+    let is_source = args.format.is_none()
+        && args.hex.is_none()
+        && args.file.as_deref().is_some_and(|f| {
+            warpkit_host::kernel::KernelKind::detect(f, &bytes)
+                == warpkit_host::kernel::KernelKind::Source
+        });
+    if is_source {
+        let program = warpkit_host::kernel::load_kernel_bytes(
+            &bytes,
+            &name,
+            warpkit_host::kernel::KernelKind::Source,
+        )
+        .map_err(|e| {
+            report_raw!("{}", e.render());
+            Failure::Exit(2)
+        })?;
+        let text = String::from_utf8_lossy(&bytes);
+        return write_disassembly(&name, &program, &args, &[(&name, &text)]);
+    }
     let hex = warpkit_host::kernel::parse_hex(&bytes);
     let by_extension = args
         .file
@@ -123,7 +152,24 @@ pub fn run(args: Args) -> Outcome {
             load_object(&bytes).map_err(|e| Failure::BadInput(format!("{name}: {e}")))?
         }
     };
+    if let Some(why) = program.lines.damaged() {
+        report!("warning: {name}: its source lines are ignored: {why}");
+    }
+    write_disassembly(&name, &program, &args, &[])
+}
+
+/// Print `program` (read from `name`) as `args` ask; `known` gives source texts already in
+/// memory (name, text) for `-l`.
+fn write_disassembly(
+    name: &str,
+    program: &Program,
+    args: &Args,
+    known: &[(&str, &str)],
+) -> Outcome {
     let options = DisOptions { plain: args.plain };
+    let texts = args
+        .lines
+        .then(|| SourceTexts::load(&program.lines, known));
     // Streamed: a large input never becomes one huge string.
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -131,7 +177,11 @@ pub fn run(args: Args) -> Outcome {
         if !args.plain {
             writeln!(out, "{name}:\n\nDisassembly of section .text:\n")?;
         }
-        disassemble_program_to(&program, &options, &mut out)?;
+        if args.lines {
+            disassemble_program_with_lines_to(program, &options, texts.as_ref(), &mut out)?;
+        } else {
+            disassemble_program_to(program, &options, &mut out)?;
+        }
         out.flush()
     })();
     result.map_err(|e| crate::stdout::write_failure(&e))

@@ -163,6 +163,12 @@ fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
     for w in &program.warnings {
         report_raw!("{w}\n");
     }
+    if let Some(why) = program.lines.damaged() {
+        report!(
+            "warning: {}: its source lines are ignored: {why}",
+            shown(path)
+        );
+    }
     Ok(program)
 }
 

@@ -1066,6 +1066,23 @@ impl Resolve for Consts<'_> {
 }
 
 impl Expansion {
+    /// The file (index into [`Expansion::files`]) and line an expanded line is attributed
+    /// to in the line table (docs/assembly.md, "Source lines"): a line of a macro body goes
+    /// to the line that called the macro (the outermost call when macros call macros);
+    /// lines of included files and of `.rept` blocks are their own.
+    pub(super) fn line_site(&self, origin: Origin) -> (u32, u32) {
+        let mut site = (origin.file, origin.line);
+        let mut frame = origin.frame;
+        while frame != NONE {
+            let f = &self.frames[frame as usize];
+            if matches!(f.kind, FrameKind::Macro(_)) {
+                site = (f.file, f.line);
+            }
+            frame = f.parent;
+        }
+        site
+    }
+
     /// The line of the assembled file a listing row shows for an expanded line: the line
     /// itself when it is a line of that file, else the `.include` line or macro call it
     /// came from. Returns the line number and its byte range in the file.

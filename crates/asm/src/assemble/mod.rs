@@ -13,7 +13,7 @@ pub use expand::{MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH, MA
 use crate::error::{closest, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
 use crate::expr::{eval, ExprError, Lookup, Resolve, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, skip_ws, strip_comment};
-use crate::{ListingLine, Program, Section, Symbol, SymbolKind};
+use crate::{LineRow, LineTable, ListingLine, Program, Section, Symbol, SymbolKind};
 use operands::source_modifiers;
 use operands::{key_of, lerr, operand, syntax_of, LineErr};
 use std::collections::HashMap;
@@ -34,7 +34,34 @@ pub fn assemble(source: &str, file_name: &str) -> Result<Program, AsmErrors> {
     if expand::needs_expansion(source) {
         return assemble_expanded(source, file_name);
     }
-    Asm::new(source, file_name).run()
+    let mut program = Asm::new(source, file_name).run()?;
+    program.lines = line_table(&program, vec![file_name.to_string()], &mut |line| {
+        Some((0, line as u32))
+    });
+    Ok(program)
+}
+
+/// The line table of `program` from its listing: `site` gives, for a listing row's line
+/// (of the assembled text), the index in `files` and the line it is attributed to.
+fn line_table(
+    program: &Program,
+    files: Vec<String>,
+    site: &mut dyn FnMut(usize) -> Option<(u32, u32)>,
+) -> LineTable {
+    let rows = program
+        .listing
+        .iter()
+        .filter(|l| l.section == Section::Text && l.len > 0)
+        .filter_map(|l| {
+            let (file, line) = site(l.line)?;
+            Some(LineRow {
+                address: l.address,
+                file,
+                line,
+            })
+        })
+        .collect();
+    LineTable::new(files, rows, program.text.len() as u64)
 }
 
 /// `.include`, `.macro`, `.rept`: expand, assemble the expanded text, and put every
@@ -93,6 +120,10 @@ fn assemble_expanded(source: &str, file_name: &str) -> Result<Program, AsmErrors
                 w.notes = e.notes;
             }
         }
+        let files = x.files.iter().map(|f| f.name.clone()).collect();
+        program.lines = line_table(&program, files, &mut |line| {
+            line_of(&x, line).map(|(origin, _)| x.line_site(origin))
+        });
         for l in &mut program.listing {
             if let Some((origin, _)) = line_of(&x, l.line) {
                 let (line, range) = x.listing_site(origin);
@@ -496,6 +527,7 @@ impl<'s> Asm<'s> {
             text,
             data,
             symbols: self.symbols(),
+            lines: LineTable::default(),
             listing: std::mem::take(&mut self.listing),
             warnings: std::mem::take(&mut self.warnings),
         };
