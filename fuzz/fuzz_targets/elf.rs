@@ -1,10 +1,14 @@
-//! Mutated ELF code objects (seeded with files `warpkit asm --format elf` wrote): the loader
-//! answers with a program or an error, never a panic, and what it loads disassembles and
-//! runs (under a step limit) without a panic either.
+//! Mutated ELF code objects (seeded with files `warpkit asm --format elf` wrote, which carry
+//! DWARF `.debug_line`): the loader answers with a program or an error, never a panic (bad
+//! debug information leaves an empty line table that says why), and what it loads
+//! disassembles (with its source lines too) and runs (under a step limit) without a panic
+//! either.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use warpkit_asm::{disassemble_program, load_object, write_elf, DisOptions};
+use warpkit_asm::{
+    disassemble_program, disassemble_program_with_lines_to, load_object, write_elf, DisOptions,
+};
 use warpkit_sim::launch::{launch, LaunchConfig};
 use warpkit_sim::Program;
 
@@ -13,9 +17,22 @@ fuzz_target!(|bytes: &[u8]| {
         return;
     };
     let _ = disassemble_program(&p, &DisOptions { plain: false });
+    let _ = disassemble_program_with_lines_to(
+        &p,
+        &DisOptions { plain: false },
+        None,
+        &mut std::io::sink(),
+    );
+    for r in p.lines.rows() {
+        assert!(r.address < p.text.len() as u64);
+        assert!((r.file as usize) < p.lines.files().len());
+    }
     // What loads must be writable again and load back to the same program text.
     let again = load_object(&write_elf(&p)).expect("a written ELF file loads");
     assert_eq!(again.text, p.text);
+    // Writing the line table loses no row (names made DWARF-safe may merge two files).
+    assert!(again.lines.rows().len() <= p.lines.rows().len());
+    assert!(again.lines.damaged().is_none());
     let cfg = LaunchConfig {
         block: [40, 1, 1],
         shared_bytes: 256,

@@ -113,7 +113,9 @@ pub(crate) fn read_table<'a>(
     })?;
     // No more rows than a program of 4-byte instructions with a row each could need, with
     // room for end-of-sequence rows: a table larger than that is not of this code.
-    let max_rows = usize::try_from(text_len / 4).unwrap_or(usize::MAX).saturating_add(4096);
+    let max_rows = usize::try_from(text_len / 4)
+        .unwrap_or(usize::MAX)
+        .saturating_add(4096);
     let mut files: Vec<String> = Vec::new();
     let mut by_path: HashMap<String, u32> = HashMap::new();
     let mut rows: Vec<LineRow> = Vec::new();
@@ -144,10 +146,8 @@ pub(crate) fn read_table<'a>(
                     let name = dwarf.attr_string(&unit, entry.path_name())?;
                     let name = String::from_utf8_lossy(name.slice()).into_owned();
                     let dir = match entry.directory(header) {
-                        Some(d) => {
-                            String::from_utf8_lossy(dwarf.attr_string(&unit, d)?.slice())
-                                .into_owned()
-                        }
+                        Some(d) => String::from_utf8_lossy(dwarf.attr_string(&unit, d)?.slice())
+                            .into_owned(),
                         None => String::new(),
                     };
                     let path = if name.starts_with('/') || dir.is_empty() || dir == "." {

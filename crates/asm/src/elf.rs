@@ -203,8 +203,9 @@ fn read_lines(file: &ElfFile64<Endianness>, text_len: u64) -> crate::LineTable {
             .and_then(|s| s.data().ok())
             .unwrap_or(&[])
     };
-    crate::dwarf::read_table(section, text_len)
-        .unwrap_or_else(|e| crate::LineTable::unreadable(format!("malformed DWARF line information: {e}")))
+    crate::dwarf::read_table(section, text_len).unwrap_or_else(|e| {
+        crate::LineTable::unreadable(format!("malformed DWARF line information: {e}"))
+    })
 }
 
 #[cfg(test)]

@@ -26,8 +26,8 @@ pub use disasm::{
     DisOptions,
 };
 pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
-pub use lines::{LineRow, LineTable, Location, SourceTexts};
 pub use error::{render_excerpt, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
+pub use lines::{LineRow, LineTable, Location, SourceTexts};
 
 use std::fmt;
 

@@ -246,7 +246,13 @@ mod tests {
     fn lookup_covers_up_to_the_next_row_and_the_end() {
         let t = LineTable::new(
             vec!["a.s".into(), "b.s".into()],
-            vec![row(8, 1, 3), row(0, 0, 1), row(4, 0, 2), row(12, 0, 0), row(99, 0, 5)],
+            vec![
+                row(8, 1, 3),
+                row(0, 0, 1),
+                row(4, 0, 2),
+                row(12, 0, 0),
+                row(99, 0, 5),
+            ],
             16,
         );
         assert_eq!(t.rows().len(), 4);

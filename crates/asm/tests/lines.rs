@@ -190,7 +190,12 @@ fn damaged_or_missing_debug_information_never_fails_the_load() {
     let file = object::read::elf::ElfFile64::<object::Endianness>::parse(&*elf).unwrap();
     use object::{Object, ObjectSection};
     let mut spans = Vec::new();
-    for name in [".debug_line", ".debug_info", ".debug_abbrev", ".debug_line_str"] {
+    for name in [
+        ".debug_line",
+        ".debug_info",
+        ".debug_abbrev",
+        ".debug_line_str",
+    ] {
         if let Some((off, len)) = file.section_by_name(name).and_then(|s| s.file_range()) {
             spans.push((off as usize, len as usize));
         }

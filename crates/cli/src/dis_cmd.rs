@@ -167,9 +167,7 @@ fn write_disassembly(
     known: &[(&str, &str)],
 ) -> Outcome {
     let options = DisOptions { plain: args.plain };
-    let texts = args
-        .lines
-        .then(|| SourceTexts::load(&program.lines, known));
+    let texts = args.lines.then(|| SourceTexts::load(&program.lines, known));
     // Streamed: a large input never becomes one huge string.
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -7,7 +7,7 @@ use crate::Failure;
 use std::path::Path;
 use warpkit_host::launch::Prepared;
 use warpkit_host::LaunchResult;
-use warpkit_prof::{profile_launch, SourceLine, SourceMap};
+use warpkit_prof::{profile_launch, SourceMap};
 
 /// The form of `--profile FILE`, from its extension.
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -15,27 +15,19 @@ fn is_ext(path: &Path, ext: &str) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case(ext))
 }
 
-/// The source lines of `object` (assembled from `file`), if it has any.
+/// The source lines of `object` (loaded from `file`: source, or ELF with `.debug_line`)
+/// and the texts of their files that can be read.
 pub fn source_map(object: &warpkit_asm::Program, file: &Path) -> SourceMap {
-    let name = file.display().to_string();
-    let lines: Vec<SourceLine> = object
-        .listing
-        .iter()
-        .filter(|l| l.section == warpkit_asm::Section::Text)
-        .map(|l| SourceLine {
-            pc: l.address as u32,
-            file: name.clone(),
-            line: l.line as u32,
-        })
-        .collect();
-    let texts = if lines.is_empty() {
-        Vec::new()
+    let name = crate::asm_cmd::shown(file);
+    // The kernel's own text, when it is one of the sources (not an ELF file).
+    let main = if crate::asm_cmd::is_stdin(file) || !object.lines.files().contains(&name) {
+        None
     } else {
-        std::fs::read_to_string(file)
-            .map(|t| vec![(name.clone(), t)])
-            .unwrap_or_default()
+        std::fs::read_to_string(file).ok()
     };
-    SourceMap { lines, texts }
+    let known: Vec<(&str, &str)> = main.iter().map(|t| (name.as_str(), t.as_str())).collect();
+    let texts = warpkit_asm::SourceTexts::load(&object.lines, &known);
+    SourceMap::new(&object.lines, &texts)
 }
 
 /// Run `prepared` under the profiler and write `--profile` / `--timeline`.

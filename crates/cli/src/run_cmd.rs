@@ -247,6 +247,7 @@ pub fn run(args: Args) -> Outcome {
             max_total_steps: args.launch.max_total_steps,
             quiet,
         },
+        &object.lines,
     );
     if !launch_options && bare_fault(&result) {
         report!(
@@ -259,7 +260,7 @@ pub fn run(args: Args) -> Outcome {
         summary(&result);
     }
     if let Some(path) = &args.hazards_json {
-        write_output(path, hazards_json(&result).as_bytes())?;
+        write_output(path, hazards_json(&result, &object.lines).as_bytes())?;
     }
     match result.interrupted {
         Some(Interrupt::Cancelled) => {

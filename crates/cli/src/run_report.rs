@@ -1,9 +1,13 @@
 //! What `warpkit run` says about a finished launch, on stderr: traps, step limits and
 //! hazards grouped by where they happened (`--max-reports`, `--max-hazards`), deadlocks,
-//! and the summary line. The formats are documented in docs/cli.md.
+//! and the summary line. The formats are documented in docs/cli.md; when the program has
+//! source lines, each message ends with the lines of the PCs it names.
 
 use std::collections::BTreeMap;
-use warpkit_host::report::{deadlock_message, trap_message, warp_name};
+use warpkit_asm::LineTable;
+use warpkit_host::report::{
+    deadlock_message_at, hazard_message_at, location_suffix, trap_message_at, warp_name,
+};
 use warpkit_host::LaunchResult;
 use warpkit_sim::launch::LimitReport;
 use warpkit_sim::trap::cause_name;
@@ -48,11 +52,12 @@ fn plural(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-pub fn report(r: &LaunchResult, shown: &Shown) {
+/// Print what `r` says went wrong; `lines` locates PCs in the source.
+pub fn report(r: &LaunchResult, shown: &Shown, lines: &LineTable) {
     let traps = group(&r.traps, |t| (t.trap.pc, t.trap.cause));
     for &(t, n) in traps.iter().take(shown.max_reports) {
         if n == 1 {
-            report!("error: {}", trap_message(t));
+            report!("error: {}", trap_message_at(t, lines));
         } else {
             report!(
                 "error: {} trapped at pc {:#x}, cause {} ({}); first: {}",
@@ -60,7 +65,7 @@ pub fn report(r: &LaunchResult, shown: &Shown) {
                 t.trap.pc,
                 t.trap.cause,
                 cause_name(t.trap.cause),
-                trap_message(t)
+                trap_message_at(t, lines)
             );
         }
     }
@@ -76,11 +81,15 @@ pub fn report(r: &LaunchResult, shown: &Shown) {
                 warp_name(l.workgroup, l.warp)
             )
         };
-        report!("error: {}", step_limit_text(&who, l, shown));
+        report!(
+            "error: {}{}",
+            step_limit_text(&who, l, shown),
+            location_suffix(lines, l.pc)
+        );
     }
     hidden_groups(limits.len(), shown.max_reports, "step-limit");
     for d in r.deadlocks.iter().take(shown.max_reports) {
-        report!("error: {}", deadlock_message(d));
+        report!("error: {}", deadlock_message_at(d, lines));
     }
     if r.deadlocks.len() > shown.max_reports {
         report!(
@@ -100,6 +109,7 @@ pub fn report(r: &LaunchResult, shown: &Shown) {
         )
     });
     for &(h, n) in hazards.iter().take(shown.max_hazards) {
+        let h = hazard_message_at(h, lines);
         if n == 1 {
             report!("warning: hazard: {h}");
         } else {
@@ -167,8 +177,10 @@ pub fn summary(r: &LaunchResult) {
     );
 }
 
-/// `--hazards-json`: every hazard the model kept, with the total it counted.
-pub fn hazards_json(r: &LaunchResult) -> String {
+/// `--hazards-json`: every hazard the model kept, with the total it counted; `source` and
+/// `pending_source` are `FILE:LINE` of the two PCs when known, else null.
+pub fn hazards_json(r: &LaunchResult, lines: &LineTable) -> String {
+    let at = |pc: u32| lines.lookup(u64::from(pc)).map(|l| l.to_string());
     let list: Vec<serde_json::Value> = r
         .hazards
         .iter()
@@ -182,6 +194,8 @@ pub fn hazards_json(r: &LaunchResult) -> String {
                 "asm": h.asm,
                 "pending_pc": h.pending_pc,
                 "pending_asm": h.pending_asm,
+                "source": at(h.pc),
+                "pending_source": at(h.pending_pc),
             })
         })
         .collect();

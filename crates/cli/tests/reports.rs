@@ -196,8 +196,14 @@ fn hex_is_read_by_dis_and_run() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
     assert_eq!(v["warps"][0]["u"][1], 5);
-    // Text that is not code is named as such.
-    let o = warpkit(&["dis", s(&k)]);
+    // Source (by its extension) is assembled, then disassembled.
+    let o = warpkit(&["dis", s(&k), "--plain"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("umovi u1, 5"));
+    // Other text that is not code is named as such.
+    let prose = d.join("notes.txt");
+    std::fs::write(&prose, "umovi u1, 5\nendpgm\n").unwrap();
+    let o = warpkit(&["dis", s(&prose)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("this is text, not code"),

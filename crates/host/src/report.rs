@@ -1,8 +1,11 @@
-//! One-line descriptions of how warps stopped, as every front end shows them.
+//! One-line descriptions of how warps stopped, as every front end shows them. The `_at`
+//! forms append the source lines of the PCs they name (docs/cli.md, "Source lines in
+//! reports") when the program has them.
 
+use warpkit_asm::LineTable;
 use warpkit_sim::launch::{DeadlockReport, LimitReport, TrapReport};
 use warpkit_sim::trap::cause_name;
-use warpkit_sim::WarpStatus;
+use warpkit_sim::{Hazard, WarpStatus};
 
 /// "workgroup (x,y,z) warp N".
 pub fn warp_name(workgroup: [u32; 3], warp: u32) -> String {
@@ -72,4 +75,81 @@ pub fn deadlock_message(d: &DeadlockReport) -> String {
         waiting.join(", "),
         others.join(", ")
     )
+}
+
+/// " (k.s:12)": where the code at `pc` came from, to append to a message about `pc`;
+/// empty when `lines` does not know.
+pub fn location_suffix(lines: &LineTable, pc: u32) -> String {
+    lines
+        .lookup(u64::from(pc))
+        .map_or_else(String::new, |l| format!(" ({l})"))
+}
+
+/// [`trap_message`] followed by the trapping instruction's source line, when known:
+/// "... trapinfo 0x0 (address 0x0, lane 0) (k.s:12)".
+pub fn trap_message_at(t: &TrapReport, lines: &LineTable) -> String {
+    trap_message(t) + &location_suffix(lines, t.trap.pc)
+}
+
+/// [`deadlock_message`] followed by the source line of every warp it names, when known:
+/// "... (warp 0 at k.s:9, warp 1 at k.s:14)".
+pub fn deadlock_message_at(d: &DeadlockReport, lines: &LineTable) -> String {
+    let pcs = d
+        .deadlock
+        .waiting
+        .iter()
+        .copied()
+        .chain(d.deadlock.others.iter().map(|&(w, _, pc)| (w, pc)));
+    let at: Vec<String> = pcs
+        .filter_map(|(w, pc)| Some(format!("warp {w} at {}", lines.lookup(u64::from(pc))?)))
+        .collect();
+    let mut m = deadlock_message(d);
+    if !at.is_empty() {
+        m += &format!(" ({})", at.join(", "));
+    }
+    m
+}
+
+/// A hazard's description followed by the source lines of the instruction that met it
+/// and of the one whose write-back was pending, when known: "... is pending (k.s:12;
+/// pending: k.s:10)".
+pub fn hazard_message_at(h: &Hazard, lines: &LineTable) -> String {
+    let at = |pc: u32| lines.lookup(u64::from(pc)).map(|l| l.to_string());
+    let suffix = match (at(h.pc), at(h.pending_pc)) {
+        (Some(a), Some(p)) => format!(" ({a}; pending: {p})"),
+        (Some(a), None) => format!(" ({a})"),
+        (None, Some(p)) => format!(" (pending: {p})"),
+        (None, None) => String::new(),
+    };
+    format!("{h}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpkit_asm::LineRow;
+
+    #[test]
+    fn locations_are_appended_only_when_known() {
+        let lines = LineTable::new(
+            vec!["k.s".into()],
+            vec![
+                LineRow {
+                    address: 0,
+                    file: 0,
+                    line: 3,
+                },
+                LineRow {
+                    address: 8,
+                    file: 0,
+                    line: 5,
+                },
+            ],
+            12,
+        );
+        assert_eq!(location_suffix(&lines, 4), " (k.s:3)");
+        assert_eq!(location_suffix(&lines, 8), " (k.s:5)");
+        assert_eq!(location_suffix(&lines, 12), "");
+        assert_eq!(location_suffix(&LineTable::default(), 0), "");
+    }
 }

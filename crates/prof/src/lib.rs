@@ -17,7 +17,7 @@ mod timeline;
 
 pub use profiler::{profile_launch, Profiler};
 pub use report::{
-    BranchProfile, CounterProfile, InstructionProfile, Profile, SourceLine, SourceMap, Totals,
+    BranchProfile, CounterProfile, InstructionProfile, Profile, SourceMap, Totals,
     WorkgroupProfile, PROFILE_SCHEMA_VERSION,
 };
 pub use timeline::Timeline;

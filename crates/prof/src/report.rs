@@ -3,34 +3,38 @@
 use crate::profiler::Profiler;
 use serde::Serialize;
 use std::fmt::Write as _;
+use warpkit_asm::{LineTable, Location, SourceTexts};
 use warpkit_isa::{Flags, COUNTERS, SUBGROUPS};
 use warpkit_sim::{Code, Program, LANES};
 
 /// The version of the JSON profile schema (docs/profiling.md).
 pub const PROFILE_SCHEMA_VERSION: u32 = 1;
 
-/// Where an instruction came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SourceLine {
-    pub pc: u32,
-    pub file: String,
-    pub line: u32,
-}
-
 /// The source lines of a program and the text of its files, for annotating profiles.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceMap {
-    /// Sorted by `pc`; an entry covers the code up to the next one.
-    pub lines: Vec<SourceLine>,
-    /// File name and contents.
+    /// The program's line table (from the assembler or the ELF file's `.debug_line`).
+    pub lines: LineTable,
+    /// File name and contents, for the files whose text could be read.
     pub texts: Vec<(String, String)>,
 }
 
 impl SourceMap {
+    /// `lines` with the texts `texts` holds for its files.
+    pub fn new(lines: &LineTable, texts: &SourceTexts) -> SourceMap {
+        let texts = (0u32..)
+            .zip(lines.files())
+            .filter_map(|(i, f)| Some((f.clone(), texts.text(i)?.to_string())))
+            .collect();
+        SourceMap {
+            lines: lines.clone(),
+            texts,
+        }
+    }
+
     /// The line the instruction at `pc` came from.
-    pub fn lookup(&self, pc: u32) -> Option<&SourceLine> {
-        let i = self.lines.partition_point(|l| l.pc <= pc);
-        self.lines.get(i.checked_sub(1)?)
+    pub fn lookup(&self, pc: u32) -> Option<Location<'_>> {
+        self.lines.lookup(u64::from(pc))
     }
 
     /// Line `line` (1-based) of `file`, if its text is known.
@@ -272,13 +276,13 @@ impl Profile {
     pub fn attach_sources(&mut self, sources: &SourceMap) {
         for i in &mut self.instructions {
             if let Some(l) = sources.lookup(i.pc) {
-                i.file = Some(l.file.clone());
+                i.file = Some(l.file.to_string());
                 i.line = Some(l.line);
             }
         }
         for b in &mut self.branches {
             if let Some(l) = sources.lookup(b.pc) {
-                b.file = Some(l.file.clone());
+                b.file = Some(l.file.to_string());
                 b.line = Some(l.line);
             }
         }

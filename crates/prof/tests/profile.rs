@@ -2,7 +2,7 @@
 //! barriers, independence from the thread count, the timeline's tracks and spans, and a
 //! structurally valid, self-contained HTML page.
 
-use warpkit_prof::{profile_launch, Profile, SourceLine, SourceMap};
+use warpkit_prof::{profile_launch, Profile, SourceMap};
 use warpkit_sim::launch::{Arg, ArgValue, LaunchConfig};
 use warpkit_sim::Program;
 
@@ -33,19 +33,9 @@ fn run_with(src: &str, cfg: &LaunchConfig, timeline: bool, args: Vec<Arg>) -> Ru
     let object = warpkit_asm::assemble(src, "k.s").unwrap();
     let program = Program::new(object.text.clone());
     let (r, mut p, t) = profile_launch(&program, cfg, args, timeline).unwrap();
-    let lines = object
-        .listing
-        .iter()
-        .map(|l| SourceLine {
-            pc: l.address as u32,
-            file: "k.s".into(),
-            line: l.line as u32,
-        })
-        .collect();
-    let map = SourceMap {
-        lines,
-        texts: vec![("k.s".into(), src.into())],
-    };
+    let texts = warpkit_asm::SourceTexts::load(&object.lines, &[("k.s", src)]);
+    let map = SourceMap::new(&object.lines, &texts);
+    assert_eq!(map.texts.len(), 1);
     p.attach_sources(&map);
     (p, t, r)
 }
@@ -258,12 +248,17 @@ fn check_well_formed(html: &str) {
 #[test]
 fn html_is_self_contained_and_well_formed() {
     let (p, _, _) = run(IF_KERNEL, &block(48), false);
-    let map = SourceMap {
-        lines: vec![SourceLine {
-            pc: 0,
-            file: "k<&>.s".into(),
+    let lines = warpkit_asm::LineTable::new(
+        vec!["k<&>.s".into()],
+        vec![warpkit_asm::LineRow {
+            address: 0,
+            file: 0,
             line: 1,
         }],
+        4,
+    );
+    let map = SourceMap {
+        lines,
         texts: vec![("k<&>.s".into(), IF_KERNEL.into())],
     };
     let html = warpkit_prof::html::render(&p, Some(&map), "k<&>.s");

@@ -12,7 +12,9 @@ use crate::run_report::{step_limit_text, Shown};
 use hooks::{trap_report, Breakpoint, DebugHooks, Goal, Stop, Watch};
 use parse::{AddrBase, AddrExpr, Reg, Space};
 use std::fmt::Write as _;
-use warpkit_host::report::{deadlock_message, trap_message, warp_name};
+use warpkit_host::report::{
+    deadlock_message_at, hazard_message_at, location_suffix, trap_message_at, warp_name,
+};
 use warpkit_host::LaunchResult;
 use warpkit_sim::hooks::{MemSpace, WatchTarget};
 use warpkit_sim::launch::{DeadlockReport, LimitReport, Progress, Session, CODE_BASE};
@@ -61,8 +63,8 @@ const MAX_STEP: u64 = 1 << 40;
 pub struct Debugger<'p> {
     session: Option<Session<'p>>,
     object: &'p warpkit_asm::Program,
-    /// File name and text of the source, when the kernel came from assembly.
-    source: Option<(String, String)>,
+    /// The text of the files the kernel's source lines name, where readable.
+    texts: warpkit_asm::SourceTexts,
     shown: Shown,
     breakpoints: Vec<Breakpoint>,
     watches: Vec<Watch>,
@@ -104,7 +106,8 @@ fn short(flat: u64, warp: u32) -> String {
 
 impl<'p> Debugger<'p> {
     /// A debugger over `session`, paused before the first instruction of workgroup 0.
-    /// `object` gives labels and source lines, `source` the assembly text and its name.
+    /// `object` gives labels and source lines, `source` the assembly text and its name
+    /// (other files the lines name are read when shown).
     pub fn new(
         mut session: Session<'p>,
         object: &'p warpkit_asm::Program,
@@ -129,10 +132,15 @@ impl<'p> Debugger<'p> {
             }
             pc += len.max(4) as u32;
         }
+        let known: Vec<(&str, &str)> = source
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        let texts = warpkit_asm::SourceTexts::load(&object.lines, &known);
         Debugger {
             session: Some(session),
             object,
-            source,
+            texts,
             shown,
             breakpoints: Vec::new(),
             watches: Vec::new(),
@@ -214,28 +222,14 @@ impl<'p> Debugger<'p> {
 
     // ---- locations -------------------------------------------------------------------
 
-    fn text_listing(&self) -> impl Iterator<Item = &warpkit_asm::ListingLine> {
-        self.object
-            .listing
-            .iter()
-            .filter(|l| l.section == warpkit_asm::Section::Text && l.len > 0)
-    }
-
     /// The source line that produced the instruction at `pc`.
-    fn line_of(&self, pc: u32) -> Option<&warpkit_asm::ListingLine> {
-        let pc = u64::from(pc);
-        self.text_listing()
-            .find(|l| l.address <= pc && pc < l.address + l.len)
-    }
-
-    fn source_name(&self) -> &str {
-        self.source.as_ref().map_or("?", |(n, _)| n.as_str())
+    fn line_of(&self, pc: u32) -> Option<warpkit_asm::Location<'_>> {
+        self.object.lines.lookup(u64::from(pc))
     }
 
     /// "k.s:12" for `pc`, if known.
     fn where_is(&self, pc: u32) -> Option<String> {
-        self.line_of(pc)
-            .map(|l| format!("{}:{}", self.source_name(), l.line))
+        self.line_of(pc).map(|l| l.to_string())
     }
 
     /// A code location: a label, LINE or FILE:LINE of the source, or a number.
@@ -256,20 +250,22 @@ impl<'p> Debugger<'p> {
             return in_code(n);
         }
         if !line_no.is_empty() && line_no.bytes().all(|b| b.is_ascii_digit()) {
-            let n: usize = line_no
+            let n: u32 = line_no
                 .parse()
                 .map_err(|_| format!("`{text}`: bad line number"))?;
-            if self.object.listing.is_empty() {
+            if self.object.lines.is_empty() {
                 return Err(format!(
-                    "`{text}`: the kernel has no source lines (it was not assembled from source)"
+                    "`{text}`: the kernel has no source lines (it was not assembled from \
+                     source, or its ELF file has no .debug_line)"
                 ));
             }
+            let file = text.rsplit_once(':').map(|(f, _)| f);
             // The first instruction of that line or, for a line without code, of the next.
             return self
-                .text_listing()
-                .filter(|l| l.line >= n)
-                .min_by_key(|l| (l.line, l.address))
-                .map(|l| l.address as u32)
+                .object
+                .lines
+                .address_of_line(file, n)
+                .map(|a| a as u32)
                 .ok_or_else(|| format!("`{text}`: no code at or after line {n}"));
         }
         match self.object.symbol(text) {
@@ -531,7 +527,7 @@ impl<'p> Debugger<'p> {
                 break p;
             }
             // The end of a workgroup: a pause only if something went wrong there.
-            let reports = end_reports(session, &mut self.reported, &self.shown);
+            let reports = end_reports(session, &mut self.reported, &self.shown, &self.object.lines);
             if !reports.is_empty() {
                 t.push_str(&reports);
                 break p;
@@ -587,7 +583,12 @@ impl<'p> Debugger<'p> {
         // The pause's workgroup end, if the stop came before it.
         if let Some(s) = self.session.as_mut() {
             if s.at_workgroup_end() {
-                t.push_str(&end_reports(s, &mut self.reported, &self.shown));
+                t.push_str(&end_reports(
+                    s,
+                    &mut self.reported,
+                    &self.shown,
+                    &self.object.lines,
+                ));
             }
         }
         if let Ok(w) = self.warp() {
@@ -628,12 +629,13 @@ impl<'p> Debugger<'p> {
                     let now = self.watched_value(target).unwrap_or_default();
                     let _ = writeln!(
                         t,
-                        "watchpoint {id}: {spec} written by warp {} at pc {pc:#x} `{}`{now}",
+                        "watchpoint {id}: {spec} written by warp {} at pc {pc:#x} `{}`{now}{}",
                         self.label(warp),
                         self.session
                             .as_ref()
                             .map(|s| s.program().disassemble(pc))
-                            .unwrap_or_default()
+                            .unwrap_or_default(),
+                        location_suffix(&self.object.lines, pc)
                     );
                 }
             }
@@ -644,11 +646,7 @@ impl<'p> Debugger<'p> {
                 });
                 self.selected = (flat, r.warp);
                 self.reported.push((flat, Some(r.warp)));
-                let _ = write!(t, "error: {}", trap_message(&r));
-                if let Some(w) = self.where_is(r.trap.pc) {
-                    let _ = write!(t, " ({w})");
-                }
-                t.push('\n');
+                let _ = writeln!(t, "error: {}", trap_message_at(&r, &self.object.lines));
             }
         }
     }
@@ -814,7 +812,7 @@ impl<'p> Debugger<'p> {
                 w.hazards.len()
             );
             for h in &w.hazards {
-                let _ = writeln!(t, "  {h}");
+                let _ = writeln!(t, "  {}", hazard_message_at(h, &self.object.lines));
             }
         }
         if t.is_empty() {
@@ -1151,14 +1149,10 @@ impl<'p> Debugger<'p> {
         let mut last_line = None;
         for &at in self.starts.iter().skip(first).take(n as usize) {
             if let Some(l) = self.line_of(at) {
-                if last_line != Some(l.line) {
-                    last_line = Some(l.line);
-                    let text = self
-                        .source
-                        .as_ref()
-                        .map(|(_, s)| l.source_text(s).trim())
-                        .unwrap_or("");
-                    let _ = writeln!(t, "{}:{}: {text}", self.source_name(), l.line);
+                if last_line != Some((l.file_index, l.line)) {
+                    last_line = Some((l.file_index, l.line));
+                    let text = self.texts.line(l.file_index, l.line).unwrap_or("").trim();
+                    let _ = writeln!(t, "{l}: {text}");
                 }
             }
             let arrow = if current == Some(at) { "=>" } else { "  " };
@@ -1207,7 +1201,12 @@ fn status_text(w: &Warp, deadlocked: bool, at_waitcnt: bool) -> String {
 
 /// Reports of the warps of the current, finished workgroup that stopped badly and were
 /// not yet reported: as `warpkit run` words them.
-fn end_reports(s: &Session, reported: &mut Vec<(u64, Option<u32>)>, shown: &Shown) -> String {
+fn end_reports(
+    s: &Session,
+    reported: &mut Vec<(u64, Option<u32>)>,
+    shown: &Shown,
+    lines: &warpkit_asm::LineTable,
+) -> String {
     let Some((flat, g)) = s.current() else {
         return String::new();
     };
@@ -1219,7 +1218,7 @@ fn end_reports(s: &Session, reported: &mut Vec<(u64, Option<u32>)>, shown: &Show
         match w.status {
             WarpStatus::Trapped(_) => {
                 if let Some(r) = trap_report(w, s.program()) {
-                    let _ = writeln!(t, "error: {}", trap_message(&r));
+                    let _ = writeln!(t, "error: {}", trap_message_at(&r, lines));
                 }
             }
             WarpStatus::StepLimit => {
@@ -1230,7 +1229,12 @@ fn end_reports(s: &Session, reported: &mut Vec<(u64, Option<u32>)>, shown: &Show
                     steps: w.steps,
                 };
                 let who = warp_name(l.workgroup, l.warp);
-                let _ = writeln!(t, "error: {}", step_limit_text(&who, &l, shown));
+                let _ = writeln!(
+                    t,
+                    "error: {}{}",
+                    step_limit_text(&who, &l, shown),
+                    location_suffix(lines, l.pc)
+                );
             }
             _ => continue,
         }
@@ -1242,10 +1246,13 @@ fn end_reports(s: &Session, reported: &mut Vec<(u64, Option<u32>)>, shown: &Show
             let _ = writeln!(
                 t,
                 "error: {}",
-                deadlock_message(&DeadlockReport {
-                    workgroup: g.id,
-                    deadlock: d.clone(),
-                })
+                deadlock_message_at(
+                    &DeadlockReport {
+                        workgroup: g.id,
+                        deadlock: d.clone(),
+                    },
+                    lines
+                )
             );
         }
     }

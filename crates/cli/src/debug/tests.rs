@@ -124,7 +124,7 @@ fn break_step_print_examine_watch() {
     has(
         &t,
         "watchpoint 2: out+8 written by warp 0.0 at pc 0x20 `gstore.b32 v6, v5, u[18:19], 0`; \
-         now 0x00000004\n",
+         now 0x00000004 (k.s:9)\n",
     );
     has(&t, "0x100020000: 0 2 4 6\n");
     has(&t, "warp 0.0 has stopped: ended\n");
@@ -169,7 +169,7 @@ fn trap_deadlock_next_finish_and_shared_memory() {
         &t,
         "error: deadlock in workgroup (0,0,0): warp 0 waits at the barrier at pc 0x10; the \
          barrier can never be released because a sibling was stopped: warp 1 trapped at pc \
-         0x24 (cause 8, illegal mode value)\n",
+         0x24 (cause 8, illegal mode value) (warp 0 at k.s:5, warp 1 at k.s:10)\n",
     );
     has(&t, "  0.0    deadlocked at a barrier");
     has(
@@ -230,7 +230,7 @@ fn conditional_breakpoint_step_limit_and_set() {
         &t,
         "error: workgroup (0,0,0) warp 0 stopped at pc 0x0 after 1000 instructions: the step \
          limit (--max-steps 1000) was reached; raise it with --max-steps N if the program is \
-         not stuck in a loop\n",
+         not stuck in a loop (k.s:2)\n",
     );
     // Set to 100 after 10 steps, then 495 more increments in the 990 steps left: the
     // state is inspectable at the limit.
@@ -387,8 +387,8 @@ fn help_completion_and_quit() {
     }
     assert!(!d.execute("# a comment").error);
     assert!(d.execute("quit").quit);
-    // Without source text, lines are still known from the listing.
-    assert!(d.execute("disas loop 1").text.contains("?:8:"));
+    // Without source text, lines are still known from the line table.
+    assert!(d.execute("disas loop 1").text.contains("k.s:8:"));
     assert!(d.execute("continue").text.contains("the launch finished"));
     // The buffers outlive the launch.
     let x = d.execute("x/2dw out+4");
