@@ -292,6 +292,67 @@ impl Warp {
         FpOutcome::Done
     }
 
+    /// f32 `fadd`/`fsub`/`fmul`/`ffma` of a whole row on the host FPU ([`fp_fpu`]) in
+    /// `rne`, `rtz`, `rdn` or `rup`, with any modifiers, `sat` and EXEC, when f32 flushing is
+    /// off; `None` (nothing done) when the unit declines the row (no AVX2/FMA, `rmm`, a NaN
+    /// result), leaving the instruction to the other paths. The outcome (trap, `fflags`,
+    /// the write of the active lanes after `sat`) is the per-lane path's.
+    ///
+    /// [`fp_fpu`]: crate::fp_fpu
+    fn fp_f32_fpu(&mut self, op: Op, inst: &Inst) -> Option<FpOutcome> {
+        use crate::fp_fpu::{self, Kind, Mods};
+        let mode_value = self.csr.mode;
+        if mode_value & mode::FTZ32 != 0 {
+            return None;
+        }
+        let rm_field = (inst.imm >> packed::RM) & 7;
+        let rm_value = if rm_field == 7 {
+            mode_value & mode::RM_MASK
+        } else {
+            rm_field
+        };
+        let rm = Round::from_field(rm_value as u8)?;
+        let kind = match op {
+            Op::FaddF32 => Kind::Add,
+            Op::FsubF32 => Kind::Sub,
+            Op::FmulF32 => Kind::Mul,
+            Op::FfmaF32 => Kind::Fma,
+            _ => return None,
+        };
+        let mods = Mods::new((inst.imm >> packed::NEG) & 7, (inst.imm >> packed::ABS) & 7);
+        let exec = self.exec();
+        let (values, flags) = fp_fpu::row(
+            kind,
+            rm,
+            &self.v[usize::from(inst.rs1)],
+            &self.v[usize::from(inst.rs2)],
+            &self.v[usize::from(inst.rs3)],
+            mods,
+            exec,
+        )?;
+        if let Some(t) = self.fp_trap(flags) {
+            return Some(t);
+        }
+        self.csr.fflags |= u32::from(flags.bits());
+        let sat = inst.imm & (1 << packed::SAT) != 0;
+        let dst = &mut self.v[usize::from(inst.rd)];
+        if exec == u32::MAX && !sat {
+            *dst = values;
+        } else {
+            for (lane, (d, r)) in dst.iter_mut().zip(values).enumerate() {
+                // `sat`: no NaN reaches here; negatives (−0 included) give +0.
+                let r = match sat {
+                    true if r >> 31 != 0 => 0,
+                    true => r.min(Ty::F32.one() as u32),
+                    false => r,
+                };
+                let keep = 0u32.wrapping_sub((exec >> lane) & 1 ^ 1);
+                *d = (*d & keep) | (r & !keep);
+            }
+        }
+        Some(FpOutcome::Done)
+    }
+
     /// f32 `fadd`/`fsub`/`fmul`/`ffma` of a whole row on the host path
     /// ([`host_f32::row`]) when the instruction rounds to nearest even and neither `sat`
     /// nor f32 flushing applies; `None` leaves the instruction to the per-lane path. The
@@ -383,6 +444,9 @@ impl Warp {
         match op {
             // ---- f32 ----
             Op::FaddF32 | Op::FsubF32 | Op::FmulF32 | Op::FfmaF32 | Op::FminF32 | Op::FmaxF32 => {
+                if let Some(outcome) = self.fp_f32_fpu(op, inst) {
+                    return outcome;
+                }
                 if let Some(outcome) = self.fp_f32_rows(op, inst) {
                     return outcome;
                 }

@@ -16,6 +16,7 @@ pub mod csr;
 mod dump;
 mod env;
 mod fp;
+mod fp_fpu;
 pub mod hooks;
 pub mod launch;
 mod mem_exec;

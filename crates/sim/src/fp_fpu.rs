@@ -1,0 +1,434 @@
+//! f32 `fadd`/`fsub`/`fmul`/`ffma` of a whole row (32 lanes) on the host's floating-point
+//! unit: x86-64 with AVX2 and FMA, detected at run time, rounding in `rne`, `rtz`, `rdn` or
+//! `rup` with the flags read from MXCSR.
+//!
+//! Why the result is warpkit-float's, bit for bit and flag for flag:
+//! - the x86 operations are IEEE 754 operations (`vfmadd213ps` rounds once) in the
+//!   rounding mode MXCSR.RC selects, with denormals neither flushed (FTZ = 0) nor treated
+//!   as zero (DAZ = 0), so every non-NaN result is IEEE's;
+//! - with every exception masked, MXCSR's sticky flags are IEEE's default-handling flags:
+//!   PE = NX, OE = OF (raised with PE, as IEEE and RISC-V do), UE = UF raised when the
+//!   result is tiny and inexact, tininess detected after rounding (x86 and RISC-V both),
+//!   ZE = DZ, IE = NV; the denormal-operand flag DE has no IEEE counterpart and is ignored;
+//! - NaN results are where x86 and RISC-V differ (x86 propagates a payload or gives the
+//!   negative "default" NaN; RISC-V gives the canonical NaN, and `ffma(inf, 0, qNaN)`
+//!   signals): a row with a NaN result in an active lane is declined and computed by the
+//!   caller's other paths. A row without one raised no IE (an invalid operation or a
+//!   signaling NaN operand always gives a NaN);
+//! - inactive lanes are replaced by +0 before the operation, so they raise no flag;
+//! - the FP environment never escapes the `asm!` block: it saves MXCSR, loads the rounding
+//!   mode with clear flags and every exception masked, computes, reads the flags and
+//!   restores the saved MXCSR, so no Rust code ever runs under a changed environment.
+//!
+//! `rmm` has no x86 rounding control, and `mode`'s f32 flushing is not this unit's
+//! (inputs flushed after reading, results flushed with UF and NX): both are declined.
+
+use warpkit_float::{Flags, Round};
+
+/// Which operation a row computes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+}
+
+/// The source modifiers of one instruction as bit masks: source k is `(x & and[k]) ^
+/// xor[k]` (`abs` clears the sign, then `neg` flips it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mods {
+    pub and: [u32; 3],
+    pub xor: [u32; 3],
+}
+
+impl Mods {
+    pub(crate) fn new(neg: u32, abs: u32) -> Mods {
+        let sign = |bits: u32, k: u32| if bits & (1 << k) != 0 { 1u32 << 31 } else { 0 };
+        Mods {
+            and: [0, 1, 2].map(|k| !sign(abs, k)),
+            xor: [0, 1, 2].map(|k| sign(neg, k)),
+        }
+    }
+}
+
+/// `kind` over the 32 lanes of rows `a`, `b` (and `c` for `Fma`) with modifiers `mods`,
+/// for the lanes in `exec`, rounded in `rm`: the result row (inactive lanes hold +0-based
+/// garbage the caller does not write) and the flags of the active lanes. `None` when this
+/// unit does not compute the row: no AVX2/FMA, `rmm`, or a NaN result in an active lane.
+pub(crate) fn row(
+    kind: Kind,
+    rm: Round,
+    a: &[u32; 32],
+    b: &[u32; 32],
+    c: &[u32; 32],
+    mods: Mods,
+    exec: u32,
+) -> Option<([u32; 32], Flags)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return x86::row(kind, rm, a, b, c, mods, exec);
+        }
+    }
+    let _ = (kind, rm, a, b, c, mods, exec);
+    None
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Kind, Mods};
+    use warpkit_float::{Flags, Round};
+
+    /// What the `asm!` block reads and writes besides the rows.
+    #[repr(C, align(32))]
+    struct Block {
+        /// Lane k of a chunk of 8 has bit k: expands an EXEC byte to a lane mask.
+        lane_bits: [u32; 8],
+        /// `and[0] xor[0] and[1] xor[1] and[2] xor[2]`.
+        mods: [u32; 6],
+        /// The caller's MXCSR, saved and restored by the block.
+        saved: u32,
+        /// The MXCSR the operation runs under.
+        run: u32,
+        /// MXCSR after the operation: its flags.
+        after: u32,
+    }
+
+    /// MXCSR: every exception masked (bits 12:7), flags (5:0) clear, FTZ and DAZ off.
+    const MASKED: u32 = 0x1f80;
+    const IE: u32 = 1;
+    const ZE: u32 = 1 << 2;
+    const OE: u32 = 1 << 3;
+    const UE: u32 = 1 << 4;
+    const PE: u32 = 1 << 5;
+
+    /// The 8 lanes at byte offset `$off` of the rows (chunk `$off / 32`, EXEC bits from
+    /// `$shift`): modifiers, inactive lanes to +0, the operation, the store, and the active
+    /// lanes with a NaN result ORed into `edx` (`eax` is scratch).
+    macro_rules! chunk {
+        ($op:literal, $off:literal, $shift:literal) => {
+            concat!(
+                "vmovdqu ymm0, ymmword ptr [{a} + ",
+                $off,
+                "]\n",
+                "vpand ymm0, ymm0, ymm10\n",
+                "vpxor ymm0, ymm0, ymm11\n",
+                "vmovdqu ymm1, ymmword ptr [{b} + ",
+                $off,
+                "]\n",
+                "vpand ymm1, ymm1, ymm12\n",
+                "vpxor ymm1, ymm1, ymm13\n",
+                "vmovdqu ymm2, ymmword ptr [{c} + ",
+                $off,
+                "]\n",
+                "vpand ymm2, ymm2, ymm14\n",
+                "vpxor ymm2, ymm2, ymm15\n",
+                "mov eax, {exec:e}\n",
+                "shr eax, ",
+                $shift,
+                "\n",
+                "vmovd xmm3, eax\n",
+                "vpbroadcastd ymm3, xmm3\n",
+                "vpand ymm3, ymm3, ymm9\n",
+                "vpcmpeqd ymm3, ymm3, ymm9\n",
+                "vpand ymm0, ymm0, ymm3\n",
+                "vpand ymm1, ymm1, ymm3\n",
+                "vpand ymm2, ymm2, ymm3\n",
+                $op,
+                "\n",
+                "vmovdqu ymmword ptr [{out} + ",
+                $off,
+                "], ymm0\n",
+                "vcmpunordps ymm4, ymm0, ymm0\n",
+                "vpand ymm4, ymm4, ymm3\n",
+                "vmovmskps eax, ymm4\n",
+                "shl eax, ",
+                $shift,
+                "\n",
+                "or edx, eax\n",
+            )
+        };
+    }
+
+    /// The whole block for one operation: save MXCSR, run under `run`, four chunks, read
+    /// the flags, restore.
+    macro_rules! block {
+        ($op:literal) => {
+            concat!(
+                "vmovdqa ymm9, ymmword ptr [{k}]\n",
+                "vpbroadcastd ymm10, dword ptr [{k} + 32]\n",
+                "vpbroadcastd ymm11, dword ptr [{k} + 36]\n",
+                "vpbroadcastd ymm12, dword ptr [{k} + 40]\n",
+                "vpbroadcastd ymm13, dword ptr [{k} + 44]\n",
+                "vpbroadcastd ymm14, dword ptr [{k} + 48]\n",
+                "vpbroadcastd ymm15, dword ptr [{k} + 52]\n",
+                "vstmxcsr dword ptr [{k} + 56]\n",
+                "vldmxcsr dword ptr [{k} + 60]\n",
+                chunk!($op, "0", "0"),
+                chunk!($op, "32", "8"),
+                chunk!($op, "64", "16"),
+                chunk!($op, "96", "24"),
+                "vstmxcsr dword ptr [{k} + 64]\n",
+                "vldmxcsr dword ptr [{k} + 56]\n",
+                "vzeroupper\n",
+            )
+        };
+    }
+
+    pub(super) fn row(
+        kind: Kind,
+        rm: Round,
+        a: &[u32; 32],
+        b: &[u32; 32],
+        c: &[u32; 32],
+        mods: Mods,
+        exec: u32,
+    ) -> Option<([u32; 32], Flags)> {
+        // MXCSR.RC: 00 nearest even, 01 down, 10 up, 11 toward zero.
+        let rc = match rm {
+            Round::Rne => 0,
+            Round::Rdn => 1,
+            Round::Rup => 2,
+            Round::Rtz => 3,
+            Round::Rmm => return None,
+        };
+        let mut block = Block {
+            lane_bits: [1, 2, 4, 8, 16, 32, 64, 128],
+            mods: [
+                mods.and[0],
+                mods.xor[0],
+                mods.and[1],
+                mods.xor[1],
+                mods.and[2],
+                mods.xor[2],
+            ],
+            saved: 0,
+            run: MASKED | rc << 13,
+            after: 0,
+        };
+        let mut out = [0u32; 32];
+        let mut nan = 0u32;
+        let k: *mut Block = &mut block;
+        let c = if kind == Kind::Fma { c } else { a };
+        // SAFETY: the CPU has AVX2 and FMA (checked by the caller); the block reads the
+        // three rows and `block`, writes `out` and `block`, all live and aligned for their
+        // accesses (`vmovdqu` has no alignment requirement, `Block` is 32-byte aligned for
+        // `vmovdqa`); it restores the MXCSR it found before any Rust code runs again and
+        // clobbers only the vector registers and flags declared by `clobber_abi("C")`.
+        unsafe {
+            macro_rules! run {
+                ($op:literal) => {
+                    std::arch::asm!(
+                        block!($op),
+                        a = in(reg) a.as_ptr(),
+                        b = in(reg) b.as_ptr(),
+                        c = in(reg) c.as_ptr(),
+                        out = in(reg) out.as_mut_ptr(),
+                        k = in(reg) k,
+                        exec = in(reg) exec,
+                        out("eax") _,
+                        inout("edx") nan,
+                        clobber_abi("C"),
+                        options(nostack),
+                    )
+                };
+            }
+            match kind {
+                Kind::Add => run!("vaddps ymm0, ymm0, ymm1"),
+                Kind::Sub => run!("vsubps ymm0, ymm0, ymm1"),
+                Kind::Mul => run!("vmulps ymm0, ymm0, ymm1"),
+                Kind::Fma => run!("vfmadd213ps ymm0, ymm1, ymm2"),
+            }
+        }
+        if nan != 0 {
+            return None;
+        }
+        let m = block.after;
+        let mut flags = Flags::NONE;
+        for (bit, flag) in [
+            (PE, Flags::NX),
+            (UE, Flags::UF),
+            (OE, Flags::OF),
+            (ZE, Flags::DZ),
+            (IE, Flags::NV),
+        ] {
+            if m & bit != 0 {
+                flags |= flag;
+            }
+        }
+        Some((out, flags))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The FPU row against warpkit-float lane by lane, for every operation, the four
+    //! rounding modes it takes, random modifiers and EXEC masks, on rows mixing every
+    //! special class with values built to land on the subnormal boundary (where tininess
+    //! before and after rounding differ), the overflow boundary and rounding ties.
+    use super::*;
+    use warpkit_float::{self as wf, F32};
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    fn value(rng: &mut Rng) -> u32 {
+        let sign = (rng.next() as u32) & 0x8000_0000;
+        let frac = (rng.next() as u32) & 0x007f_ffff;
+        let short = frac & !((1 << rng.below(24)) - 1);
+        sign | match rng.below(8) {
+            0 => [
+                0,
+                1,
+                0x007f_ffff,
+                0x0080_0000,
+                0x7f7f_ffff,
+                0x7f80_0000,
+                0x3f80_0000,
+            ][rng.below(7) as usize],
+            1 => frac,                                       // subnormal
+            2 => (1 + rng.below(3) as u32) << 23 | short,    // just above them
+            3 => (250 + rng.below(5) as u32) << 23 | short,  // near overflow
+            4 => (rng.below(40) as u32) << 23 | short,       // small: tiny products
+            5 => (200 + rng.below(54) as u32) << 23 | short, // large: overflowing ones
+            6 => rng.next() as u32 & 0x7f7f_ffff,            // any finite
+            _ => (124 + rng.below(6) as u32) << 23 | short,  // near 1: ties
+        }
+    }
+
+    /// A pair whose product lies within a few ulps of ±2^-126: the cases where tininess
+    /// before and after rounding disagree.
+    fn near_min_normal(rng: &mut Rng) -> (u32, u32) {
+        let a = 0x3f80_0000 | (rng.next() as u32 & 0x007f_ffff);
+        let target = 2f64.powi(-126) / f64::from(f32::from_bits(a));
+        let b = (target as f32).to_bits() as i64 + rng.below(5) as i64 - 2;
+        (a, b as u32)
+    }
+
+    fn soft(kind: Kind, rm: Round, x: u32, y: u32, z: u32) -> (u32, Flags) {
+        match kind {
+            Kind::Add => wf::add::<F32>(x, y, rm),
+            Kind::Sub => wf::sub::<F32>(x, y, rm),
+            Kind::Mul => wf::mul::<F32>(x, y, rm),
+            Kind::Fma => wf::fma::<F32>(x, y, z, rm),
+        }
+    }
+
+    #[test]
+    fn fpu_rows_equal_warpkit_float() {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        {
+            return;
+        }
+        let mut rng = Rng(11);
+        let rows = std::env::var("WARPKIT_FPU_ROWS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(6000);
+        let mut computed = 0;
+        let mut declined = 0;
+        for i in 0..rows {
+            let kind = [Kind::Add, Kind::Sub, Kind::Mul, Kind::Fma][i % 4];
+            let rm = [Round::Rne, Round::Rtz, Round::Rdn, Round::Rup][(i / 4) % 4];
+            let mut a = [0u32; 32];
+            let mut b = [0u32; 32];
+            let mut c = [0u32; 32];
+            for l in 0..32 {
+                if rng.below(4) == 0 {
+                    (a[l], b[l]) = near_min_normal(&mut rng);
+                    c[l] = if rng.below(2) == 0 {
+                        0
+                    } else {
+                        value(&mut rng)
+                    };
+                } else {
+                    (a[l], b[l], c[l]) = (value(&mut rng), value(&mut rng), value(&mut rng));
+                }
+                // Now and then a NaN (quiet or signaling, with a payload) or an infinity.
+                if rng.below(200) == 0 {
+                    a[l] = [0x7fc0_0001, 0xff80_0001, 0x7f80_0000][rng.below(3) as usize];
+                }
+            }
+            let exec = match rng.below(4) {
+                0 => u32::MAX,
+                1 => rng.next() as u32,
+                2 => 1 << rng.below(32),
+                _ => !(1 << rng.below(32)),
+            };
+            let mods = Mods::new(rng.below(8) as u32, rng.below(8) as u32);
+            let got = row(kind, rm, &a, &b, &c, mods, exec);
+            let mut want_flags = Flags::NONE;
+            let mut want = [0u32; 32];
+            let mut any_nan = false;
+            for l in 0..32 {
+                if exec & (1 << l) == 0 {
+                    continue;
+                }
+                let m = |k: usize, x: u32| (x & mods.and[k]) ^ mods.xor[k];
+                let (r, f) = soft(kind, rm, m(0, a[l]), m(1, b[l]), m(2, c[l]));
+                any_nan |= r & 0x7fff_ffff > 0x7f80_0000;
+                want[l] = r;
+                want_flags |= f;
+            }
+            match got {
+                None => {
+                    assert!(any_nan, "declined a row without NaN ({kind:?} {rm:?})");
+                    declined += 1;
+                }
+                Some((values, flags)) => {
+                    assert!(!any_nan, "computed a row with a NaN result");
+                    for l in (0..32).filter(|l| exec & (1 << l) != 0) {
+                        assert_eq!(
+                            values[l], want[l],
+                            "{kind:?} {rm:?} lane {l}: {:#x} {:#x} {:#x} {mods:?}",
+                            a[l], b[l], c[l]
+                        );
+                    }
+                    assert_eq!(flags, want_flags, "{kind:?} {rm:?} flags, exec {exec:#x}");
+                    computed += 1;
+                }
+            }
+        }
+        assert!(computed > rows / 2 && declined > 0, "{computed} {declined}");
+    }
+
+    #[test]
+    fn tininess_is_detected_after_rounding() {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        {
+            return;
+        }
+        // (1 + 2^-23) × (2^-126 - 2^-149) = 2^-126 - 2^-172: below 2^-126 before rounding,
+        // exactly 2^-126 after rounding to 24 bits with an unbounded exponent, so not tiny:
+        // NX without UF (tininess before rounding would raise UF).
+        let (a, b) = (0x3f80_0001, 0x007f_ffff);
+        let (r, f) = wf::mul::<F32>(a, b, Round::Rne);
+        assert_eq!((r, f), (0x0080_0000, Flags::NX));
+        let mods = Mods::new(0, 0);
+        let got = row(
+            Kind::Mul,
+            Round::Rne,
+            &[a; 32],
+            &[b; 32],
+            &[0; 32],
+            mods,
+            u32::MAX,
+        );
+        assert_eq!(got.map(|(v, fl)| (v[0], fl)), Some((r, f)));
+    }
+}
