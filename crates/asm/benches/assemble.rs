@@ -93,6 +93,7 @@ fn main() {
         );
     }
     compare_with_expansion(&src, runs);
+    compare_line_table(&src, runs);
     compare_with_gnu_as(wall);
     divan::main();
 }
@@ -118,6 +119,63 @@ fn compare_with_expansion(src: &str, runs: u32) {
         through / f64::from(runs),
         through / direct,
         direct / f64::from(runs)
+    );
+}
+
+/// What source lines cost, in the same run: building the line table (the rows assembling
+/// produced, sorted and merged again) against assembling; writing and loading the ELF
+/// object with its `.debug_line` against the same program without lines.
+fn compare_line_table(src: &str, runs: u32) {
+    let p = warpkit_asm::assemble(src, "bench.s").expect("assembles");
+    let bare = warpkit_asm::Program {
+        lines: warpkit_asm::LineTable::default(),
+        ..p.clone()
+    };
+    let time = |f: &mut dyn FnMut()| {
+        let t = std::time::Instant::now();
+        for _ in 0..runs {
+            f();
+        }
+        t.elapsed().as_secs_f64() / f64::from(runs)
+    };
+    let assemble = time(&mut || {
+        divan::black_box(warpkit_asm::assemble(src, "bench.s").is_ok());
+    });
+    let table = time(&mut || {
+        let t = warpkit_asm::LineTable::new(
+            p.lines.files().to_vec(),
+            p.lines.rows().to_vec(),
+            p.lines.end(),
+        );
+        divan::black_box(t.rows().len());
+    });
+    println!(
+        "line table ({} rows): {:.4} s, {:.1}% of assembling ({assemble:.3} s)",
+        p.lines.rows().len(),
+        table,
+        table / assemble * 100.0
+    );
+    let (with, without) = (warpkit_asm::write_elf(&p), warpkit_asm::write_elf(&bare));
+    let write_with = time(&mut || {
+        divan::black_box(warpkit_asm::write_elf(&p).len());
+    });
+    let write_without = time(&mut || {
+        divan::black_box(warpkit_asm::write_elf(&bare).len());
+    });
+    let load_with = time(&mut || {
+        divan::black_box(warpkit_asm::load_object(&with).is_ok());
+    });
+    let load_without = time(&mut || {
+        divan::black_box(warpkit_asm::load_object(&without).is_ok());
+    });
+    println!(
+        "ELF with .debug_line: {} bytes vs {} without ({:.2}x); writing {:.2}x, loading {:.2}x \
+         the time without ({write_without:.4} s, {load_without:.4} s)",
+        with.len(),
+        without.len(),
+        with.len() as f64 / without.len() as f64,
+        write_with / write_without,
+        load_with / load_without
     );
 }
 
