@@ -5,7 +5,7 @@ use crate::args::{parse_arg, ArgError, MemoryBudget, MemoryError};
 use std::sync::atomic::AtomicU64;
 use warpkit_sim::launch::{
     launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, LaunchConfig, LaunchError,
-    LaunchResult, MAX_BLOCK_THREADS, MAX_SHARED_BYTES,
+    LaunchResult, WordBuffer, MAX_BLOCK_THREADS, MAX_SHARED_BYTES,
 };
 use warpkit_sim::TraceFormat;
 
@@ -56,6 +56,12 @@ pub enum SetupError {
     DuplicateArg { name: String },
     #[error("the argument name is empty")]
     EmptyArgName,
+    #[error("argument `{name}`: {words} words cannot hold exactly {bytes} bytes")]
+    WordCount {
+        name: String,
+        words: usize,
+        bytes: u64,
+    },
     #[error("entry `{symbol}`: no such symbol in .text")]
     NoSuchEntry { symbol: String },
     #[error("entry `{symbol}`: offset out of range")]
@@ -209,6 +215,16 @@ impl Launch {
         let bytes = match &value {
             ArgValue::Int(_) => 0,
             ArgValue::Buffer(b) => b.len() as u64,
+            ArgValue::Words(w) => {
+                if w.words.len() as u64 != w.len.div_ceil(4) {
+                    return Err(SetupError::WordCount {
+                        name: name.to_string(),
+                        words: w.words.len(),
+                        bytes: w.len,
+                    });
+                }
+                w.len
+            }
         };
         self.budget.charge(&what, 8 + bytes)?;
         self.args.push(Arg {
@@ -221,26 +237,47 @@ impl Launch {
     /// Append a zero-filled buffer argument of `bytes` bytes, charged before it is
     /// allocated (so a huge size is refused, not attempted).
     pub fn zeroed_buffer(&mut self, name: &str, bytes: u64) -> Result<&mut Launch, SetupError> {
+        let n = self.charge_zeroed(name, bytes)?;
+        self.args.push(Arg {
+            name: name.to_string(),
+            value: ArgValue::Buffer(vec![0; n]),
+        });
+        Ok(self)
+    }
+
+    /// As [`Launch::zeroed_buffer`], given to the model as words ([`ArgValue::Words`]):
+    /// its pages are not touched until the kernel writes them, and it comes back in
+    /// [`warpkit_sim::launch::BufferOut::words`], moved out of the model's memory.
+    pub fn zeroed_words(&mut self, name: &str, bytes: u64) -> Result<&mut Launch, SetupError> {
+        let n = self.charge_zeroed(name, bytes)?;
+        self.args.push(Arg {
+            name: name.to_string(),
+            value: ArgValue::Words(WordBuffer {
+                words: vec![0; n.div_ceil(4)],
+                len: bytes,
+            }),
+        });
+        Ok(self)
+    }
+
+    /// Check the name of a zero-filled buffer of `bytes` bytes and charge it; the size in
+    /// bytes as a `usize`.
+    fn charge_zeroed(&mut self, name: &str, bytes: u64) -> Result<usize, SetupError> {
         if name.is_empty() {
             return Err(SetupError::EmptyArgName);
         }
         self.check_unique(name)?;
         self.budget
             .charge(&format!("argument `{name}`"), bytes.saturating_add(8))?;
-        let Ok(n) = usize::try_from(bytes) else {
-            return Err(MemoryError::Exceeded {
+        usize::try_from(bytes).map_err(|_| {
+            MemoryError::Exceeded {
                 what: format!("argument `{name}`"),
                 bytes,
                 used: self.budget.used(),
                 limit: self.budget.limit(),
             }
-            .into());
-        };
-        self.args.push(Arg {
-            name: name.to_string(),
-            value: ArgValue::Buffer(vec![0; n]),
-        });
-        Ok(self)
+            .into()
+        })
     }
 
     /// Bytes that arguments and code may still map under the memory limit.
@@ -400,6 +437,49 @@ mod tests {
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
         assert_eq!(out, (0..32u32).map(|i| 2 * i).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn word_buffers_run_as_byte_buffers_do_and_come_back_moved() {
+        let k = kernel(
+            "uload.b128 u[16:19], u[0:1], 0\nwaitcnt sm=0\nsll.vi v5, v3, 2\n\
+             gload.b32 v6, v5, u[16:17], 0\nwaitcnt vm=0\nadd v6, v6, v6\n\
+             gstore.b32 v6, v5, u[18:19], 0\nendpgm\n",
+        );
+        let input: Vec<u32> = (0..32).collect();
+        let bytes: Vec<u8> = input.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let mut plain = Launch::new(Limits::default());
+        plain.arg("in", ArgValue::Buffer(bytes)).unwrap();
+        plain.zeroed_buffer("out", 128).unwrap();
+        let plain = plain.prepare(&k).unwrap().run().unwrap();
+
+        let mut l = Launch::new(Limits::default());
+        let words = WordBuffer {
+            words: input.clone(),
+            len: 128,
+        };
+        l.arg("in", ArgValue::Words(words)).unwrap();
+        l.zeroed_words("out", 128).unwrap();
+        let r = l.prepare(&k).unwrap().run().unwrap();
+        assert!(r.ok());
+        let back = |i: usize| r.buffers[i].words.clone().unwrap();
+        assert_eq!(back(0).words, input);
+        let doubled: Vec<u8> = back(1).words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(
+            (doubled.as_slice(), back(1).len),
+            (plain.buffer("out").unwrap(), 128)
+        );
+        assert!(r.buffers.iter().all(|b| b.bytes.is_empty()));
+        assert_eq!(plain.buffers[1].words, None);
+
+        let bad = WordBuffer {
+            words: vec![0; 2],
+            len: 9,
+        };
+        assert!(matches!(
+            Launch::new(Limits::default()).arg("x", ArgValue::Words(bad)),
+            Err(SetupError::WordCount { .. })
+        ));
     }
 
     #[test]

@@ -26,5 +26,5 @@ pub use launch::{Launch, Limits, Prepared, SetupError};
 pub use stepper::{StateError, StepState, Stepper, StopReason};
 pub use warpkit_sim::launch::{
     Arg, ArgValue, BufferOut, DeadlockReport, LaunchConfig, LaunchResult, LaunchStats, LimitReport,
-    TrapReport,
+    TrapReport, WordBuffer,
 };

@@ -10,9 +10,10 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 use warpkit_host::report::{deadlock_message, step_limit_message, trap_message};
-use warpkit_host::{ArgValue, Launch, LaunchResult, Limits, SetupError};
+use warpkit_host::{ArgValue, BufferOut, Launch, LaunchResult, Limits, SetupError, WordBuffer};
 use warpkit_sim::launch::{TrapReport, CODE_BASE};
 use warpkit_sim::trap::cause_name;
 use warpkit_sim::CancelFlag;
@@ -532,8 +533,9 @@ fn add_arg(l: &mut Launch, name: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<
     // array before it is copied.
     if let Ok(b) = v.cast::<Buffer>() {
         let b = b.get();
-        l.zeroed_buffer(name, b.nbytes as u64)
-            .map_err(setup_error)?;
+        // As words: its pages stay untouched until the kernel writes them, and the model's
+        // memory becomes the result's array.
+        l.zeroed_words(name, b.nbytes as u64).map_err(setup_error)?;
         return Ok(Some(BufferShape {
             name: name.to_string(),
             dtype: b.dtype.as_ref().map(|d| d.clone_ref(v.py())),
@@ -566,11 +568,10 @@ fn arg_value(name: &str, v: &Bound<'_, PyAny>) -> PyResult<(ArgValue, Option<Buf
         })
     };
     if let Ok(a) = v.cast::<PyUntypedArray>() {
-        let bytes = a.call_method0("tobytes")?;
-        let bytes = bytes.cast::<PyBytes>()?.as_bytes().to_vec();
+        let words = array_words(a)?;
         let dims = PyTuple::new(v.py(), a.shape())?.unbind();
         let dtype = a.dtype().into_any().unbind();
-        return Ok((ArgValue::Buffer(bytes), shape(Some(dtype), Some(dims))));
+        return Ok((ArgValue::Words(words), shape(Some(dtype), Some(dims))));
     }
     if let Ok(b) = v.cast::<PyBytes>() {
         return Ok((ArgValue::Buffer(b.as_bytes().to_vec()), shape(None, None)));
@@ -592,9 +593,63 @@ fn arg_value(name: &str, v: &Bound<'_, PyAny>) -> PyResult<(ArgValue, Option<Buf
     )))
 }
 
+/// The bytes of `a` in C order as the model's memory words, copied once, straight from
+/// the array's memory into the words the model then runs on (another layout than C order
+/// is made contiguous first).
+fn array_words(a: &Bound<'_, PyUntypedArray>) -> PyResult<WordBuffer> {
+    let np = a.py().import("numpy")?;
+    let contiguous = if a.is_c_contiguous() {
+        a.clone().into_any()
+    } else {
+        np.call_method1("ascontiguousarray", (a,))?
+    };
+    let flat = contiguous
+        .call_method1("reshape", (-1,))?
+        .call_method1("view", (np.getattr("uint8")?,))?
+        .cast_into::<PyArray1<u8>>()?
+        .readonly();
+    let bytes = flat.as_slice()?;
+    let whole = bytes.chunks_exact(4);
+    let tail = whole.remainder();
+    let mut words = Vec::with_capacity(bytes.len().div_ceil(4));
+    words.extend(whole.map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    if !tail.is_empty() {
+        let mut last = [0u8; 4];
+        last[..tail.len()].copy_from_slice(tail);
+        words.push(u32::from_le_bytes(last));
+    }
+    Ok(WordBuffer {
+        words,
+        len: bytes.len() as u64,
+    })
+}
+
+/// A buffer's final contents as a 1-D `numpy.uint8` array that owns them: the model's own
+/// memory (words) or bytes, never copied.
+fn buffer_array<'py>(py: Python<'py>, out: BufferOut) -> PyResult<Bound<'py, PyAny>> {
+    let Some(WordBuffer { mut words, len }) = out.words else {
+        return Ok(PyArray1::from_vec(py, out.bytes).into_any());
+    };
+    // The model's words hold little-endian bytes; numpy reads them in the host's order.
+    if cfg!(target_endian = "big") {
+        words.iter_mut().for_each(|w| *w = w.to_le());
+    }
+    let whole = 4 * words.len() as u64;
+    let bytes = PyArray1::from_vec(py, words)
+        .into_any()
+        .call_method1("view", (py.import("numpy")?.getattr("uint8")?,))?;
+    if len == whole {
+        Ok(bytes)
+    } else {
+        bytes.get_item(pyo3::types::PySlice::new(py, 0, len as isize, 1))
+    }
+}
+
 /// Run `f` on a worker thread with the GIL released, checking every 50 ms for a pending
 /// signal (Ctrl-C). A signal sets `cancel`, which stops the model within a few thousand
 /// instructions per warp; the signal's exception (`KeyboardInterrupt`) is then raised.
+/// The result comes back through a channel, so the call returns as soon as `f` does, not
+/// at the next 50 ms tick.
 fn detached<T: Send>(
     py: Python<'_>,
     cancel: &AtomicBool,
@@ -602,24 +657,36 @@ fn detached<T: Send>(
 ) -> PyResult<T> {
     let (result, signal) = py.detach(|| {
         std::thread::scope(|scope| {
-            let worker = scope.spawn(f);
+            let (done, result) = std::sync::mpsc::sync_channel(1);
+            let worker = scope.spawn(move || {
+                // The receiver outlives the worker (it is joined below).
+                let _ = done.send(f());
+            });
             let mut signal = None;
-            while !worker.is_finished() {
-                std::thread::park_timeout(Duration::from_millis(50));
-                if signal.is_none() {
-                    signal = Python::attach(|py| py.check_signals().err());
-                    if signal.is_some() {
-                        cancel.store(true, Ordering::Relaxed);
+            let value = loop {
+                match result.recv_timeout(Duration::from_millis(50)) {
+                    Ok(value) => break Some(value),
+                    // `f` panicked: the sender was dropped without a value.
+                    Err(RecvTimeoutError::Disconnected) => break None,
+                    Err(RecvTimeoutError::Timeout) => {
+                        if signal.is_none() {
+                            signal = Python::attach(|py| py.check_signals().err());
+                            if signal.is_some() {
+                                cancel.store(true, Ordering::Relaxed);
+                            }
+                        }
                     }
                 }
-            }
-            (worker.join(), signal)
+            };
+            // Joined here so that a panic is caught, not re-raised by the scope.
+            let joined = worker.join();
+            (value.filter(|_| joined.is_ok()), signal)
         })
     });
     if let Some(e) = signal {
         return Err(e);
     }
-    result.map_err(|_| Error::new_err("the simulator panicked (a bug: please report it)"))
+    result.ok_or_else(|| Error::new_err("the simulator panicked (a bug: please report it)"))
 }
 
 /// The options `launch` and `Simulator` share.
@@ -762,8 +829,8 @@ fn to_run(
     } = r;
     for (out, shape) in outs.into_iter().zip(&shapes) {
         debug_assert_eq!(out.name, shape.name);
-        // The vector's allocation becomes the array's: no copy.
-        let mut arr = PyArray1::from_vec(py, out.bytes).into_any();
+        // The model's memory becomes the array's: no copy.
+        let mut arr = buffer_array(py, out)?;
         if let Some(dtype) = &shape.dtype {
             arr = arr.call_method1("view", (dtype.bind(py),))?;
         }

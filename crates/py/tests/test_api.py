@@ -120,6 +120,45 @@ def test_buffers_round_trip_dtypes():
     np.testing.assert_array_equal(run.buffers["in"], x)
 
 
+def test_buffers_of_any_layout_and_length_are_copied_once_and_come_back_owned():
+    # out[i] = 2 * in[i] for 32 words; then in[i] = 1 (the kernel writes its input too).
+    src = """
+        uload.b128 u[16:19], u[0:1], 0
+        waitcnt sm=0
+        sll.vi v5, v3, 2
+        gload.b32 v6, v5, u[16:17], 0
+        waitcnt vm=0
+        add v7, v6, v6
+        gstore.b32 v7, v5, u[18:19], 0
+        movi v8, 1
+        gstore.b32 v8, v5, u[16:17], 0
+        endpgm
+    """
+    words = np.arange(64, dtype=np.uint32) * 5
+    inputs = {
+        "strided": words[::2],
+        "fortran": np.asfortranarray(words[:32].reshape(4, 8)),
+        "odd bytes": np.frombuffer(words[:33].tobytes()[:130], dtype=np.uint8),
+    }
+    for what, x in inputs.items():
+        before = x.copy()
+        run = warpkit.launch(src, args={"in": x, "out": warpkit.Buffer(130)})
+        back, out = run.buffers["in"], run.buffers["out"]
+        assert (back.shape, back.dtype) == (x.shape, x.dtype), what
+        np.testing.assert_array_equal(x, before, err_msg=f"{what}: the argument was written")
+        c_order = np.ascontiguousarray(before).reshape(-1).view(np.uint8)
+        np.testing.assert_array_equal(out[:128].view(np.uint32), 2 * c_order[:128].view(np.uint32))
+        assert out.shape == (130,) and (out[128:] == 0).all(), what
+        np.testing.assert_array_equal(back.reshape(-1).view(np.uint8)[:128].view(np.uint32), 1)
+        np.testing.assert_array_equal(back.reshape(-1).view(np.uint8)[128:], c_order[128:])
+        assert not np.shares_memory(back, x) and out.flags.writeable, what
+        out[:] = 7  # the arrays are the caller's now
+    run = warpkit.launch("endpgm\n", args={"empty": np.zeros((0, 3), np.float64),
+                                           "none": warpkit.Buffer(0, np.float32)})
+    assert run.buffers["empty"].shape == (0, 3) and run.buffers["none"].shape == (0,)
+    assert run.buffers["none"].dtype == np.float32
+
+
 def test_trap_raises_with_the_cli_report(tmp_path):
     src = "nop\numov.l u1, 0xffffffff\ncsrw mode, u1\nendpgm\n"
     with pytest.raises(warpkit.Trap) as info:

@@ -94,6 +94,17 @@ pub enum ArgValue {
     Int(u64),
     /// A buffer mapped with these bytes; the slot holds its address.
     Buffer(Vec<u8>),
+    /// A buffer whose memory is these words, taken over rather than copied (a large buffer
+    /// a binding has already built); it comes back in [`BufferOut::words`].
+    Words(WordBuffer),
+}
+
+/// A buffer's contents as little-endian 32-bit words, the form the model's memory has:
+/// `len` bytes, in `words.len() == len.div_ceil(4)` words (the tail of the last one unused).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordBuffer {
+    pub words: Vec<u32>,
+    pub len: u64,
 }
 
 /// One kernel argument; slot k of the block is the k-th argument.
@@ -168,7 +179,11 @@ pub struct LaunchStats {
 pub struct BufferOut {
     pub name: String,
     pub address: u64,
+    /// The final contents; empty for a buffer given as [`ArgValue::Words`].
     pub bytes: Vec<u8>,
+    /// For a buffer given as [`ArgValue::Words`]: its final contents, the model's memory
+    /// itself moved out (no copy); `None` otherwise.
+    pub words: Option<WordBuffer>,
 }
 
 #[derive(Debug)]
@@ -190,7 +205,8 @@ pub struct LaunchResult {
 }
 
 impl LaunchResult {
-    /// The final contents of the buffer argument `name`.
+    /// The final contents of the buffer argument `name` (empty for one given as
+    /// [`ArgValue::Words`]: see [`BufferOut::words`]).
     pub fn buffer(&self, name: &str) -> Option<&[u8]> {
         self.buffers
             .iter()
@@ -210,9 +226,11 @@ impl LaunchResult {
 struct Layout {
     global: GlobalMemory,
     buffers: Vec<(String, u64)>,
+    /// Which of `buffers` were given as words, and go back as words.
+    as_words: Vec<bool>,
 }
 
-fn layout(program: &Program, args: &[Arg]) -> Result<Layout, LaunchError> {
+fn layout(program: &Program, args: Vec<Arg>) -> Result<Layout, LaunchError> {
     let mut global = GlobalMemory::default();
     // Code is read-only: a store or atomic to it faults (cause 5), so what a warp fetches
     // is always what it loads. `.data` follows it, read-write (docs/abi.md, "Memory map").
@@ -225,30 +243,39 @@ fn layout(program: &Program, args: &[Arg]) -> Result<Layout, LaunchError> {
     }
     let mut block = Vec::with_capacity(args.len() * 8);
     let mut buffers = Vec::new();
+    let mut as_words = Vec::new();
     let mut next = BUFFER_BASE;
     for a in args {
-        let slot = match &a.value {
-            ArgValue::Int(v) => *v,
-            ArgValue::Buffer(bytes) => {
-                let base = next;
-                if !global.map(base, bytes) {
-                    return Err(LaunchError::Layout(format!("buffer `{}`", a.name)));
-                }
-                let end = base
-                    .checked_add(bytes.len() as u64 + BUFFER_ALIGN)
-                    .and_then(|e| e.checked_next_multiple_of(BUFFER_ALIGN))
-                    .ok_or_else(|| LaunchError::Layout(format!("buffer `{}`", a.name)))?;
-                next = end;
-                buffers.push((a.name.clone(), base));
-                base
+        let base = next;
+        let (len, mapped, words) = match a.value {
+            ArgValue::Int(v) => {
+                block.extend_from_slice(&v.to_le_bytes());
+                continue;
             }
+            ArgValue::Buffer(bytes) => (bytes.len() as u64, global.map(base, &bytes), false),
+            ArgValue::Words(w) => (w.len, global.map_words(base, w.words, w.len), true),
         };
-        block.extend_from_slice(&slot.to_le_bytes());
+        let bad = || LaunchError::Layout(format!("buffer `{}`", a.name));
+        if !mapped {
+            return Err(bad());
+        }
+        next = base
+            .checked_add(len)
+            .and_then(|e| e.checked_add(BUFFER_ALIGN))
+            .and_then(|e| e.checked_next_multiple_of(BUFFER_ALIGN))
+            .ok_or_else(bad)?;
+        buffers.push((a.name, base));
+        as_words.push(words);
+        block.extend_from_slice(&base.to_le_bytes());
     }
     if !block.is_empty() && !global.map(ARGS_BASE, &block) {
         return Err(LaunchError::Layout("the argument block".into()));
     }
-    Ok(Layout { global, buffers })
+    Ok(Layout {
+        global,
+        buffers,
+        as_words,
+    })
 }
 
 /// The initial state of warp `w` of workgroup `wg` (docs/abi.md, "Initial registers").
@@ -545,12 +572,25 @@ fn finish(layout: Layout, outcomes: Vec<Option<Outcome>>, wall: Duration) -> Lau
     if skipped {
         r.interrupted = Some(Interrupt::Cancelled);
     }
-    for (name, base) in layout.buffers {
-        let bytes = layout.global.bytes_at(base).unwrap_or_default();
+    let Layout {
+        mut global,
+        buffers,
+        as_words,
+    } = layout;
+    for ((name, base), as_words) in buffers.into_iter().zip(as_words) {
+        let (bytes, words) = if as_words {
+            let words = global
+                .take_words(base)
+                .map(|(words, len)| WordBuffer { words, len });
+            (Vec::new(), words)
+        } else {
+            (global.bytes_at(base).unwrap_or_default(), None)
+        };
         r.buffers.push(BufferOut {
             name,
             address: base,
             bytes,
+            words,
         });
     }
     r
@@ -579,7 +619,7 @@ pub fn launch_with_progress(
     done: &AtomicU64,
 ) -> Result<LaunchResult, LaunchError> {
     let groups = check(config)?;
-    let layout = layout(program, &args)?;
+    let layout = layout(program, args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
@@ -629,7 +669,7 @@ where
     M: Fn(H, H) -> H + Sync,
 {
     let groups = check(config)?;
-    let layout = layout(program, &args)?;
+    let layout = layout(program, args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
@@ -749,7 +789,7 @@ impl<'p> Session<'p> {
         args: Vec<Arg>,
     ) -> Result<Session<'p>, LaunchError> {
         let groups = check(config)?;
-        let layout = layout(program, &args)?;
+        let layout = layout(program, args)?;
         Ok(Session {
             program,
             config: config.clone(),

@@ -154,16 +154,7 @@ impl GlobalMemory {
     }
 
     fn map_with(&mut self, base: u64, bytes: &[u8], writable: bool) -> bool {
-        let len = bytes.len() as u64;
-        let Some(end) = base.checked_add(len) else {
-            return false;
-        };
-        if !base.is_multiple_of(4)
-            || self
-                .regions
-                .iter()
-                .any(|r| base < r.base + r.len && r.base < end.max(base + 1))
-        {
+        if !self.free(base, bytes.len() as u64) {
             return false;
         }
         let whole = bytes.chunks_exact(4);
@@ -175,7 +166,53 @@ impl GlobalMemory {
             b[..tail.len()].copy_from_slice(tail);
             words.push(AtomicU32::new(u32::from_le_bytes(b)));
         }
-        let words = words.into_boxed_slice();
+        self.insert(base, bytes.len() as u64, words.into_boxed_slice(), writable);
+        true
+    }
+
+    /// Map `len` bytes at `base` (4-byte aligned, read-write) whose contents are `words`,
+    /// each holding 4 bytes in little-endian order (`words.len()` must be `len` / 4 rounded
+    /// up). The words become the region's memory: nothing is copied, so a large buffer
+    /// costs no more than its allocation. Returns false, mapping nothing, where
+    /// [`GlobalMemory::map`] does, or if `words` is not `len` bytes.
+    pub fn map_words(&mut self, base: u64, words: Vec<u32>, len: u64) -> bool {
+        if words.len() as u64 != len.div_ceil(4) || !self.free(base, len) {
+            return false;
+        }
+        // Same size and alignment: collected in place, the allocation is kept.
+        let words: Vec<AtomicU32> = words.into_iter().map(AtomicU32::new).collect();
+        self.insert(base, len, words.into_boxed_slice(), true);
+        true
+    }
+
+    /// Unmap the region mapped at `base` and return its words (little-endian, as
+    /// [`GlobalMemory::map_words`] takes them) and its length in bytes: the memory itself,
+    /// moved out, not copied.
+    pub fn take_words(&mut self, base: u64) -> Option<(Vec<u32>, u64)> {
+        let at = self.regions.iter().position(|r| r.base == base)?;
+        let r = self.regions.remove(at);
+        let words: Vec<u32> = r
+            .words
+            .into_vec()
+            .into_iter()
+            .map(AtomicU32::into_inner)
+            .collect();
+        Some((words, r.len))
+    }
+
+    /// `len` bytes at `base` can be mapped: aligned, not wrapping, overlapping nothing.
+    fn free(&self, base: u64, len: u64) -> bool {
+        let Some(end) = base.checked_add(len) else {
+            return false;
+        };
+        base.is_multiple_of(4)
+            && !self
+                .regions
+                .iter()
+                .any(|r| base < r.base + r.len && r.base < end.max(base + 1))
+    }
+
+    fn insert(&mut self, base: u64, len: u64, words: Box<[AtomicU32]>, writable: bool) {
         let at = self.regions.partition_point(|r| r.base < base);
         self.regions.insert(
             at,
@@ -186,7 +223,6 @@ impl GlobalMemory {
                 writable,
             },
         );
-        true
     }
 
     /// The current bytes of the region mapped at `base`.
@@ -390,5 +426,39 @@ impl Space for SharedMemory {
         let old = self.words[index];
         self.words[index] = op.apply(old, data, compare);
         Ok(old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_mapped_and_taken_back_without_a_copy() {
+        let mut g = GlobalMemory::default();
+        let words = vec![0x0403_0201, 0x0000_0605];
+        let at = words.as_ptr();
+        assert!(g.map_words(0x1000, words, 6));
+        assert_eq!(g.bytes_at(0x1000).unwrap(), [1, 2, 3, 4, 5, 6]);
+        let mut out = [0u32; 1];
+        assert!(g.read_shared(0x1006, 1, &mut out).is_err(), "past len");
+        g.write_shared(0x1004, 2, &[0xbeef]).unwrap();
+        let (back, len) = g.take_words(0x1000).unwrap();
+        assert_eq!(
+            (back.as_slice(), len),
+            ([0x0403_0201, 0xbeef][..].as_ref(), 6)
+        );
+        assert_eq!(back.as_ptr(), at, "the words were copied");
+        assert!(g.check(0x1000, 1).is_err(), "still mapped after take_words");
+    }
+
+    #[test]
+    fn map_words_refuses_what_map_refuses() {
+        let mut g = GlobalMemory::default();
+        assert!(!g.map_words(0x1000, vec![0; 2], 9), "9 bytes are 3 words");
+        assert!(!g.map_words(0x1002, vec![0; 1], 4), "misaligned");
+        assert!(g.map(0x1000, &[0; 8]));
+        assert!(!g.map_words(0x1004, vec![0; 2], 8), "overlaps");
+        assert!(g.take_words(0x2000).is_none());
     }
 }
