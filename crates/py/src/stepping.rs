@@ -4,7 +4,7 @@
 //! `warpkit run --trace`.
 
 use super::{
-    detached, raise_failure, setup, setup_error, to_run, BufferShape, Error, LaunchError,
+    detached, raise_failure, setup, setup_error, to_run, BufferShape, Error, Instr, LaunchError,
     LaunchOptions,
 };
 use numpy::{PyArray1, PyUntypedArray};
@@ -120,6 +120,15 @@ impl Commit {
     /// The JSON Lines record of `warpkit run --trace` (docs/trace.md), without newline.
     fn to_json(&self) -> String {
         self.json.clone()
+    }
+
+    /// The instruction decoded (`warpkit.decode` of its bytes), or None for bytes that are
+    /// not an instruction (an illegal-instruction trap).
+    #[getter]
+    fn instruction(&self) -> Option<Instr> {
+        let bytes = self.encoding.to_le_bytes();
+        let (inner, _) = warpkit_isa::decode(bytes.get(..self.length)?).ok()?;
+        Some(Instr { inner })
     }
 
     /// The line of `warpkit run --trace --trace-format text`.

@@ -260,6 +260,9 @@ class Commit:
     mem: list[MemAccess]
     retired: list[Retired]
     ended: bool
+    @property
+    def instruction(self) -> Optional[Instr]:
+        """The instruction decoded; None for bytes that are not one (an illegal-instruction trap)."""
     def to_json(self) -> str:
         """The JSON Lines trace record, without newline."""
 
