@@ -12,7 +12,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
-use warpkit_host::report::{deadlock_message, step_limit_message, trap_message};
+use warpkit_host::report::{
+    deadlock_message_at, hazard_message_at, location_suffix, step_limit_message, trap_message_at,
+};
 use warpkit_host::{ArgValue, BufferOut, Launch, LaunchResult, Limits, SetupError, WordBuffer};
 use warpkit_sim::launch::{TrapReport, CODE_BASE};
 use warpkit_sim::trap::cause_name;
@@ -386,7 +388,8 @@ impl TrapInfo {
     }
 }
 
-fn trap_info(t: &TrapReport) -> TrapInfo {
+/// `lines` locates the trapping instruction in the source, as `warpkit run` does.
+fn trap_info(t: &TrapReport, lines: &warpkit_asm::LineTable) -> TrapInfo {
     let [x, y, z] = t.workgroup;
     TrapInfo {
         workgroup: (x, y, z),
@@ -398,7 +401,7 @@ fn trap_info(t: &TrapReport) -> TrapInfo {
         asm: t.asm.clone(),
         address: t.address.map(|(a, _)| a),
         lane: t.address.map(|(_, l)| l),
-        message: trap_message(t),
+        message: trap_message_at(t, lines),
     }
 }
 
@@ -801,7 +804,7 @@ fn launch(
     let done = AtomicU64::new(0);
     let result = detached(py, cancel.as_atomic(), || prepared.run_with_progress(&done))?
         .map_err(|e| LaunchError::new_err(e.to_string()))?;
-    let run = to_run(py, result, shapes, max_steps)?;
+    let run = to_run(py, result, shapes, max_steps, &kernel.lines)?;
     if check {
         raise_failure(py, run, strict_hazards)
     } else {
@@ -814,6 +817,7 @@ fn to_run(
     r: LaunchResult,
     shapes: Vec<BufferShape>,
     max_steps: u64,
+    lines: &warpkit_asm::LineTable,
 ) -> PyResult<Run> {
     let buffers = PyDict::new(py);
     let LaunchResult {
@@ -842,14 +846,15 @@ fn to_run(
     let mut messages = Vec::new();
     let trap_list = PyList::empty(py);
     for t in &traps {
-        messages.push(trap_message(t));
-        trap_list.append(Py::new(py, trap_info(t))?)?;
+        let info = trap_info(t, lines);
+        messages.push(info.message.clone());
+        trap_list.append(Py::new(py, info)?)?;
     }
     for s in &step_limits {
-        messages.push(step_limit_message(s, max_steps));
+        messages.push(step_limit_message(s, max_steps) + &location_suffix(lines, s.pc));
     }
     for d in &deadlocks {
-        messages.push(deadlock_message(d));
+        messages.push(deadlock_message_at(d, lines));
     }
     if let Some(why) = interrupted {
         messages.push(format!("{why}"));
@@ -871,7 +876,7 @@ fn to_run(
                 pending_pc: h.pending_pc,
                 asm: h.asm.clone(),
                 pending_asm: h.pending_asm.clone(),
-                message: h.to_string(),
+                message: hazard_message_at(h, lines),
             },
         )?)?;
     }
@@ -899,8 +904,8 @@ fn to_run(
                 let info = traps
                     .iter()
                     .find(|r| r.workgroup == w.id.workgroup && r.warp == w.id.warp)
-                    .map(trap_info)
-                    .unwrap_or_else(|| trap_info(&report));
+                    .map(|t| trap_info(t, lines))
+                    .unwrap_or_else(|| trap_info(&report, lines));
                 ("trapped", Some(Py::new(py, info)?.into_any()))
             }
             warpkit_sim::WarpStatus::Ended => ("ended", None),

@@ -274,6 +274,8 @@ pub(crate) struct Simulator {
     max_steps: u64,
     /// `.text` labels and their offsets, for `run_until(pc="label")`.
     labels: Vec<(String, u32)>,
+    /// The kernel's source lines, for the reports of `finish()`.
+    lines: warpkit_asm::LineTable,
 }
 
 impl Simulator {
@@ -383,6 +385,7 @@ impl Simulator {
             shapes,
             max_steps,
             labels,
+            lines: kernel.lines,
         })
     }
 
@@ -617,7 +620,13 @@ impl Simulator {
         }
         let s = self.stepper.take().expect("checked by stepper()");
         let result = py.detach(|| s.finish());
-        let run = to_run(py, result, std::mem::take(&mut self.shapes), self.max_steps)?;
+        let run = to_run(
+            py,
+            result,
+            std::mem::take(&mut self.shapes),
+            self.max_steps,
+            &self.lines,
+        )?;
         if check {
             raise_failure(py, run, false)
         } else {

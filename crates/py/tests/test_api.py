@@ -168,11 +168,14 @@ def test_trap_raises_with_the_cli_report(tmp_path):
     assert (e.cause, e.cause_name, e.pc, e.info) == (8, "illegal mode value", 12, 0xFFFFFFFF)
     assert e.asm == "csrw mode, u1" and e.workgroup == (0, 0, 0) and e.warp == 0
     assert not e.run.ok and e.run.trap.pc == 12 and e.run.warps[0].status == "trapped"
+    assert str(e) == e.messages[0] == e.run.trap.message
+    assert e.messages[0].endswith(" (<string>:3)")  # the source line, as the CLI names it
     (tmp_path / "t.s").write_text(src)
+    with pytest.raises(warpkit.Trap) as info:
+        warpkit.launch(warpkit.load(tmp_path / "t.s"))
     out = cli("run", str(tmp_path / "t.s"), "--grid", "1")
     assert out.returncode == 1
-    assert f"error: {e.messages[0]}" in out.stderr.splitlines()
-    assert str(e) == e.messages[0]
+    assert f"error: {info.value.messages[0]}" in out.stderr.splitlines()
     run = warpkit.launch(src, check=False)
     assert not run.ok and run.trap.cause == 8 and len(run.traps) == 1
 
