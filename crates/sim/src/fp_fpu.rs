@@ -431,4 +431,44 @@ mod tests {
         );
         assert_eq!(got.map(|(v, fl)| (v[0], fl)), Some((r, f)));
     }
+
+    /// MXCSR as the code around the rows sees it.
+    fn mxcsr() -> u32 {
+        let mut v = 0u32;
+        // SAFETY: stores MXCSR into a live local.
+        unsafe { std::arch::asm!("stmxcsr dword ptr [{p}]", p = in(reg) &mut v, options(nostack)) };
+        v
+    }
+
+    #[test]
+    fn rows_leave_the_callers_rounding_mode_and_masks() {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        {
+            return;
+        }
+        let control = mxcsr() & !0x3f;
+        let (a, b) = (0x3f80_0001, 0x3f80_0003);
+        for rm in [Round::Rne, Round::Rtz, Round::Rdn, Round::Rup] {
+            let got = row(
+                Kind::Mul,
+                rm,
+                &[a; 32],
+                &[b; 32],
+                &[0; 32],
+                Mods::new(0, 0),
+                u32::MAX,
+            );
+            assert!(got.is_some());
+            assert_eq!(mxcsr() & !0x3f, control, "after a row in {rm:?}");
+            // And Rust's own arithmetic still rounds to nearest: 1 + 2^-24 is a tie that
+            // goes to 1 in rne and to 1 + 2^-23 in rup.
+            let one = std::hint::black_box(1.0f32);
+            assert_eq!(
+                one + std::hint::black_box(2f32.powi(-24)),
+                1.0,
+                "after {rm:?}"
+            );
+        }
+    }
 }
