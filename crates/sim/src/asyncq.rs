@@ -32,7 +32,7 @@ pub enum Writeback {
 }
 
 /// Which part of each 32-bit lane a vector write-back replaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Part {
     Whole,
     /// Bits [15:0]; the high half keeps its value at retirement.
@@ -281,7 +281,7 @@ impl AsyncQueue {
     }
 }
 /// A register hazard (§2.6): undefined for software, reported by the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Hazard {
     pub kind: HazardKind,
     pub workgroup: [u32; 3],
@@ -297,7 +297,7 @@ pub struct Hazard {
     pub pending_asm: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HazardKind {
     /// Read of a register with a pending write-back.
     Raw,
@@ -552,5 +552,148 @@ impl Warp {
                 });
             }
         }
+    }
+}
+
+// ---- checkpoints --------------------------------------------------------------------
+
+/// One pending operation as a checkpoint stores it (docs/checkpoints.md): its counter,
+/// the issuing PC and what it will write, with the data.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct OpImage {
+    counter: u8,
+    pc: u32,
+    target: TargetImage,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+enum TargetImage {
+    None,
+    V {
+        first: u8,
+        part: Part,
+        mask: u32,
+        /// One row per register written, `first` upwards (1..=4 rows).
+        rows: Vec<[u32; LANES]>,
+    },
+    U {
+        first: u8,
+        count: u8,
+        data: [u32; 8],
+    },
+}
+
+impl AsyncQueue {
+    /// The pending operations, oldest first, with their data.
+    pub(crate) fn image(&self) -> Vec<OpImage> {
+        self.ops
+            .iter()
+            .map(|e| OpImage {
+                counter: e.counter,
+                pc: e.pc,
+                target: match e.target {
+                    Target::None => TargetImage::None,
+                    Target::V {
+                        first,
+                        count,
+                        part,
+                        mask,
+                        rows,
+                    } => TargetImage::V {
+                        first,
+                        part,
+                        mask,
+                        rows: rows[..usize::from(count)]
+                            .iter()
+                            .map(|&r| self.rows[usize::from(r)])
+                            .collect(),
+                    },
+                    Target::U { first, count, data } => TargetImage::U { first, count, data },
+                },
+            })
+            .collect()
+    }
+
+    /// The queue holding `ops` (oldest first), or why they cannot be pending: a counter
+    /// that does not exist or is over its in-flight limit, a register range outside the
+    /// register file.
+    pub(crate) fn from_image(ops: Vec<OpImage>) -> Result<AsyncQueue, String> {
+        let mut q = AsyncQueue::default();
+        let mut vwriters = [0u32; NUM_VREGS];
+        let mut uwriters = [0u32; NUM_UREGS];
+        for op in ops {
+            let c = usize::from(op.counter);
+            let Some(info) = COUNTERS.get(c).filter(|_| c < NUM_COUNTERS) else {
+                return Err(format!(
+                    "pending operation on counter {c}, which does not exist"
+                ));
+            };
+            if q.counts[c] >= u32::from(info.max_outstanding) {
+                return Err(format!(
+                    "more pending operations on counter {} than its limit of {}",
+                    info.name, info.max_outstanding
+                ));
+            }
+            let target = match op.target {
+                TargetImage::None => Target::None,
+                TargetImage::V {
+                    first,
+                    part,
+                    mask,
+                    rows,
+                } => {
+                    let count = rows.len();
+                    if !(1..=4).contains(&count) || usize::from(first) + count > NUM_VREGS {
+                        return Err(format!(
+                            "pending write-back of {count} vector registers from v{first}"
+                        ));
+                    }
+                    let mut slots = [0u16; 4];
+                    for (slot, row) in slots.iter_mut().zip(rows) {
+                        *slot = q.alloc_row();
+                        q.rows[usize::from(*slot)] = row;
+                    }
+                    for w in &mut vwriters[usize::from(first)..usize::from(first) + count] {
+                        *w += 1;
+                    }
+                    Target::V {
+                        first,
+                        count: count as u8,
+                        part,
+                        mask,
+                        rows: slots,
+                    }
+                }
+                TargetImage::U { first, count, data } => {
+                    if !(1..=8).contains(&count)
+                        || usize::from(first) + usize::from(count) > NUM_UREGS
+                    {
+                        return Err(format!(
+                            "pending write-back of {count} uniform registers from u{first}"
+                        ));
+                    }
+                    for w in &mut uwriters[usize::from(first)..usize::from(first + count)] {
+                        *w += 1;
+                    }
+                    Target::U { first, count, data }
+                }
+            };
+            if vwriters
+                .iter()
+                .chain(&uwriters)
+                .any(|&n| n > u32::from(u8::MAX))
+            {
+                return Err("too many pending writers of one register".into());
+            }
+            let e = Entry {
+                counter: op.counter,
+                pc: op.pc,
+                target,
+            };
+            q.counts[c] += 1;
+            q.track(&e);
+            q.ops.push_back(e);
+        }
+        Ok(q)
     }
 }

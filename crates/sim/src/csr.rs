@@ -55,7 +55,7 @@ pub const FFLAGS_MASK: u32 = 0x1f;
 
 /// The per-warp CSRs stored as plain values. `exec`, `clock*` and `time*` live elsewhere
 /// (the warp's EXEC and retired count, the core's committed count).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CsrFile {
     pub mode: u32,
     pub fflags: u32,

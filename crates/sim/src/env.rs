@@ -5,7 +5,7 @@ use crate::program::{Inst, Program};
 use crate::warp::Warp;
 
 /// What the core running a set of warps counts: `time`/`timeh` read `committed`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Core {
     /// Instructions committed by every warp simulated on this core (one host thread).
     pub committed: u64,

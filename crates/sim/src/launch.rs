@@ -3,9 +3,11 @@
 //! one workgroup interleaved on one thread. Results never depend on the thread count:
 //! workgroups share only global memory, and outputs are gathered in workgroup order.
 
+pub mod checkpoint;
+
 use crate::control::{CancelFlag, Interrupt};
 use crate::env::Core;
-use crate::hooks::{Hooks, NoHooks};
+use crate::hooks::{Hooks, NoHooks, StepBudget};
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::program::Program;
 use crate::trace::{TraceFormat, WriteTracer};
@@ -133,7 +135,7 @@ pub enum LaunchError {
 }
 
 /// A warp stopped by a trap.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TrapReport {
     pub workgroup: [u32; 3],
     pub warp: u32,
@@ -145,7 +147,7 @@ pub struct TrapReport {
 }
 
 /// A warp stopped by the step limit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LimitReport {
     pub workgroup: [u32; 3],
     pub warp: u32,
@@ -155,7 +157,7 @@ pub struct LimitReport {
 
 /// Warps of one workgroup left waiting at a `barrier` that a sibling stopped by a trap or
 /// the step limit will never reach.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeadlockReport {
     pub workgroup: [u32; 3],
     pub deadlock: Deadlock,
@@ -320,6 +322,8 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
 struct Outcome {
     warps: u64,
     instructions: u64,
+    /// Instructions attempted (retired or trapped), as the step limits count them.
+    steps: u64,
     lane_ops: u64,
     hazard_count: u64,
     traps: Vec<TrapReport>,
@@ -435,6 +439,7 @@ impl Active {
         let mut o = Outcome {
             warps: group.warps.len() as u64,
             instructions: 0,
+            steps: 0,
             lane_ops: 0,
             hazard_count: 0,
             traps: Vec::new(),
@@ -450,6 +455,7 @@ impl Active {
         };
         for w in group.warps.iter_mut() {
             o.instructions += w.retired;
+            o.steps += w.steps;
             o.lane_ops += w.lane_ops;
             o.hazard_count += w.hazard_count;
             match w.status {
@@ -626,8 +632,32 @@ pub fn launch_with_progress(
         .map_err(|e| LaunchError::Threads(e.to_string()))?;
     let cancel = cancel_flag(config);
     let start = Instant::now();
-    let global = &layout.global;
-    let outcomes: Vec<Option<Outcome>> = pool.install(|| {
+    let outcomes = run_parallel(
+        program,
+        config,
+        &layout.global,
+        0..groups,
+        &pool,
+        done,
+        cancel,
+    );
+    let wall = start.elapsed();
+    Ok(finish(layout, outcomes, wall))
+}
+
+/// Run workgroups `range` on `pool`, unobserved, adding 1 to `done` as each finishes;
+/// `None` for those skipped after a cancel.
+fn run_parallel(
+    program: &Program,
+    config: &LaunchConfig,
+    global: &GlobalMemory,
+    range: std::ops::Range<u64>,
+    pool: &rayon::ThreadPool,
+    done: &AtomicU64,
+    cancel: &AtomicBool,
+) -> Vec<Option<Outcome>> {
+    let (first, groups) = (range.start, range.end.saturating_sub(range.start));
+    pool.install(|| {
         // Runs of workgroups per task, so a task outweighs rayon's splitting; each task
         // keeps a pool of warps for its workgroups.
         let chunk = (groups / (pool.current_num_threads() as u64 * 16)).clamp(1, 64);
@@ -635,7 +665,7 @@ pub fn launch_with_progress(
             .into_par_iter()
             .flat_map_iter(|c| {
                 let mut warps = Vec::new();
-                (c * chunk..groups.min((c + 1) * chunk)).map(move |g| {
+                (first + c * chunk..first + groups.min((c + 1) * chunk)).map(move |g| {
                     if cancel.load(Ordering::Relaxed) {
                         return None;
                     }
@@ -646,9 +676,7 @@ pub fn launch_with_progress(
                 })
             })
             .collect()
-    });
-    let wall = start.elapsed();
-    Ok(finish(layout, outcomes, wall))
+    })
 }
 
 /// As [`launch`], observed: each host-thread task gets hooks from `new` (given the host
@@ -897,6 +925,97 @@ impl<'p> Session<'p> {
         progress
     }
 
+    /// Instructions attempted so far (retired or trapped) by every warp of the grid: the
+    /// step count of `--stop-after-steps`.
+    pub fn attempted(&self) -> u64 {
+        let warps = self.active.iter().flat_map(|a| &a.group.warps);
+        self.outcomes
+            .iter()
+            .map(|o| o.steps)
+            .chain(warps.map(|w| w.steps))
+            .fold(0, u64::saturating_add)
+    }
+
+    /// Whether every workgroup has run to its end.
+    pub fn finished(&self) -> bool {
+        self.active.is_none() && self.next >= self.groups
+    }
+
+    /// Workgroups that have run to their end.
+    pub fn workgroups_done(&self) -> u64 {
+        self.outcomes.len() as u64
+    }
+
+    /// Run, observed by `hooks`, until the grid has attempted `steps` instructions
+    /// ([`Session::attempted`]), and pause there, before the next instruction; or until
+    /// every workgroup has run, or the run is cancelled or interrupted. The grid's
+    /// instructions are counted in the session's fixed order (workgroups in flat order,
+    /// the warps of one in their schedule), so the pause point never depends on anything
+    /// but `steps`. Pauses the hooks ask for are resumed at once.
+    pub fn run_to_step<H: Hooks>(&mut self, steps: u64, hooks: &mut H) -> Progress {
+        loop {
+            let left = steps.saturating_sub(self.attempted());
+            let mut budget = (StepBudget::new(left), &mut *hooks);
+            match self.run(&mut budget) {
+                Progress::Paused if self.attempted() < steps => continue,
+                progress => return progress,
+            }
+        }
+    }
+
+    /// Host threads for [`Session::finish_parallel`] (0 = one per core).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.config.threads = threads;
+    }
+
+    /// Stop the run when `flag` is set (see [`LaunchConfig::cancel`]).
+    pub fn set_cancel(&mut self, flag: Option<CancelFlag>) {
+        self.config.cancel = flag;
+    }
+
+    /// Run the rest of the launch unobserved and finish: the current workgroup to its end
+    /// on the calling thread, then the workgroups not yet started on the configured host
+    /// threads, as [`launch`] runs them (the result does not depend on how many). Adds 1
+    /// to `done` as each workgroup finishes.
+    pub fn finish_parallel(mut self, done: &AtomicU64) -> Result<LaunchResult, LaunchError> {
+        let start = Instant::now();
+        let flag = self.config.cancel.clone();
+        let cancel = flag
+            .as_ref()
+            .map_or(&crate::control::NEVER, CancelFlag::as_atomic);
+        if let Some(mut active) = self.active.take() {
+            while !active.run(
+                self.program,
+                &self.config,
+                &self.layout.global,
+                &mut NoHooks,
+                cancel,
+            ) && !cancel.load(Ordering::Relaxed)
+            {}
+            self.outcomes
+                .push(active.outcome(self.program, &self.config, &mut self.pool));
+            done.fetch_add(1, Ordering::Relaxed);
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.config.threads)
+            .build()
+            .map_err(|e| LaunchError::Threads(e.to_string()))?;
+        let rest = run_parallel(
+            self.program,
+            &self.config,
+            &self.layout.global,
+            self.next..self.groups,
+            &pool,
+            done,
+            cancel,
+        );
+        self.next = self.groups;
+        let mut outcomes: Vec<Option<Outcome>> = self.outcomes.drain(..).map(Some).collect();
+        outcomes.extend(rest);
+        self.wall += start.elapsed();
+        Ok(finish(self.layout, outcomes, self.wall))
+    }
+
     /// The workgroup being run (flat index and state), if one is.
     pub fn current(&self) -> Option<(u64, &Workgroup)> {
         self.active.as_ref().map(|a| (a.flat, &a.group))
@@ -938,8 +1057,9 @@ impl<'p> Session<'p> {
         self.finish_with(None)
     }
 
-    /// As [`Session::finish`], the result marked with `why` if the run was interrupted.
-    fn finish_with(mut self, why: Option<Interrupt>) -> LaunchResult {
+    /// As [`Session::finish`], the result marked with `why` if the run was interrupted
+    /// (the hooks' [`Hooks::interrupt`]).
+    pub fn finish_with(mut self, why: Option<Interrupt>) -> LaunchResult {
         let mut outcomes: Vec<Option<Outcome>> = self.outcomes.drain(..).map(Some).collect();
         if let Some(active) = self.active.take() {
             outcomes.push(Some(active.outcome(

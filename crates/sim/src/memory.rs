@@ -462,3 +462,89 @@ mod tests {
         assert!(g.take_words(0x2000).is_none());
     }
 }
+
+// ---- checkpoints ----------------------------------------------------------------------
+
+/// One mapped range of global memory as a checkpoint stores it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RegionImage {
+    pub base: u64,
+    pub writable: bool,
+    /// The current contents (the region's length is theirs).
+    pub bytes: Vec<u8>,
+}
+
+impl GlobalMemory {
+    /// Every mapping with its permissions and current contents, by address.
+    pub(crate) fn image(&self) -> Vec<RegionImage> {
+        self.regions
+            .iter()
+            .map(|r| RegionImage {
+                base: r.base,
+                writable: r.writable,
+                bytes: self.bytes_at(r.base).unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// The memory `regions` describe, or why they cannot be mapped together.
+    pub(crate) fn from_image(regions: Vec<RegionImage>) -> Result<GlobalMemory, String> {
+        let mut g = GlobalMemory::default();
+        for r in regions {
+            if !g.map_with(r.base, &r.bytes, r.writable) {
+                return Err(format!(
+                    "a mapping of {} bytes at {:#x} is misaligned, wraps or overlaps another",
+                    r.bytes.len(),
+                    r.base
+                ));
+            }
+        }
+        Ok(g)
+    }
+
+    /// Whether a mapping starts at `base`, and if it is writable.
+    pub(crate) fn mapping_at(&self, base: u64) -> Option<bool> {
+        self.regions
+            .iter()
+            .find(|r| r.base == base)
+            .map(|r| r.writable)
+    }
+}
+
+/// A workgroup's shared memory as a checkpoint stores it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SharedImage {
+    len: u64,
+    /// Empty until the first store, then one word per 4 bytes.
+    words: Vec<u32>,
+}
+
+impl SharedMemory {
+    pub(crate) fn image(&self) -> SharedImage {
+        SharedImage {
+            len: self.len,
+            words: self.words.clone(),
+        }
+    }
+
+    /// The shared memory of `bytes` bytes that `image` describes, or why it cannot be.
+    pub(crate) fn from_image(image: SharedImage, bytes: u32) -> Result<SharedMemory, String> {
+        if image.len != u64::from(bytes) {
+            return Err(format!(
+                "{} bytes of shared memory where the launch has {bytes}",
+                image.len
+            ));
+        }
+        if !image.words.is_empty() && image.words.len() as u64 != image.len.div_ceil(4) {
+            return Err(format!(
+                "{} words of shared memory for {} bytes",
+                image.words.len(),
+                image.len
+            ));
+        }
+        Ok(SharedMemory {
+            words: image.words,
+            len: image.len,
+        })
+    }
+}

@@ -28,7 +28,7 @@ pub const CAUSE_ILLEGAL_MODE: u32 = 8;
 pub const CAUSE_ILLEGAL_CSR: u32 = 9;
 
 /// A trap: its cause, the PC of the instruction that raised it and `trapinfo`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Trap {
     pub cause: u32,
     pub pc: u32,

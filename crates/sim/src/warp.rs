@@ -106,7 +106,7 @@ impl std::ops::IndexMut<std::ops::Range<usize>> for URegs {
 }
 
 /// Where a warp is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WarpStatus {
     Running,
     /// Stopped at a `barrier`, PC already past it, waiting for the rest of the workgroup.
@@ -120,7 +120,7 @@ pub enum WarpStatus {
 }
 
 /// Identity of a warp within a launch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct WarpId {
     pub workgroup: [u32; 3],
     /// Index of the warp within its workgroup.
@@ -1428,5 +1428,117 @@ impl Warp {
             .ops()
             .filter(|op| usize::from(op.counter) == c)
             .collect()
+    }
+}
+
+// ---- checkpoints ----------------------------------------------------------------------
+
+/// A warp as a checkpoint stores it (docs/checkpoints.md): everything that outlives an
+/// instruction. What the hooks read of the last instruction (write marks, logs) does not:
+/// a checkpoint is taken between instructions, and the next one clears it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct WarpImage {
+    id: WarpId,
+    /// The vector registers that are not all zero: register number and its lanes.
+    v: Vec<(u8, [u32; LANES])>,
+    /// u0..u63.
+    u: Vec<u32>,
+    exec: u32,
+    pc: u32,
+    csr: CsrFile,
+    status: WarpStatus,
+    retired: u64,
+    steps: u64,
+    vgprs: u32,
+    lane_ops: u64,
+    queue: Vec<crate::asyncq::OpImage>,
+    hazards: Vec<Hazard>,
+    hazard_count: u64,
+    fault_address: Option<(u64, u32)>,
+}
+
+impl Warp {
+    pub(crate) fn image(&self) -> WarpImage {
+        // Destructured so that a field added to `Warp` must be considered here too.
+        let Warp {
+            id,
+            v,
+            u,
+            exec,
+            lane_mask: _,
+            exec_lanes: _,
+            pc,
+            csr,
+            status,
+            retired,
+            steps,
+            vgprs,
+            last_trap: _,
+            lane_ops,
+            queue,
+            hazards,
+            hazard_count,
+            fault_address,
+            retire_log: _,
+            mem_log: _,
+            written_v: _,
+            written_exec: _,
+            written_csr: _,
+        } = self;
+        WarpImage {
+            id: *id,
+            v: v.iter()
+                .enumerate()
+                .filter(|(_, row)| row.iter().any(|&x| x != 0))
+                .map(|(r, row)| (r as u8, *row))
+                .collect(),
+            u: u.to_vec(),
+            exec: *exec,
+            pc: *pc,
+            csr: csr.clone(),
+            status: *status,
+            retired: *retired,
+            steps: *steps,
+            vgprs: *vgprs,
+            lane_ops: *lane_ops,
+            queue: queue.image(),
+            hazards: hazards.clone(),
+            hazard_count: *hazard_count,
+            fault_address: *fault_address,
+        }
+    }
+
+    /// The warp `image` describes, or why it cannot exist.
+    pub(crate) fn from_image(image: WarpImage) -> Result<Warp, String> {
+        let mut w = Warp::new(image.id, image.exec);
+        for (r, row) in image.v {
+            match w.v.get_mut(usize::from(r)) {
+                Some(dst) => *dst = row,
+                None => return Err(format!("vector register v{r} does not exist")),
+            }
+        }
+        if image.u.len() != NUM_UREGS {
+            return Err(format!(
+                "{} uniform registers instead of {NUM_UREGS}",
+                image.u.len()
+            ));
+        }
+        w.u.copy_from_slice(&image.u);
+        if image.vgprs > NUM_VREGS as u32 {
+            return Err(format!("{} vector registers allocated", image.vgprs));
+        }
+        w.pc = image.pc;
+        w.csr = image.csr;
+        w.status = image.status;
+        w.retired = image.retired;
+        w.steps = image.steps;
+        w.vgprs = image.vgprs;
+        w.lane_ops = image.lane_ops;
+        w.queue = AsyncQueue::from_image(image.queue)?;
+        w.hazards = image.hazards;
+        w.hazard_count = image.hazard_count;
+        w.fault_address = image.fault_address;
+        w.written_exec = false;
+        Ok(w)
     }
 }

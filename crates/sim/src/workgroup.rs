@@ -22,7 +22,7 @@ pub struct Workgroup {
 /// Warps stuck at a `barrier`: each sibling that has not reached it was stopped by a trap
 /// or the step limit, so it never will. (A sibling that ended with `endpgm` no longer
 /// counts, so it cannot cause a deadlock.)
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Deadlock {
     /// The waiting warps: index within the workgroup and the PC of the `barrier`.
     pub waiting: Vec<(u32, u32)>,
