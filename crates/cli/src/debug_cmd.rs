@@ -25,7 +25,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    if is_stdin(&args.launch.file) && args.batch.is_none() {
+    if is_stdin(args.launch.file()) && args.batch.is_none() {
         return Err(Failure::BadInput(
             "the kernel must be a file: standard input carries the debugger's commands".into(),
         ));
@@ -46,12 +46,12 @@ pub fn run(args: Args) -> Outcome {
     let session = prepared
         .session()
         .map_err(|e| Failure::BadInput(e.to_string()))?;
-    let source = if object.listing.is_empty() || is_stdin(&args.launch.file) {
+    let source = if object.listing.is_empty() || is_stdin(args.launch.file()) {
         None
     } else {
-        std::fs::read(&args.launch.file).ok().map(|b| {
+        std::fs::read(args.launch.file()).ok().map(|b| {
             (
-                crate::asm_cmd::shown(&args.launch.file),
+                crate::asm_cmd::shown(args.launch.file()),
                 String::from_utf8_lossy(&b).into_owned(),
             )
         })

@@ -21,7 +21,8 @@ pub const DEFAULT_MAX_WORKGROUPS: u64 = warpkit_host::launch::DEFAULT_MAX_WORKGR
 pub struct LaunchArgs {
     /// The kernel: assembly source (.s), an ELF code object, or a raw binary (its bytes are
     /// the code, PC 0 = the first byte); `-` reads source (or ELF) from standard input.
-    pub file: PathBuf,
+    #[arg(required = true)]
+    pub file: Option<PathBuf>,
     /// Workgroups in the grid: X[,Y[,Z]]. With any launch option, registers start as
     /// docs/abi.md says; without, every register starts at 0 (one warp, EXEC all ones).
     #[arg(long, value_name = "X[,Y,Z]")]
@@ -62,6 +63,11 @@ pub struct LaunchArgs {
 }
 
 impl LaunchArgs {
+    /// The kernel file (empty only for `warpkit run --resume`, which reads no kernel).
+    pub fn file(&self) -> &Path {
+        self.file.as_deref().unwrap_or(Path::new(""))
+    }
+
     /// Whether any option asks for the ABI's launch (otherwise the launch is bare).
     pub fn launch_options(&self) -> bool {
         self.grid.is_some()
@@ -117,7 +123,7 @@ impl LaunchArgs {
 
     /// Load the kernel and set the entry point (`--entry`) from it.
     pub fn load(&self, launch: &mut Launch) -> Result<warpkit_asm::Program, Failure> {
-        let object = load(&self.file)?;
+        let object = load(self.file())?;
         if let Some(pc) = self.entry.as_deref().and_then(|e| parse_u64(e).ok()) {
             let pc = u32::try_from(pc)
                 .ok()

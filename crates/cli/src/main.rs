@@ -34,6 +34,7 @@ macro_rules! report_raw {
 }
 
 mod asm_cmd;
+mod checkpoint_cmd;
 mod color;
 mod debug;
 mod debug_cmd;
@@ -58,7 +59,7 @@ use std::process::ExitCode;
 /// The exit codes, as `--help` and the README list them.
 const EXIT_CODES: &str = "\
 Exit codes:
-  0    success
+  0    success (also: a checkpoint saved by --stop-after-steps)
   1    the program trapped, deadlocked or hit a limit (--max-steps, --max-trace-bytes,
        --strict-hazards), or an output could not be written (disk full, /dev/full)
   2    bad input: unreadable or invalid file, assembly errors, bad options, a launch over
@@ -139,8 +140,20 @@ pub enum Failure {
 
 pub type Outcome = Result<(), Failure>;
 
+/// The command line's grammar: the derived one, with `run`'s kernel optional when
+/// `--resume` gives a checkpoint instead (the kernel argument is shared with `debug`,
+/// where it is always required).
+fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command().mut_subcommand("run", |run| {
+        run.mut_arg("file", |a| {
+            a.required(false).required_unless_present("resume")
+        })
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&command().get_matches())
+        .unwrap_or_else(|e| e.exit());
     QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
     color::init(cli.color);
     let result = match cli.command {
@@ -155,19 +168,13 @@ fn main() -> ExitCode {
         Command::Trace(a) => trace_cmd::run(a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
-            clap_complete::generate(
-                shell,
-                &mut <Cli as clap::CommandFactory>::command(),
-                "warpkit",
-                &mut text,
-            );
+            clap_complete::generate(shell, &mut command(), "warpkit", &mut text);
             out!("{}", String::from_utf8_lossy(&text));
             Ok(())
         }
         Command::Man => {
             let mut text = Vec::new();
-            match clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut text)
-            {
+            match clap_mangen::Man::new(command()).render(&mut text) {
                 Ok(()) => {
                     out!("{}", String::from_utf8_lossy(&text));
                     Ok(())

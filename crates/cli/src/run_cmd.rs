@@ -13,6 +13,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use warpkit_asm::LineTable;
 use warpkit_host::ArgValue;
 use warpkit_sim::{dump_states_json, Interrupt, TraceFormat, WriteTracer};
 
@@ -69,6 +70,22 @@ pub struct Args {
     /// chrome://tracing); its clock counts instructions (docs/profiling.md).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
+    /// Stop the run once the whole grid has attempted N instructions since the launch
+    /// began, counted in the model's fixed order (workgroups in flat order, each to its
+    /// end; a workgroup's warps in their schedule), so the cut never depends on --threads;
+    /// save it to --save-checkpoint and exit 0 (docs/checkpoints.md).
+    #[arg(long, value_name = "N", requires = "save_checkpoint", conflicts_with_all = ["profile", "timeline"], value_parser = crate::numbers::u64_arg)]
+    pub stop_after_steps: Option<u64>,
+    /// Write a checkpoint to FILE where --stop-after-steps stops the run (or at its end,
+    /// if it ends first); `warpkit run --resume FILE` goes on from there.
+    #[arg(long, value_name = "FILE", requires = "stop_after_steps")]
+    pub save_checkpoint: Option<PathBuf>,
+    /// Go on with the run saved in checkpoint FILE instead of launching a kernel. The
+    /// checkpoint holds the program, the launch and its limits; give the outputs (--out,
+    /// --dump-state, --trace, ...) and --threads again. The result is the one the run
+    /// would have had without stopping.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "grid", "block", "args", "shared", "max_steps", "max_total_steps", "entry", "max_memory", "max_workgroups", "profile", "timeline"])]
+    pub resume: Option<PathBuf>,
 }
 
 /// Default of `--max-trace-bytes`: 1 GiB.
@@ -76,7 +93,7 @@ pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
 
 /// Run `f`, showing a progress bar of finished workgroups on stderr once it has taken a
 /// second, if stderr is a terminal; the bar is erased when `f` returns.
-fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
+pub(crate) fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
     let done = AtomicU64::new(0);
     if !std::io::stderr().is_terminal() || crate::quiet() {
         return f(&done);
@@ -127,11 +144,11 @@ fn bare_fault(r: &warpkit_host::LaunchResult) -> bool {
     })
 }
 
-pub fn run(args: Args) -> Outcome {
-    let launch_options = args.launch.launch_options();
-    let mut launch = args.launch.launch(args.dump_state.is_some())?;
-    // Every output is checked before any work, so a bad path fails fast and cannot leave
-    // some outputs written and others not.
+/// The options that name files to write, with the flag naming each.
+fn output_paths<'a>(
+    args: &'a Args,
+    outs: &'a [(String, PathBuf)],
+) -> Vec<(&'static str, &'a Path)> {
     let mut outputs: Vec<(&str, &Path)> = Vec::new();
     if let Some(p) = &args.dump_state {
         outputs.push(("--dump-state", p));
@@ -148,14 +165,19 @@ pub fn run(args: Args) -> Outcome {
     if let Some(p) = &args.timeline {
         outputs.push(("--timeline", p));
     }
-    let profiling = args.profile.is_some() || args.timeline.is_some();
-    if profiling && args.trace.is_some() {
-        return Err(Failure::BadInput(
-            "--trace cannot be combined with --profile or --timeline: run twice".into(),
-        ));
+    if let Some(p) = &args.save_checkpoint {
+        outputs.push(("--save-checkpoint", p));
     }
-    let mut outs = Vec::new();
-    for o in &args.outs {
+    for (_, file) in outs {
+        outputs.push(("--out", file));
+    }
+    outputs
+}
+
+/// The `--out NAME=FILE` pairs.
+fn parse_outs(texts: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> {
+    let mut outs: Vec<(String, PathBuf)> = Vec::new();
+    for o in texts {
         let (name, file) = o
             .split_once('=')
             .ok_or_else(|| Failure::BadInput(format!("--out {o}: expected NAME=FILE")))?;
@@ -169,20 +191,40 @@ pub fn run(args: Args) -> Outcome {
         }
         outs.push((name.to_string(), PathBuf::from(file)));
     }
-    for (_, file) in &outs {
-        outputs.push(("--out", file));
+    Ok(outs)
+}
+
+pub fn run(args: Args) -> Outcome {
+    let launch_options = args.launch.launch_options();
+    let outs = parse_outs(&args.outs)?;
+    let profiling = args.profile.is_some() || args.timeline.is_some();
+    if profiling && args.trace.is_some() {
+        return Err(Failure::BadInput(
+            "--trace cannot be combined with --profile or --timeline: run twice".into(),
+        ));
     }
+    // Every output is checked before any work, so a bad path fails fast and cannot leave
+    // some outputs written and others not.
+    let outputs = output_paths(&args, &outs);
     for (option, path) in &outputs {
         check_output_path(option, path)?;
     }
-    // No output may be an input, under any spelling: the kernel and every --arg NAME=@FILE.
-    let mut inputs: Vec<(&str, &Path)> = vec![("kernel", args.launch.file.as_path())];
+    // No output may be an input, under any spelling: the kernel (or checkpoint) and every
+    // --arg NAME=@FILE.
+    let mut inputs: Vec<(&str, &Path)> = match &args.resume {
+        Some(path) => vec![("--resume", path.as_path())],
+        None => vec![("kernel", args.launch.file())],
+    };
     for text in &args.launch.args {
         if let Some((_, file)) = text.split_once("=@") {
             inputs.push(("--arg file", Path::new(file)));
         }
     }
     check_distinct(&outputs, &inputs)?;
+    if let Some(path) = &args.resume {
+        return crate::checkpoint_cmd::resume(&args, path, &outs);
+    }
+    let mut launch = args.launch.launch(args.dump_state.is_some())?;
     args.launch.add_args(&mut launch)?;
     for (name, _) in &outs {
         match launch.args().iter().find(|a| &a.name == name) {
@@ -202,18 +244,43 @@ pub fn run(args: Args) -> Outcome {
     let object = args.launch.load(&mut launch)?;
     let interrupts = Interrupts::install();
     launch.cancel(interrupts.cancel.clone());
+    if args.stop_after_steps.is_some() {
+        crate::checkpoint_cmd::keep_warps_for_resume(&mut launch);
+    }
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
+    if let Some(steps) = args.stop_after_steps {
+        let shown = Shown {
+            max_reports: args.max_reports,
+            max_hazards: args.max_hazards,
+            max_steps: args.launch.max_steps,
+            max_total_steps: args.launch.max_total_steps,
+            quiet: crate::quiet(),
+        };
+        let session = prepared
+            .session()
+            .map_err(|e| Failure::BadInput(e.to_string()))?;
+        let ran = crate::checkpoint_cmd::drive(&args, session, Some(steps), &object.lines)?;
+        return conclude(
+            &args,
+            &outs,
+            ran,
+            &shown,
+            !launch_options,
+            &interrupts,
+            &object.lines,
+        );
+    }
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let total = prepared.workgroups();
     let (result, trace_error) = match &args.trace {
         None if profiling => {
-            let sources = crate::profile_cmd::source_map(&object, &args.launch.file);
+            let sources = crate::profile_cmd::source_map(&object, args.launch.file());
             let r = crate::profile_cmd::run_profiled(
                 prepared,
                 &sources,
                 args.profile.as_deref(),
                 args.timeline.as_deref(),
-                &args.launch.file.display().to_string(),
+                &args.launch.file().display().to_string(),
             )?;
             (r, None)
         }
@@ -223,10 +290,7 @@ pub fn run(args: Args) -> Outcome {
             (r, None)
         }
         Some(path) => {
-            let format = match args.trace_format {
-                TraceFormatArg::Json => TraceFormat::Json,
-                TraceFormatArg::Text => TraceFormat::Text,
-            };
+            let format = trace_format(args.trace_format);
             let file = OutputFile::create_streamed(path)?;
             let mut tracer = WriteTracer::new(file, format).with_max_bytes(args.max_trace_bytes);
             let r = prepared.run_with_tracer(&mut tracer).map_err(bad_launch)?;
@@ -237,30 +301,113 @@ pub fn run(args: Args) -> Outcome {
             (r, error)
         }
     };
-    let quiet = crate::quiet();
-    report(
-        &result,
-        &Shown {
-            max_reports: args.max_reports,
-            max_hazards: args.max_hazards,
-            max_steps: args.launch.max_steps,
-            max_total_steps: args.launch.max_total_steps,
-            quiet,
-        },
+    let shown = Shown {
+        max_reports: args.max_reports,
+        max_hazards: args.max_hazards,
+        max_steps: args.launch.max_steps,
+        max_total_steps: args.launch.max_total_steps,
+        quiet: crate::quiet(),
+    };
+    conclude(
+        &args,
+        &outs,
+        Ran::Finished(result, trace_error),
+        &shown,
+        !launch_options,
+        &interrupts,
         &object.lines,
-    );
-    if !launch_options && bare_fault(&result) {
+    )
+}
+
+pub fn trace_format(arg: TraceFormatArg) -> TraceFormat {
+    match arg {
+        TraceFormatArg::Json => TraceFormat::Json,
+        TraceFormatArg::Text => TraceFormat::Text,
+    }
+}
+
+/// How a run went: to its end (with the trace writer's failure, if any), or to a
+/// checkpoint that was saved.
+pub enum Ran {
+    Finished(warpkit_host::LaunchResult, Option<Failure>),
+    Saved {
+        path: PathBuf,
+        steps: u64,
+        workgroups: (u64, u64),
+        trace_error: Option<Failure>,
+    },
+}
+
+/// Report the run and write its outputs; `bare` if it was launched without launch
+/// options.
+pub fn conclude(
+    args: &Args,
+    outs: &[(String, PathBuf)],
+    ran: Ran,
+    shown: &Shown,
+    bare: bool,
+    interrupts: &Interrupts,
+    lines: &LineTable,
+) -> Outcome {
+    let (result, trace_error) = match ran {
+        Ran::Finished(result, trace_error) => (result, trace_error),
+        Ran::Saved {
+            path,
+            steps,
+            workgroups: (done, total),
+            trace_error,
+        } => {
+            if let Some(e) = trace_error {
+                return Err(match e {
+                    Failure::Runtime(m) => {
+                        report!("error: {m}");
+                        Failure::Exit(1)
+                    }
+                    other => other,
+                });
+            }
+            if !shown.quiet {
+                report!(
+                    "checkpoint: saved {} after {steps} steps ({done} of {total} workgroups \
+                     finished); go on with `warpkit run --resume {}`",
+                    path.display(),
+                    path.display()
+                );
+            }
+            let unwritten: Vec<&str> = [
+                ("--out", !outs.is_empty()),
+                ("--dump-state", args.dump_state.is_some()),
+                ("--hazards-json", args.hazards_json.is_some()),
+            ]
+            .iter()
+            .filter(|(_, given)| *given)
+            .map(|(name, _)| *name)
+            .collect();
+            if !unwritten.is_empty() {
+                report!(
+                    "note: the run stopped at the checkpoint, so {} {} not written; give {} to \
+                     the resumed run",
+                    unwritten.join(", "),
+                    if unwritten.len() == 1 { "was" } else { "were" },
+                    if unwritten.len() == 1 { "it" } else { "them" }
+                );
+            }
+            return Ok(());
+        }
+    };
+    report(&result, shown, lines);
+    if bare && bare_fault(&result) {
         report!(
             "note: no launch options were given, so this was a bare run: every register \
              started at 0 and there is no argument block (u[0:1] = 0); give --grid, --block \
              and --arg NAME=VALUE to launch as docs/abi.md describes"
         );
     }
-    if !quiet {
+    if !shown.quiet {
         summary(&result);
     }
     if let Some(path) = &args.hazards_json {
-        write_output(path, hazards_json(&result, &object.lines).as_bytes())?;
+        write_output(path, hazards_json(&result, lines).as_bytes())?;
     }
     match result.interrupted {
         Some(Interrupt::Cancelled) => {
@@ -299,7 +446,7 @@ pub fn run(args: Args) -> Outcome {
     let success = result.ok() && !hazard_failure;
     // Results only from a run that succeeded: a partial buffer must not pass for a result.
     if success {
-        for (name, file) in &outs {
+        for (name, file) in outs {
             if let Some(bytes) = result.buffer(name) {
                 write_output(file, bytes)?;
             }
@@ -333,7 +480,7 @@ mod tests_support {
     pub fn args(file: PathBuf) -> Args {
         Args {
             launch: LaunchArgs {
-                file,
+                file: Some(file),
                 grid: None,
                 block: None,
                 args: Vec::new(),
@@ -356,6 +503,9 @@ mod tests_support {
             hazards_json: None,
             profile: None,
             timeline: None,
+            stop_after_steps: None,
+            save_checkpoint: None,
+            resume: None,
         }
     }
 
