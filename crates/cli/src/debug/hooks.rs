@@ -32,8 +32,10 @@ pub enum Goal {
     Continue,
     /// Until warp `warp` has executed `left` more instructions.
     Step { warp: WarpId, left: u64 },
-    /// Until `warp` is back at `pc` (the instruction after a call).
-    Return { warp: WarpId, pc: u32 },
+    /// Until `warp` is back at `pc` (the instruction after a call) at the call depth it
+    /// started from: `depth` counts the calls (`jal`, `jalr`) it has made and not yet
+    /// returned from (`jr`), so a recursive call passing the same `pc` does not stop it.
+    Return { warp: WarpId, pc: u32, depth: u64 },
     /// Until `warp` executes a `jr` at call depth 0 (the return of the current function).
     Finish { warp: WarpId, depth: u64 },
 }
@@ -53,6 +55,9 @@ pub enum Stop {
     Trap(Box<TrapReport>),
     /// The warp being stepped stopped (ended or hit its step limit) before it was done.
     Ended(WarpId),
+    /// A warp has executed its `--max-steps` instructions: it stops at the step limit
+    /// before its next one (the debugger marks it so and reports it at once).
+    Limit(WarpId),
 }
 
 /// Whether the condition holds for `warp`.
@@ -107,6 +112,8 @@ pub struct DebugHooks<'a> {
     pub stop: Option<Stop>,
     /// Set when the pause happened before an instruction: where.
     pub paused_before: Option<(WarpId, u64, u32)>,
+    /// The per-warp step limit (`--max-steps`).
+    pub max_steps: u64,
 }
 
 impl DebugHooks<'_> {
@@ -131,7 +138,11 @@ impl Hooks for DebugHooks<'_> {
             Goal::Step { warp: w, left: 0 } if w == warp.id => {
                 return self.pause(warp, pc, Stop::Done(w));
             }
-            Goal::Return { warp: w, pc: r } if w == warp.id && r == pc => {
+            Goal::Return {
+                warp: w,
+                pc: r,
+                depth: 0,
+            } if w == warp.id && r == pc => {
                 return self.pause(warp, pc, Stop::Done(w));
             }
             _ => {}
@@ -162,6 +173,12 @@ impl Hooks for DebugHooks<'_> {
                 return Control::Stop;
             }
         }
+        // The run loop stops the warp at its next instruction without a hook call; pause
+        // now so the limit is reported when it is reached, not when the workgroup ends.
+        if warp.status == WarpStatus::Running && warp.steps >= self.max_steps {
+            self.stop = Some(Stop::Limit(warp.id));
+            return Control::Stop;
+        }
         match &mut self.goal {
             Goal::Step { warp: w, left } if *w == warp.id => {
                 *left = left.saturating_sub(1);
@@ -185,9 +202,16 @@ impl Hooks for DebugHooks<'_> {
                     return Control::Stop;
                 }
             }
-            Goal::Return { warp: w, .. } if *w == warp.id && warp.status == WarpStatus::Ended => {
-                self.stop = Some(Stop::Ended(warp.id));
-                return Control::Stop;
+            Goal::Return { warp: w, depth, .. } if *w == warp.id => {
+                if self.calls.binary_search(&pc).is_ok() {
+                    *depth += 1;
+                } else if self.returns.binary_search(&pc).is_ok() {
+                    *depth = depth.saturating_sub(1);
+                }
+                if warp.status == WarpStatus::Ended {
+                    self.stop = Some(Stop::Ended(warp.id));
+                    return Control::Stop;
+                }
             }
             _ => {}
         }

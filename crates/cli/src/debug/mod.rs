@@ -485,6 +485,7 @@ impl<'p> Debugger<'p> {
                 self.resume(Goal::Return {
                     warp,
                     pc: pc + len as u32,
+                    depth: 0,
                 })
             }
             _ => self.resume(Goal::Step { warp, left: 1 }),
@@ -519,6 +520,7 @@ impl<'p> Debugger<'p> {
             returns: &self.returns,
             stop: None,
             paused_before: None,
+            max_steps: session.config().max_steps,
         };
         let mut t = String::new();
         let progress = loop {
@@ -577,6 +579,7 @@ impl<'p> Debugger<'p> {
                 let _ = writeln!(t, "interrupted");
             }
         }
+        t.push_str(&self.mark_step_limits());
         if let Some(stop) = stop {
             self.describe_stop(&mut t, stop);
         }
@@ -600,12 +603,53 @@ impl<'p> Debugger<'p> {
         ok(t)
     }
 
+    /// Warps of the running workgroup that have executed `--max-steps` instructions are
+    /// stopped at the step limit, as the run loop would stop them before their next
+    /// instruction; report each once, as `warpkit run` does.
+    fn mark_step_limits(&mut self) -> String {
+        let mut t = String::new();
+        let Some(s) = self.session.as_mut() else {
+            return t;
+        };
+        let max_steps = s.config().max_steps;
+        let Some((flat, _)) = s.current() else {
+            return t;
+        };
+        let Some(g) = s.current_mut() else {
+            return t;
+        };
+        for w in g.warps.iter_mut() {
+            if w.status != WarpStatus::Running || w.steps < max_steps {
+                continue;
+            }
+            w.status = WarpStatus::StepLimit;
+            if self.reported.contains(&(flat, Some(w.id.warp))) {
+                continue;
+            }
+            self.reported.push((flat, Some(w.id.warp)));
+            let l = LimitReport {
+                workgroup: w.id.workgroup,
+                warp: w.id.warp,
+                pc: w.pc,
+                steps: w.steps,
+            };
+            let who = warp_name(l.workgroup, l.warp);
+            let _ = writeln!(
+                t,
+                "error: {}{}",
+                step_limit_text(&who, &l, &self.shown),
+                location_suffix(&self.object.lines, l.pc)
+            );
+        }
+        t
+    }
+
     fn describe_stop(&mut self, t: &mut String, stop: Stop) {
         let select = |d: &mut Self, id: WarpId| {
             d.selected = (d.flat_of(id), id.warp);
         };
         match stop {
-            Stop::Done(w) => select(self, w),
+            Stop::Done(w) | Stop::Limit(w) => select(self, w),
             Stop::Ended(w) => {
                 select(self, w);
                 let status = self

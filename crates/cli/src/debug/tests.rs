@@ -426,3 +426,70 @@ fn ctrl_c_interrupts_a_continue() {
     assert!(!d.execute("step").error);
     assert_ne!(d.execute("p u1").text, before);
 }
+
+/// Two warps of an endless loop.
+#[test]
+fn the_step_limit_is_reported_when_a_warp_reaches_it() {
+    let (t, _) = transcript(
+        LOOP,
+        launch_with(|l| {
+            l.block([64, 1, 1]).unwrap();
+            l.max_steps(100).unwrap();
+        }),
+        "continue\np u1\nwarp 0.1\np u1\ncontinue\ninfo warps\n",
+    );
+    // Warp 0 is reported at its limit, before warp 1 has run at all.
+    has(
+        &t,
+        "(warpkit) continue\nerror: workgroup (0,0,0) warp 0 stopped at pc 0x0 after 100 \
+         instructions: the step limit (--max-steps 100) was reached",
+    );
+    has(
+        &t,
+        "(warpkit) p u1\nu1 = 0x00000032 (50)\n(warpkit) warp 0.1\n",
+    );
+    has(&t, "(warpkit) p u1\nu1 = 0x00000000 (0)\n(warpkit) continue\nerror: workgroup (0,0,0) warp 1 stopped");
+    assert_eq!(t.matches("warp 0 stopped at pc").count(), 1, "{t}");
+    assert_eq!(t.matches("warp 1 stopped at pc").count(), 1, "{t}");
+}
+
+/// A recursive function whose inner call returns to the same place at every depth:
+/// `u40` is the depth of frames, `u41` counts returns through `back` (registers the
+/// launch leaves at 0).
+const RECURSE: &str = "\
+    umovi u42, 2
+    jal u31, rec
+    umovi u2, 7
+    endpgm
+rec:
+    uaddi u40, u40, 1
+    bz u42, ret
+    uaddi u42, u42, -1
+inner:
+    jal u30, rec
+back:
+    uaddi u41, u41, 1
+ret:
+    uaddi u40, u40, -1
+    bz u40, top
+    jr u30, 0
+top:
+    jr u31, 0
+";
+
+#[test]
+fn next_steps_over_a_recursive_call() {
+    let (t, errors) = transcript(
+        RECURSE,
+        launch_with(|_| {}),
+        "break inner\ncontinue\np u40\ndelete 1\nnext\np u40\np u41\n",
+    );
+    assert!(!errors, "{t}");
+    has(&t, "(warpkit) p u40\nu40 = 0x00000001 (1)\n");
+    // Back after the call at depth 1: the deeper frame's return to `back` did not stop it.
+    has(&t, "(warpkit) next\nk.s:12: uaddi u41, u41, 1\n");
+    has(
+        &t,
+        "(warpkit) p u40\nu40 = 0x00000001 (1)\n(warpkit) p u41\nu41 = 0x00000001 (1)\n",
+    );
+}
