@@ -1,24 +1,16 @@
 //! `warpkit asm` and `warpkit dis` end to end: outputs, round trip through --plain, and bad
 //! input of every kind giving exit 2 with a located message.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Output;
 
-fn warpkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpkit"))
-        .args(args)
-        .output()
-        .expect("warpkit runs")
-}
+mod common;
+use common::*;
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("warpkit-asm-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 const KERNEL: &str = "\

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::*;
+
 /// Whole campaign budget (`WARPKIT_CAMPAIGN_SECONDS` for a longer one by hand); each case
 /// also has its own timeout.
 fn budget() -> Duration {
@@ -89,10 +92,6 @@ fn check(args: &[&str], what: &str) {
             args.join(" ")
         );
     }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn examples() -> Vec<(String, String)> {

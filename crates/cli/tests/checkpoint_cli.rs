@@ -4,36 +4,10 @@
 //! several host threads; damaged checkpoints and misused options exit 2 naming the file.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn warpkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpkit"))
-        .args(args)
-        .output()
-        .expect("warpkit runs")
-}
-
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpkit-ckpt-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn expect(o: &Output, code: i32, says: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "{e}");
-    for piece in says {
-        assert!(e.contains(piece), "expected `{piece}` in: {e}");
-    }
-}
+mod common;
+use common::*;
 
 /// The histogram example's launch: barriers, shared and global atomics, loads and
 /// `waitcnt`, over 3 workgroups.

@@ -4,16 +4,12 @@
 //! that come with them (stdin, formats by extension, one number syntax).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn warpkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpkit"))
-        .args(args)
-        .output()
-        .expect("warpkit runs")
-}
+mod common;
+use common::*;
 
 /// Run in `dir` with `stdin` as standard input.
 fn warpkit_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
@@ -27,29 +23,6 @@ fn warpkit_in(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
         .expect("warpkit runs");
     child.stdin.take().unwrap().write_all(stdin).unwrap();
     child.wait_with_output().unwrap()
-}
-
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpkit-safety-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn expect(o: &Output, code: i32, says: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "{e}");
-    for piece in says {
-        assert!(e.contains(piece), "expected `{piece}` in: {e}");
-    }
 }
 
 fn no_temp_files(d: &Path) {

@@ -7,15 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpkit-debug-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::*;
 
 const KERNEL: &str = "\
     uload.b128 u[16:19], u[0:1], 0

@@ -2,15 +2,10 @@
 //! values the kernel computed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use warpkit_examples::{find, Size};
 
-fn warpkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpkit"))
-        .args(args)
-        .output()
-        .expect("warpkit runs")
-}
+mod common;
+use common::*;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("warpkit-images-{}-{name}", std::process::id()));

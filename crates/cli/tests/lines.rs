@@ -2,8 +2,11 @@
 //! step-limit, hazard and deadlock reports for kernels from source and from ELF, the
 //! debugger's `disas` and stops on an ELF kernel, and profiles of an ELF kernel.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::*;
 
 fn warpkit_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_warpkit"))
@@ -13,29 +16,11 @@ fn warpkit_in(dir: &Path, args: &[&str]) -> Output {
         .expect("warpkit runs")
 }
 
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpkit-lines-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 /// Expect exit `code` and every piece of `says` in stderr.
-fn expect(o: &Output, code: i32, says: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "{e}");
-    for piece in says {
-        assert!(e.contains(piece), "expected `{piece}` in: {e}");
-    }
-}
-
 /// `k.s` (which includes `inc.s` and calls a macro) written into `d`, and its ELF `k.o`
 /// assembled there.
 fn sources(d: &Path, main: &str) {

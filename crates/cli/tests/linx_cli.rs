@@ -2,14 +2,9 @@
 //! of the documented interface.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn warpkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpkit"))
-        .args(args)
-        .output()
-        .expect("warpkit runs")
-}
+mod common;
+use common::*;
 
 fn file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("warpkit-linx-cli-{}", std::process::id()));

@@ -2,24 +2,9 @@
 //! source lines, the three profile forms and the Trace Event timeline.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn warpkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpkit"))
-        .args(args)
-        .output()
-        .expect("warpkit runs")
-}
-
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpkit-profile-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::*;
 
 fn saxpy() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/saxpy.s")

@@ -3,38 +3,12 @@
 //! all, deadlocks reported, and the after-run summary and hazard diagnostics.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn warpkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpkit"))
-        .args(args)
-        .output()
-        .expect("warpkit runs")
-}
-
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("warpkit-run-cli-{}-{test}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::*;
 
 /// Expect exit `code` and every piece of `says` in stderr.
-fn expect(o: &Output, code: i32, says: &[&str]) {
-    let e = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "{e}");
-    for piece in says {
-        assert!(e.contains(piece), "expected `{piece}` in: {e}");
-    }
-}
-
 fn kernel(d: &Path, name: &str, text: &str) -> PathBuf {
     let p = d.join(name);
     std::fs::write(&p, text).unwrap();
