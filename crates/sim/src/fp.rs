@@ -319,8 +319,24 @@ impl Warp {
             Op::FfmaF32 => Kind::Fma,
             _ => return None,
         };
-        let mods = Mods::new((inst.imm >> packed::NEG) & 7, (inst.imm >> packed::ABS) & 7);
+        let (neg, abs) = ((inst.imm >> packed::NEG) & 7, (inst.imm >> packed::ABS) & 7);
+        let sat = inst.imm & (1 << packed::SAT) != 0;
         let exec = self.exec();
+        // Flags the row may report without raising them: ORed into `fflags`, which holds
+        // them already, they change nothing, as long as none of them traps.
+        let enabled = (mode_value & mode::TRAP_ENABLES) >> 5;
+        let accrued = Flags::from_bits((self.csr.fflags & !enabled) as u8);
+        // The common case, written straight to the destination register: every lane
+        // active, no modifier, no `sat`, and no trap enabled (a trapping instruction must
+        // write nothing).
+        if exec == u32::MAX && neg == 0 && abs == 0 && !sat && enabled == 0 {
+            let sources = [inst.rs1, inst.rs2, inst.rs3].map(usize::from);
+            let d = usize::from(inst.rd);
+            let flags = fp_fpu::row_in_place(kind, rm, &mut self.v[..], d, sources, accrued)?;
+            self.csr.fflags |= u32::from(flags.bits());
+            return Some(FpOutcome::Done);
+        }
+        let mods = Mods::new(neg, abs);
         let (values, flags) = fp_fpu::row(
             kind,
             rm,
@@ -329,12 +345,12 @@ impl Warp {
             &self.v[usize::from(inst.rs3)],
             mods,
             exec,
+            accrued,
         )?;
         if let Some(t) = self.fp_trap(flags) {
             return Some(t);
         }
         self.csr.fflags |= u32::from(flags.bits());
-        let sat = inst.imm & (1 << packed::SAT) != 0;
         let dst = &mut self.v[usize::from(inst.rd)];
         if exec == u32::MAX && !sat {
             *dst = values;
