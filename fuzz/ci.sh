@@ -16,14 +16,17 @@ for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
 done
-cargo build -q --release --manifest-path ../Cargo.toml -p warpkit
+# The seeds are assembled by the debug CLI (`cargo test --workspace` has built it; a
+# release build here would compile every dependency once more for a few dozen files).
+warpkit=../target/debug/warpkit
+[ -x "$warpkit" ] || cargo build -q --manifest-path ../Cargo.toml -p warpkit
 for s in corpus/assemble/*.s; do
   [ -f "$s" ] || continue
   b="corpus/decode/$(basename "$s" .s).bin"
-  if ../target/release/warpkit asm "$s" -o "$b" --format bin 2>/dev/null; then
+  if "$warpkit" asm "$s" -o "$b" --format bin 2>/dev/null; then
     cp "$b" corpus/disassemble/; cp "$b" corpus/roundtrip/
     e="corpus/elf/$(basename "$s" .s).elf"
-    if ../target/release/warpkit asm "$s" -o "$e" --format elf 2>/dev/null; then
+    if "$warpkit" asm "$s" -o "$e" --format elf 2>/dev/null; then
       cp "$e" corpus/disassemble/
     fi
     # The run target's first byte picks the launch shape (fuzz_targets/run.rs).
