@@ -626,41 +626,50 @@ pub fn launch_with_progress(
 ) -> Result<LaunchResult, LaunchError> {
     let groups = check(config)?;
     let layout = layout(program, args)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .build()
-        .map_err(|e| LaunchError::Threads(e.to_string()))?;
     let cancel = cancel_flag(config);
     let start = Instant::now();
-    let outcomes = run_parallel(
-        program,
-        config,
-        &layout.global,
-        0..groups,
-        &pool,
-        done,
-        cancel,
-    );
+    let run = || run_parallel(program, config, &layout.global, 0..groups, done, cancel);
+    let outcomes = if runs_on_ambient_pool(config.threads) {
+        run()
+    } else {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(config.threads)
+            .build()
+            .map_err(|e| LaunchError::Threads(e.to_string()))?
+            .install(run)
+    };
     let wall = start.elapsed();
     Ok(finish(layout, outcomes, wall))
 }
 
-/// Run workgroups `range` on `pool`, unobserved, adding 1 to `done` as each finishes;
-/// `None` for those skipped after a cancel.
+/// Whether a launch on `threads` host threads (0: every core) runs on the rayon pool its
+/// caller is running on: when the caller is a worker of a pool of exactly that many
+/// threads. A suite that runs independent launches side by side on one pool (`warpkit
+/// examples`) then shares its workers with their workgroups, by work stealing, instead of
+/// each launch starting threads of its own. The result does not depend on it.
+fn runs_on_ambient_pool(threads: usize) -> bool {
+    let wanted = match threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    rayon::current_thread_index().is_some() && rayon::current_num_threads() == wanted
+}
+
+/// Run workgroups `range` on the current rayon pool, unobserved, adding 1 to `done` as
+/// each finishes; `None` for those skipped after a cancel.
 fn run_parallel(
     program: &Program,
     config: &LaunchConfig,
     global: &GlobalMemory,
     range: std::ops::Range<u64>,
-    pool: &rayon::ThreadPool,
     done: &AtomicU64,
     cancel: &AtomicBool,
 ) -> Vec<Option<Outcome>> {
     let (first, groups) = (range.start, range.end.saturating_sub(range.start));
-    pool.install(|| {
+    {
         // Runs of workgroups per task, so a task outweighs rayon's splitting; each task
         // keeps a pool of warps for its workgroups.
-        let chunk = (groups / (pool.current_num_threads() as u64 * 16)).clamp(1, 64);
+        let chunk = (groups / (rayon::current_num_threads() as u64 * 16)).clamp(1, 64);
         (0..groups.div_ceil(chunk))
             .into_par_iter()
             .flat_map_iter(|c| {
@@ -676,7 +685,7 @@ fn run_parallel(
                 })
             })
             .collect()
-    })
+    }
 }
 
 /// As [`launch`], observed: each host-thread task gets hooks from `new` (given the host
@@ -1000,15 +1009,16 @@ impl<'p> Session<'p> {
             .num_threads(self.config.threads)
             .build()
             .map_err(|e| LaunchError::Threads(e.to_string()))?;
-        let rest = run_parallel(
-            self.program,
-            &self.config,
-            &self.layout.global,
-            self.next..self.groups,
-            &pool,
-            done,
-            cancel,
-        );
+        let rest = pool.install(|| {
+            run_parallel(
+                self.program,
+                &self.config,
+                &self.layout.global,
+                self.next..self.groups,
+                done,
+                cancel,
+            )
+        });
         self.next = self.groups;
         let mut outcomes: Vec<Option<Outcome>> = self.outcomes.drain(..).map(Some).collect();
         outcomes.extend(rest);

@@ -469,8 +469,7 @@ fn results_do_not_depend_on_threads() {
         mul.vi v12, v3, 3
         gstore.b32 v12, v11, u[18:19], 0
         endpgm";
-    let mut outs = Vec::new();
-    for threads in [1, 2, 3] {
+    let run = |threads: usize| {
         let cfg = LaunchConfig {
             grid: [5, 3, 2],
             block: [16, 2, 1],
@@ -487,11 +486,28 @@ fn results_do_not_depend_on_threads() {
         )
         .unwrap();
         assert!(r.ok());
-        outs.push((
+        (
             r.buffer("sum").unwrap().to_vec(),
             r.buffer("out").unwrap().to_vec(),
-        ));
+        )
+    };
+    let mut outs: Vec<_> = [1, 2, 3].into_iter().map(run).collect();
+    // Launches started from the workers of a pool of their own size run on that pool
+    // (`warpkit examples` runs its kernels side by side so): several at once, the same.
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        outs.extend(pool.install(|| {
+            use rayon::prelude::*;
+            (0..4)
+                .into_par_iter()
+                .map(|_| run(threads))
+                .collect::<Vec<_>>()
+        }));
     }
+    assert_eq!(outs.len(), 11);
     assert!(outs.windows(2).all(|w| w[0] == w[1]));
     assert_eq!(words(&outs[0].0)[0], 32 * (0..30).sum::<u32>());
     let out = words(&outs[0].1);
