@@ -14,7 +14,8 @@ pub struct Args {
     /// Run the small problem sizes of the test suite.
     #[arg(long)]
     pub small: bool,
-    /// Host threads for the workgroups (0 = every core).
+    /// Host threads, shared by the kernels (run side by side) and their workgroups (0 = every
+    /// core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// List the kernels and what each computes, without running them.
@@ -242,10 +243,12 @@ pub fn run(args: Args) -> Outcome {
     }
     let size = if args.small { Size::Small } else { Size::Full };
     let start = Instant::now();
+    // Side by side on one pool of `--threads` workers (warpkit_examples::run_suite).
+    let results = warpkit_examples::run_suite(&examples, &linx, size, args.threads)
+        .map_err(|e| Failure::Runtime(format!("cannot start {} threads: {e}", args.threads)))?;
     let mut tally = Tally::default();
     let mut saved = Vec::new();
-    for e in examples {
-        let result = e.run(size, args.threads);
+    for (e, result) in examples.iter().zip(results.gpu) {
         if let (
             Some(dir),
             Ok(Report {
@@ -257,8 +260,8 @@ pub fn run(args: Args) -> Outcome {
         }
         tally.record(e.name, result);
     }
-    for e in linx {
-        tally.record(e.name, e.run());
+    for (e, result) in linx.iter().zip(results.linx) {
+        tally.record(e.name, result);
     }
     let Tally {
         rows,

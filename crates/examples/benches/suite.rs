@@ -10,7 +10,7 @@
 use divan::counter::ItemsCount;
 use divan::Bencher;
 use std::time::Duration;
-use warpkit_examples::{all, Size};
+use warpkit_examples::{all, Report, Size};
 
 const RUNS: usize = 3;
 
@@ -91,7 +91,33 @@ fn main() {
         "process CPU time, all runs: {cpu1:.2} s with 1 thread, {cpu2:.2} s with 2 ({:.2}x)",
         cpu2 / cpu1
     );
+    suite_side_by_side();
     divan::main();
+}
+
+/// The whole suite as `warpkit examples` runs it: every example (GPU and Linx, inputs,
+/// launches and checks) side by side on one pool ([`warpkit_examples::run_suite`]), wall
+/// time of the whole, best of `RUNS`, with 1 and 2 host threads alternating.
+fn suite_side_by_side() {
+    let gpu: Vec<_> = all().iter().collect();
+    let linx: Vec<_> = warpkit_examples::linx::ALL.iter().collect();
+    let mut best = [f64::MAX; 2];
+    for _ in 0..RUNS {
+        for (k, threads) in [1, 2].into_iter().enumerate() {
+            let start = std::time::Instant::now();
+            let r = warpkit_examples::run_suite(&gpu, &linx, Size::Full, threads).expect("pool");
+            best[k] = best[k].min(start.elapsed().as_secs_f64());
+            let passed = |x: Option<&Report>| x.is_some_and(Report::passed);
+            assert!(r.gpu.iter().all(|x| passed(x.as_ref().ok())));
+            assert!(r.linx.iter().all(|x| passed(x.as_ref().ok())));
+        }
+    }
+    println!(
+        "whole suite side by side (warpkit examples): {:.2} s with 1 thread, {:.2} s with 2 ({:.2}x)",
+        best[0],
+        best[1],
+        best[0] / best[1]
+    );
 }
 
 /// Each kernel at its small size on one thread (items = warp-instructions).

@@ -293,6 +293,36 @@ pub fn find(name: &str) -> Option<&'static Example> {
     all().iter().find(|e| e.name == name)
 }
 
+/// What [`run_suite`] gives: each example's result, in the order given.
+pub struct SuiteResults {
+    pub gpu: Vec<Result<Report, ExampleError>>,
+    pub linx: Vec<Result<Report, linx::LinxExampleError>>,
+}
+
+/// Run `gpu` examples at `size` and `linx` examples side by side on one pool of `threads`
+/// host threads (0: every core), as `warpkit examples` does. The examples are independent,
+/// and each example's launches run their workgroups on the same pool (work stealing), so a
+/// kernel's single-workgroup phase leaves no core idle while other examples remain. Each
+/// result is the one the example gives alone; only its `wall` (shared cores) differs.
+pub fn run_suite(
+    gpu: &[&Example],
+    linx: &[&linx::LinxExample],
+    size: Size,
+    threads: usize,
+) -> Result<SuiteResults, rayon::ThreadPoolBuildError> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let (gpu, linx) = pool.install(|| {
+        rayon::join(
+            || gpu.par_iter().map(|e| e.run(size, threads)).collect(),
+            || linx.par_iter().map(|e| e.run()).collect(),
+        )
+    });
+    Ok(SuiteResults { gpu, linx })
+}
+
 impl Example {
     /// The launches and the reference output for `size`.
     pub fn case(&self, size: Size) -> Case {

@@ -114,6 +114,42 @@ fn results_do_not_depend_on_the_thread_count() {
     assert_eq!(one.lane_ops, two.lane_ops);
 }
 
+/// The suite side by side on two threads (`warpkit examples`) gives every example what it
+/// gives alone on one.
+#[test]
+fn side_by_side_results_equal_those_run_alone() {
+    let gpu: Vec<_> = all().iter().collect();
+    let linx: Vec<_> = warpkit_examples::linx::ALL.iter().collect();
+    let suite = warpkit_examples::run_suite(&gpu, &linx, Size::Small, 2).expect("a pool");
+    assert_eq!((suite.gpu.len(), suite.linx.len()), (gpu.len(), linx.len()));
+    for (e, got) in gpu.iter().zip(&suite.gpu) {
+        let got = got.as_ref().expect("runs");
+        let alone = e.run(Size::Small, 1).expect("runs");
+        assert!(got.passed(), "{}: {}", e.name, got.check);
+        assert_eq!(got.name, e.name);
+        assert_eq!(
+            (got.instructions, got.lane_ops, &got.traps, &got.hazards),
+            (
+                alone.instructions,
+                alone.lane_ops,
+                &alone.traps,
+                &alone.hazards
+            ),
+            "{}",
+            e.name
+        );
+    }
+    for (e, got) in linx.iter().zip(&suite.linx) {
+        let got = got.as_ref().expect("runs");
+        let alone = e.run().expect("runs");
+        assert!(got.passed(), "{}", e.name);
+        assert_eq!(
+            (got.name, got.instructions),
+            (alone.name, alone.instructions)
+        );
+    }
+}
+
 #[test]
 fn a_missing_waitcnt_is_reported_as_a_hazard() {
     // Without its `waitcnt vm=0` vadd adds registers whose loads are still in flight: the
