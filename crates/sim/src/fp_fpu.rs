@@ -144,6 +144,19 @@ mod x86 {
         keep: u32,
     }
 
+    /// `$run!(op)` with the instruction computing `kind` into `ymm0` from `ymm0`, `ymm1`
+    /// (and `ymm2`): the one place the operations are spelled, for every block.
+    macro_rules! for_kind {
+        ($kind:expr, $run:ident) => {
+            match $kind {
+                Kind::Add => $run!("vaddps ymm0, ymm0, ymm1"),
+                Kind::Sub => $run!("vsubps ymm0, ymm0, ymm1"),
+                Kind::Mul => $run!("vmulps ymm0, ymm0, ymm1"),
+                Kind::Fma => $run!("vfmadd213ps ymm0, ymm1, ymm2"),
+            }
+        };
+    }
+
     /// MXCSR: every exception masked (bits 12:7), flags (5:0) clear, FTZ and DAZ off.
     const MASKED: u32 = 0x1f80;
     const IE: u32 = 1;
@@ -373,12 +386,7 @@ mod x86 {
                     )
                 };
             }
-            match kind {
-                Kind::Add => run!("vaddps ymm0, ymm0, ymm1"),
-                Kind::Sub => run!("vsubps ymm0, ymm0, ymm1"),
-                Kind::Mul => run!("vmulps ymm0, ymm0, ymm1"),
-                Kind::Fma => run!("vfmadd213ps ymm0, ymm1, ymm2"),
-            }
+            for_kind!(kind, run);
         }
         if nan != 0 {
             return None;
@@ -468,12 +476,7 @@ mod x86 {
                     )
                 };
             }
-            match kind {
-                Kind::Add => run!("vaddps ymm0, ymm0, ymm1"),
-                Kind::Sub => run!("vsubps ymm0, ymm0, ymm1"),
-                Kind::Mul => run!("vmulps ymm0, ymm0, ymm1"),
-                Kind::Fma => run!("vfmadd213ps ymm0, ymm1, ymm2"),
-            }
+            for_kind!(kind, run);
         }
         (nan == 0).then(|| flags_of(block.after))
     }
