@@ -1,6 +1,7 @@
 // a[i] = a[i]*b[i] + b[i] over two arrays of 32-bit elements, REPS times: the same work as
 // bench/rvv_madd.S.in, which loads both arrays on every repetition, so this kernel does too.
-// One thread per element; arguments: a (buffer), b (buffer), reps.
+// One thread per element; arguments: a (buffer), b (buffer), reps. bench/peers.sh runs it
+// on bench/madd_data.py's inputs and compares a with the result that script computes.
     uload.b64  u[16:17], u[0:1], 0      // a
     uload.b64  u[18:19], u[0:1], 8      // b
     uload.b32  u20, u[0:1], 16          // reps
