@@ -25,6 +25,9 @@ pub struct Args {
     /// colour, each pixel's index the value the kernel computed. DIR is created if needed.
     #[arg(long, value_name = "DIR")]
     pub save_images: Option<PathBuf>,
+    /// Execution engine: `jit` (the default where the host supports it) or `interp`.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<warpkit_sim::Engine>,
 }
 
 /// `image` as an indexed-colour PNG.
@@ -220,6 +223,9 @@ pub fn run(args: Args) -> Outcome {
             args.threads,
             crate::run_cmd::MAX_THREADS
         )));
+    }
+    if let Some(engine) = args.engine {
+        warpkit_sim::Engine::set_process_default(engine);
     }
     let examples = select(&args.names)?;
     let linx = crate::linx_cmd::select_examples(&args.names);

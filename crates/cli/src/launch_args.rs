@@ -60,6 +60,11 @@ pub struct LaunchArgs {
     /// Refuse (exit 2) a grid of more workgroups than this.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WORKGROUPS, value_parser = crate::numbers::u64_arg)]
     pub max_workgroups: u64,
+    /// Execution engine: `jit`, the translation tier (the default where the host has
+    /// x86-64 with AVX2), or `interp`, the interpreter. Results are the same on both; traces,
+    /// profiles, breakpoints and watched hazards always run on the interpreter.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<warpkit_sim::Engine>,
 }
 
 impl LaunchArgs {
@@ -79,6 +84,9 @@ impl LaunchArgs {
     /// The launch these options describe, without its arguments ([`LaunchArgs::add_args`])
     /// and entry point ([`LaunchArgs::load`]).
     pub fn launch(&self, keep_warps: bool) -> Result<Launch, Failure> {
+        if let Some(engine) = self.engine {
+            warpkit_sim::Engine::set_process_default(engine);
+        }
         let mut launch = Launch::new(Limits {
             max_memory: self.max_memory,
             max_workgroups: self.max_workgroups,

@@ -491,6 +491,7 @@ mod tests_support {
                 entry: None,
                 max_memory: DEFAULT_MAX_MEMORY,
                 max_workgroups: DEFAULT_MAX_WORKGROUPS,
+                engine: None,
             },
             outs: Vec::new(),
             strict_hazards: false,

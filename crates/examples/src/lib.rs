@@ -348,25 +348,7 @@ impl Example {
 
     /// Run `case` (usually [`Example::case`], possibly altered) and check it.
     pub fn run_case(&self, case: &Case, threads: usize) -> Result<Report, ExampleError> {
-        let program = self.program()?;
-        let mut results: Vec<LaunchResult> = Vec::with_capacity(case.stages.len());
-        for (index, stage) in case.stages.iter().enumerate() {
-            let args = self.stage_args(index, stage, &results)?;
-            let config = LaunchConfig {
-                grid: stage.grid,
-                block: stage.block,
-                shared_bytes: stage.shared_bytes,
-                threads,
-                ..LaunchConfig::default()
-            };
-            let result =
-                launch(&program, &config, args).map_err(|source| ExampleError::Launch {
-                    name: self.name,
-                    stage: index,
-                    source,
-                })?;
-            results.push(result);
-        }
+        let results = self.launch_stages(case, self.program()?, threads, false)?;
         let lookup = |stage: usize, name: &str| results.get(stage).and_then(|r| r.buffer(name));
         let outputs = Outputs { results: &results };
         let mut check = compare(&case.expected, lookup);
@@ -447,6 +429,37 @@ impl Example {
                 .extend(r.hazards.iter().map(|h| tag(h.to_string())));
         }
         Ok(report)
+    }
+
+    /// Launch every stage of `case` with `program` (whose engine the caller may have set),
+    /// keeping the warps' final state if `keep_warps`, without checking the results.
+    pub fn launch_stages(
+        &self,
+        case: &Case,
+        program: warpkit_sim::Program,
+        threads: usize,
+        keep_warps: bool,
+    ) -> Result<Vec<LaunchResult>, ExampleError> {
+        let mut results: Vec<LaunchResult> = Vec::with_capacity(case.stages.len());
+        for (index, stage) in case.stages.iter().enumerate() {
+            let args = self.stage_args(index, stage, &results)?;
+            let config = LaunchConfig {
+                grid: stage.grid,
+                block: stage.block,
+                shared_bytes: stage.shared_bytes,
+                threads,
+                keep_warps,
+                ..LaunchConfig::default()
+            };
+            let result =
+                launch(&program, &config, args).map_err(|source| ExampleError::Launch {
+                    name: self.name,
+                    stage: index,
+                    source,
+                })?;
+            results.push(result);
+        }
+        Ok(results)
     }
 
     fn stage_args(

@@ -103,10 +103,11 @@ fn memory_loop() -> String {
     )
 }
 
-fn memory_launch() -> (f64, u64, u64) {
+fn memory_launch(engine: Engine) -> (f64, u64, u64) {
     use warpkit_sim::launch::*;
     let src = memory_loop();
-    let prog = Program::new(warpkit_asm::assemble(&src, "mem.s").expect("mem.s").text);
+    let mut prog = Program::new(warpkit_asm::assemble(&src, "mem.s").expect("mem.s").text);
+    prog.set_engine(engine);
     let args = vec![Arg {
         name: "a".into(),
         value: ArgValue::Buffer(vec![0; 4 * MEM_WORDS as usize]),
@@ -125,22 +126,24 @@ fn memory_launch() -> (f64, u64, u64) {
 }
 
 fn memory_micro_summary() {
-    let mut best = f64::MAX;
-    let (mut instructions, mut lane_ops) = (0, 0);
-    for _ in 0..5 {
-        let (secs, i, l) = memory_launch();
-        best = best.min(secs);
-        (instructions, lane_ops) = (i, l);
+    for engine in [Engine::Interp, Engine::Jit] {
+        let mut best = f64::MAX;
+        let (mut instructions, mut lane_ops) = (0, 0);
+        for _ in 0..5 {
+            let (secs, i, l) = memory_launch(engine);
+            best = best.min(secs);
+            (instructions, lane_ops) = (i, l);
+        }
+        // One 4-byte load and one 4-byte store per element per pass.
+        let bytes = 8 * u64::from(MEM_WORDS) * u64::from(PASSES);
+        println!(
+            "{:<31} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s  {:>8.1} MB/s simulated",
+            format!("memory loop (1 warp) [{engine}]"),
+            instructions as f64 / best / 1e6,
+            lane_ops as f64 / best / 1e6,
+            bytes as f64 / best / 1e6
+        );
     }
-    // One 4-byte load and one 4-byte store per element per pass.
-    let bytes = 8 * u64::from(MEM_WORDS) * u64::from(PASSES);
-    println!(
-        "{:<22} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s  {:>8.1} MB/s simulated",
-        "memory loop (1 warp)",
-        instructions as f64 / best / 1e6,
-        lane_ops as f64 / best / 1e6,
-        bytes as f64 / best / 1e6
-    );
 }
 
 /// The VALU loop untraced and with the JSON Lines tracer writing to a sink.
@@ -230,23 +233,76 @@ fn summary(name: &str, src: &str, exec: u32) -> f64 {
     summary_bytes(name, common::asm(src), exec)
 }
 
-/// Prints and returns the lane-operations per second of one run of `bytes`.
+/// Prints, for each engine, and returns (for the host's default engine) the
+/// lane-operations per second of one run of `bytes`; then the translation tier's speed-up.
 fn summary_bytes(name: &str, bytes: Vec<u8>, exec: u32) -> f64 {
-    let prog = Program::new(bytes);
+    let mut prog = Program::new(bytes);
     let mut census = Census::default();
     run_once(&prog, exec, &mut census);
-    let reps = 5;
-    let start = Instant::now();
-    for _ in 0..reps {
-        divan::black_box(run_once(&prog, exec, &mut NoHooks));
+    let mut rates = Vec::new();
+    for engine in [Engine::Interp, Engine::Jit] {
+        prog.set_engine(engine);
+        // Translate (and warm up) outside the timed runs.
+        run_once(&prog, exec, &mut NoHooks);
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let start = Instant::now();
+            divan::black_box(run_once(&prog, exec, &mut NoHooks));
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        println!(
+            "{:<31} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s",
+            format!("{name} [{engine}]"),
+            census.instructions as f64 / best / 1e6,
+            census.lane_ops as f64 / best / 1e6
+        );
+        rates.push(census.lane_ops.max(census.instructions) as f64 / best);
     }
-    let secs = start.elapsed().as_secs_f64() / f64::from(reps);
     println!(
-        "{name:<22} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s",
-        census.instructions as f64 / secs / 1e6,
-        census.lane_ops as f64 / secs / 1e6
+        "{:<31} {:>8.2}x",
+        format!("{name} jit/interp"),
+        rates[1] / rates[0]
     );
-    census.lane_ops as f64 / secs
+    if Engine::host_default() == Engine::Jit {
+        rates[1]
+    } else {
+        rates[0]
+    }
+}
+
+/// Translation cost: time per translated instruction, and the break-even point (executed
+/// instructions at which translating has paid for itself) of the VALU loop.
+fn translation_summary() {
+    let mut prog = Program::new(common::asm(&valu_loop()));
+    prog.set_engine(Engine::Jit);
+    let Some(stats) = prog.translation_stats() else {
+        println!("translation: not supported on this host");
+        return;
+    };
+    let per_instruction = stats.nanos as f64 / stats.instructions.max(1) as f64;
+    let time = |engine| {
+        let mut p = prog.clone();
+        p.set_engine(engine);
+        run_once(&p, u32::MAX, &mut NoHooks);
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let start = Instant::now();
+            let n = run_once(&p, u32::MAX, &mut NoHooks);
+            best = best.min(start.elapsed().as_secs_f64() / n as f64);
+        }
+        best
+    };
+    let (interp, jit) = (time(Engine::Interp), time(Engine::Jit));
+    println!(
+        "translation: {} instructions in {} blocks ({} bytes) in {:.1} us: {:.0} ns per instruction; \
+         break-even after {:.0} executed instructions of the VALU loop",
+        stats.instructions,
+        stats.blocks,
+        stats.code_bytes,
+        stats.nanos as f64 / 1e3,
+        per_instruction,
+        stats.nanos as f64 * 1e-9 / (interp - jit).max(1e-12)
+    );
 }
 
 /// A memory-bound kernel: `out[i] = a[i] + b[i]` (examples/vadd.s) over `n` words.
@@ -318,6 +374,7 @@ fn main() {
     summary("valu loop, exec half", &valu_loop(), 0x5555_5555);
     summary("branch/salu loop", &branch_loop(), u32::MAX);
     memory_micro_summary();
+    translation_summary();
     trace_summary();
     memory_summary();
     divan::main();
@@ -359,10 +416,10 @@ fn branch_salu(bencher: Bencher) {
 
 #[divan::bench(sample_count = 20)]
 fn memory_one_warp(bencher: Bencher) {
-    let (_, instructions, _) = memory_launch();
+    let (_, instructions, _) = memory_launch(Engine::host_default());
     bencher
         .counter(ItemsCount::new(instructions))
-        .bench(memory_launch);
+        .bench(|| memory_launch(Engine::host_default()));
 }
 
 #[divan::bench(sample_count = 20)]

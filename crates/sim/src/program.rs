@@ -3,6 +3,8 @@
 //! targets, so the interpreter never looks at encoding tables.
 
 use crate::asyncq::NUM_COUNTERS;
+use crate::jit::{Engine, Translation, TranslationStats};
+use std::sync::{Arc, OnceLock};
 use warpkit_isa::{decode, Flags, Instr, Op, OperandClass};
 
 /// What the interpreter dispatches on: a database variant, or a word that must raise
@@ -47,6 +49,11 @@ pub struct Program {
     waits: Vec<[u32; NUM_COUNTERS]>,
     /// The program's `.data`, mapped read-write after the code by a launch.
     data: Vec<u8>,
+    /// The engine chosen for this program; `None` follows [`Engine::host_default`].
+    engine: Option<Engine>,
+    /// The translated code, made on first use by a warp that runs on the translation tier
+    /// (`None` inside: the host or the program cannot be translated).
+    translation: OnceLock<Option<Arc<Translation>>>,
 }
 
 /// `waitcnt`'s fields as thresholds: each is the count allowed to stay outstanding; all
@@ -142,6 +149,8 @@ impl Program {
             vwritten,
             waits,
             data: Vec::new(),
+            engine: None,
+            translation: OnceLock::new(),
         }
     }
 
@@ -152,6 +161,33 @@ impl Program {
             data,
             ..Program::new(text)
         }
+    }
+
+    /// The engine this program's warps run on.
+    pub fn engine(&self) -> Engine {
+        self.engine.unwrap_or_else(Engine::host_default)
+    }
+
+    /// Run this program's warps on `engine` (results are the same on every engine).
+    pub fn set_engine(&mut self, engine: Engine) {
+        self.engine = Some(engine);
+    }
+
+    /// The translated code, if this program runs on the translation tier and it could be
+    /// translated. The first call translates.
+    pub(crate) fn translation(&self) -> Option<&Translation> {
+        if self.engine() != Engine::Jit {
+            return None;
+        }
+        self.translation
+            .get_or_init(|| Translation::new(self).map(Arc::new))
+            .as_deref()
+    }
+
+    /// What translating the program cost and produced (translating it now if it runs on
+    /// the translation tier and was not translated yet); `None` if it is not translated.
+    pub fn translation_stats(&self) -> Option<TranslationStats> {
+        self.translation().map(Translation::stats)
     }
 
     /// The `.data` section (empty for a program without one).

@@ -171,6 +171,9 @@ pub struct Warp {
     written_exec: bool,
     /// The CSR a CSR instruction wrote since the hooks last cleared the marks.
     written_csr: Option<u32>,
+    /// Instructions of `steps` that translated code executed (not architectural state:
+    /// engines differ only here).
+    pub(crate) translated: u64,
 }
 
 impl std::fmt::Debug for Warp {
@@ -371,6 +374,7 @@ impl Warp {
             written_v: 0,
             written_exec: false,
             written_csr: None,
+            translated: 0,
         };
         w.set_exec(exec);
         w
@@ -412,6 +416,7 @@ impl Warp {
             written_v,
             written_exec,
             written_csr,
+            translated,
         } = self;
         *w_id = id;
         if dirty == u128::MAX {
@@ -441,6 +446,7 @@ impl Warp {
         *written_v = 0;
         *written_exec = false;
         *written_csr = None;
+        *translated = 0;
         self.set_exec(exec);
     }
 
@@ -457,6 +463,12 @@ impl Warp {
         for (l, m) in self.lane_mask.iter_mut().enumerate() {
             *m = 0u32.wrapping_sub((exec >> l) & 1);
         }
+    }
+
+    /// EXEC as one all-ones / all-zeros word per lane.
+    #[inline(always)]
+    pub(crate) fn lane_mask(&self) -> &[u32; LANES] {
+        &self.lane_mask
     }
 
     /// The 64-bit value of the uniform pair starting at `r`.
@@ -1290,6 +1302,8 @@ impl Warp {
         // The loop compares the step count with one bound, the nearer of the step limit and
         // the next look at `cancel`, so cancellation adds nothing per instruction.
         let mut bound = max_steps.min(steps.saturating_add(CANCEL_CHECK_INTERVAL));
+        // Translated code runs only where nothing observes single instructions.
+        let translation = if H::ENABLED { None } else { prog.translation() };
         loop {
             if steps >= bound {
                 self.steps = steps;
@@ -1301,6 +1315,17 @@ impl Warp {
                     return;
                 }
                 bound = max_steps.min(steps.saturating_add(CANCEL_CHECK_INTERVAL));
+            }
+            if let Some(t) = translation {
+                // While stores are pending, every instruction is checked for hazards: that
+                // is the interpreter's work.
+                if !self.queue.watch {
+                    if let Some((next, used)) = t.run(self, core, pc, bound - steps) {
+                        steps += used;
+                        pc = next;
+                        continue;
+                    }
+                }
             }
             if H::ENABLED {
                 self.steps = steps;
@@ -1338,6 +1363,11 @@ impl Warp {
     }
 
     // ---- what the hooks see of the last instruction ------------------------------------
+
+    /// How many of this warp's steps translated code executed (the rest were interpreted).
+    pub fn translated_steps(&self) -> u64 {
+        self.translated
+    }
 
     /// The vector registers the last instruction wrote synchronously (one bit each).
     /// Meaningful inside [`Hooks::after`]; asynchronous results are in
@@ -1484,6 +1514,7 @@ impl Warp {
             written_v: _,
             written_exec: _,
             written_csr: _,
+            translated: _,
         } = self;
         WarpImage {
             id: *id,
