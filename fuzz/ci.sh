@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -33,6 +33,9 @@ for s in corpus/assemble/*.s; do
     for shape in 00 1a 3b; do
       { printf "\x$shape"; cat "$b"; } > "corpus/run/$(basename "$s" .s).$shape.bin"
     done
+    for shape in 00 f9; do
+      { printf "\x$shape"; cat "$b"; } > "corpus/engines/$(basename "$s" .s).$shape.bin"
+    done
   fi
 done
 
@@ -47,7 +50,7 @@ for seed in 00 2a 55 80 d3 ff; do
   cp "corpus/linx_run/seed-$seed" "corpus/linx_check/seed-$seed"
 done
 
-targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run})
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"
