@@ -90,6 +90,8 @@ enum Target {
 /// One queue entry: small and `Copy`, so issue and retirement move little.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
+    /// Issue order across the counters' queues (`AsyncQueue::next_seq` when queued).
+    seq: u64,
     counter: u8,
     pc: u32,
     target: Target,
@@ -110,11 +112,15 @@ impl Entry {
     }
 }
 
-/// The pending operations of one warp, oldest first.
+/// The pending operations of one warp. Each counter has its own queue, oldest first, so
+/// retiring a counter's oldest operation (`waitcnt`, the in-flight limit) takes its queue's
+/// front instead of searching past other counters' operations; `Entry::seq` keeps the
+/// issue order across the queues, for `drain`, tracers and checkpoints.
 #[derive(Debug, Clone)]
 pub struct AsyncQueue {
-    ops: VecDeque<Entry>,
-    counts: [u32; NUM_COUNTERS],
+    ops: [VecDeque<Entry>; NUM_COUNTERS],
+    /// The `seq` of the next operation queued.
+    next_seq: u64,
     /// Lane data of pending vector write-backs, one register row each; reused, never shrunk.
     rows: Vec<[u32; LANES]>,
     free: Vec<u16>,
@@ -131,8 +137,8 @@ pub struct AsyncQueue {
 impl Default for AsyncQueue {
     fn default() -> AsyncQueue {
         AsyncQueue {
-            ops: VecDeque::new(),
-            counts: [0; NUM_COUNTERS],
+            ops: Default::default(),
+            next_seq: 0,
             rows: Vec::new(),
             free: Vec::new(),
             vwriters: [0; NUM_VREGS],
@@ -146,24 +152,43 @@ impl Default for AsyncQueue {
 
 impl AsyncQueue {
     pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
+        self.ops.iter().all(VecDeque::is_empty)
     }
 
     /// Outstanding operations on counter `c`.
     pub fn count(&self, c: usize) -> u32 {
-        self.counts[c]
+        self.ops[c].len() as u32
     }
 
     /// The pending operations, oldest first.
     pub fn ops(&self) -> impl Iterator<Item = PendingOp> + '_ {
-        self.ops.iter().map(|e| self.describe(e, None))
+        self.in_issue_order()
+            .into_iter()
+            .map(|e| self.describe(e, None))
+    }
+
+    /// Every pending entry, oldest first.
+    fn in_issue_order(&self) -> Vec<&Entry> {
+        let mut all: Vec<&Entry> = self.ops.iter().flatten().collect();
+        all.sort_unstable_by_key(|e| e.seq);
+        all
+    }
+
+    /// The counter whose oldest pending operation is the oldest of all.
+    fn oldest_counter(&self) -> Option<usize> {
+        (0..NUM_COUNTERS)
+            .filter_map(|c| self.ops[c].front().map(|e| (e.seq, c)))
+            .min()
+            .map(|(_, c)| c)
     }
 
     /// Forget everything pending, keeping the allocations (a warp reused for another
     /// workgroup).
     pub(crate) fn clear(&mut self) {
-        self.ops.clear();
-        self.counts = [0; NUM_COUNTERS];
+        for q in &mut self.ops {
+            q.clear();
+        }
+        self.next_seq = 0;
         self.free.clear();
         self.free.extend((0..self.rows.len() as u16).rev());
         self.vwriters = [0; NUM_VREGS];
@@ -271,13 +296,25 @@ impl AsyncQueue {
 
     /// The youngest pending operation writing vector register `r` (or uniform if `!vector`).
     fn writer_of(&self, vector: bool, r: u32) -> Option<&Entry> {
-        self.ops.iter().rev().find(|op| {
-            if vector {
-                op.vmask() >> r & 1 != 0
-            } else {
-                op.umask() >> r & 1 != 0
-            }
-        })
+        self.ops
+            .iter()
+            .flatten()
+            .filter(|op| {
+                if vector {
+                    op.vmask() >> r & 1 != 0
+                } else {
+                    op.umask() >> r & 1 != 0
+                }
+            })
+            .max_by_key(|op| op.seq)
+    }
+
+    /// Queue `e` on its counter, after every operation issued before it.
+    fn push(&mut self, mut e: Entry) {
+        e.seq = self.next_seq;
+        self.next_seq += 1;
+        self.track(&e);
+        self.ops[usize::from(e.counter)].push_back(e);
     }
 }
 /// A register hazard (§2.6): undefined for software, reported by the model.
@@ -383,16 +420,11 @@ impl Warp {
         }
     }
 
-    fn retire_at(&mut self, index: usize) {
-        let e = if index == 0 {
-            self.queue.ops.pop_front()
-        } else {
-            self.queue.ops.remove(index)
-        };
-        let Some(e) = e else {
+    /// Retire the oldest operation of counter `c`.
+    fn retire_oldest(&mut self, c: usize) {
+        let Some(e) = self.queue.ops[c].pop_front() else {
             return;
         };
-        self.queue.counts[usize::from(e.counter)] -= 1;
         let merged = self.apply(&e);
         self.queue.untrack(&e);
         if self.retire_log.is_some() {
@@ -408,18 +440,6 @@ impl Warp {
         }
     }
 
-    /// Retire the oldest operation of counter `c`.
-    fn retire_oldest(&mut self, c: usize) {
-        if let Some(i) = self
-            .queue
-            .ops
-            .iter()
-            .position(|op| usize::from(op.counter) == c)
-        {
-            self.retire_at(i);
-        }
-    }
-
     /// A counter at its in-flight limit first retires its oldest operation (errata
     /// v0.1.2); then the counter is incremented and the entry queued.
     fn push_entry(&mut self, e: Entry) {
@@ -427,12 +447,10 @@ impl Warp {
         let limit = COUNTERS
             .get(counter)
             .map_or(u32::MAX, |c| u32::from(c.max_outstanding));
-        while self.queue.counts[counter] >= limit {
+        while self.queue.count(counter) >= limit {
             self.retire_oldest(counter);
         }
-        self.queue.counts[counter] += 1;
-        self.queue.track(&e);
-        self.queue.ops.push_back(e);
+        self.queue.push(e);
     }
 
     /// Issue an asynchronous operation: a counter at its in-flight limit first retires its
@@ -440,11 +458,13 @@ impl Warp {
     pub fn issue(&mut self, counter: usize, pc: u32, writeback: Writeback) {
         match writeback {
             Writeback::None => self.push_entry(Entry {
+                seq: 0,
                 counter: counter as u8,
                 pc,
                 target: Target::None,
             }),
             Writeback::U { first, count, data } => self.push_entry(Entry {
+                seq: 0,
                 counter: counter as u8,
                 pc,
                 target: Target::U { first, count, data },
@@ -483,6 +503,7 @@ impl Warp {
             *slot = r;
         }
         self.push_entry(Entry {
+            seq: 0,
             counter: counter as u8,
             pc,
             target: Target::V {
@@ -498,7 +519,7 @@ impl Warp {
     /// `waitcnt`: retire until every counter is at or below its threshold, oldest first.
     pub fn wait_counters(&mut self, thresholds: &[u32; NUM_COUNTERS]) {
         for (c, &t) in thresholds.iter().enumerate() {
-            while self.queue.counts[c] > t {
+            while self.queue.count(c) > t {
                 self.retire_oldest(c);
             }
         }
@@ -506,8 +527,8 @@ impl Warp {
 
     /// `endpgm`: retire everything in issue order.
     pub fn drain(&mut self) {
-        while !self.queue.ops.is_empty() {
-            self.retire_at(0);
+        while let Some(c) = self.queue.oldest_counter() {
+            self.retire_oldest(c);
         }
     }
 
@@ -586,8 +607,8 @@ enum TargetImage {
 impl AsyncQueue {
     /// The pending operations, oldest first, with their data.
     pub(crate) fn image(&self) -> Vec<OpImage> {
-        self.ops
-            .iter()
+        self.in_issue_order()
+            .into_iter()
             .map(|e| OpImage {
                 counter: e.counter,
                 pc: e.pc,
@@ -628,7 +649,7 @@ impl AsyncQueue {
                     "pending operation on counter {c}, which does not exist"
                 ));
             };
-            if q.counts[c] >= u32::from(info.max_outstanding) {
+            if q.count(c) >= u32::from(info.max_outstanding) {
                 return Err(format!(
                     "more pending operations on counter {} than its limit of {}",
                     info.name, info.max_outstanding
@@ -685,14 +706,12 @@ impl AsyncQueue {
             {
                 return Err("too many pending writers of one register".into());
             }
-            let e = Entry {
+            q.push(Entry {
+                seq: 0,
                 counter: op.counter,
                 pc: op.pc,
                 target,
-            };
-            q.counts[c] += 1;
-            q.track(&e);
-            q.ops.push_back(e);
+            });
         }
         Ok(q)
     }
