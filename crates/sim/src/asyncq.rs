@@ -516,6 +516,32 @@ impl Warp {
         });
     }
 
+    /// As [`Warp::issue_v`] for one whole register on every lane, its row filled in place
+    /// by `fill`: the word run of `mem_exec` reads memory straight into the queued row.
+    #[inline(always)]
+    pub(crate) fn issue_row(
+        &mut self,
+        counter: usize,
+        pc: u32,
+        first: u8,
+        fill: impl FnOnce(&mut [u32; LANES]),
+    ) {
+        let r = self.queue.alloc_row();
+        fill(&mut self.queue.rows[usize::from(r)]);
+        self.push_entry(Entry {
+            seq: 0,
+            counter: counter as u8,
+            pc,
+            target: Target::V {
+                first,
+                count: 1,
+                part: Part::Whole,
+                mask: u32::MAX,
+                rows: [r, 0, 0, 0],
+            },
+        });
+    }
+
     /// `waitcnt`: retire until every counter is at or below its threshold, oldest first.
     pub fn wait_counters(&mut self, thresholds: &[u32; NUM_COUNTERS]) {
         for (c, &t) in thresholds.iter().enumerate() {

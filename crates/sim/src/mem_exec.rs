@@ -17,16 +17,29 @@ use warpkit_isa::{Latency, Op};
 pub struct MemEnv<'a> {
     pub global: &'a GlobalMemory,
     pub shared: &'a mut SharedMemory,
-    /// The global region the last access hit (lanes and instructions mostly stay in one).
-    hint: usize,
+    /// The global region the last access from each slot of PCs hit (`hint_slot`): an
+    /// instruction mostly stays in one region, while consecutive instructions often
+    /// alternate between buffers (`a[i] = a[i] * b[i]`), so one hint for all would miss.
+    hints: [usize; HINT_SLOTS],
 }
+
+const HINT_SLOTS: usize = 16;
+
+/// The hint of the instruction at `pc` (instructions are 4 or 8 bytes).
+#[inline(always)]
+fn hint_slot(pc: u32) -> usize {
+    (pc as usize / 4) % HINT_SLOTS
+}
+
+/// The bytes of a word run: one word per lane.
+const RUN_BYTES: u64 = 4 * LANES as u64;
 
 impl<'a> MemEnv<'a> {
     pub fn new(global: &'a GlobalMemory, shared: &'a mut SharedMemory) -> MemEnv<'a> {
         MemEnv {
             global,
             shared,
-            hint: 0,
+            hints: [0; HINT_SLOTS],
         }
     }
 }
@@ -258,6 +271,9 @@ impl MemEnv<'_> {
         let Code::Op(op) = inst.code else {
             return Err(unsupported());
         };
+        if self.word_run(warp, op, inst, pc) {
+            return Ok(());
+        }
         let Latency::Async(counter) = op.def().latency else {
             return Err(unsupported());
         };
@@ -333,8 +349,9 @@ impl MemEnv<'_> {
                     let region = if space == Addr::Shared {
                         (end <= self.shared.len()).then_some(0)
                     } else {
+                        let hint = &mut self.hints[hint_slot(pc)];
                         self.global
-                            .span_hinted(lo, end, writes(kind), &mut self.hint)
+                            .span_hinted(lo, end, writes(kind), hint)
                             .map(|(base, _)| base)
                     };
                     if let Some(rbase) = region {
@@ -360,10 +377,8 @@ impl MemEnv<'_> {
                     *a = p.wrapping_add(offset);
                 }
                 if let Some((lo, end)) = active_span(exec, &addrs, size).filter(|_| !logging) {
-                    if let Some((rbase, _)) =
-                        self.global
-                            .span_hinted(lo, end, writes(kind), &mut self.hint)
-                    {
+                    let hint = &mut self.hints[hint_slot(pc)];
+                    if let Some((rbase, _)) = self.global.span_hinted(lo, end, writes(kind), hint) {
                         let mut rel = [0u64; LANES];
                         for (r, &a) in rel.iter_mut().zip(&addrs) {
                             *r = a.wrapping_sub(rbase);
@@ -477,6 +492,102 @@ impl MemEnv<'_> {
 }
 
 impl MemEnv<'_> {
+    /// The word run: `gload.b32`, `gstore.b32`, `dsload.b32` or `dsstore.b32` with every
+    /// lane active, lane `l` at `lo + 4l` for an aligned `lo`, and the 32 words inside one
+    /// region (writable for a store) or inside shared memory. One bounds check and one
+    /// copy of 32 words between the register row and memory (relaxed atomic words for
+    /// global memory, as everywhere). Then no lane can fault and the words are distinct,
+    /// so the result is the lane-by-lane path's. Returns false, having done nothing, for
+    /// anything else, and while hooks observe the warp (that path logs each lane).
+    #[inline(always)]
+    fn word_run(&mut self, warp: &mut Warp, op: Op, inst: &Inst, pc: u32) -> bool {
+        let (load, shared) = match op {
+            Op::GloadB32 => (true, false),
+            Op::GstoreB32 => (false, false),
+            Op::DsloadB32 => (true, true),
+            Op::DsstoreB32 => (false, true),
+            _ => return false,
+        };
+        if warp.exec() != u32::MAX || warp.logging_memory() {
+            return false;
+        }
+        let Some(v) = warp.v.get(usize::from(inst.rs1)) else {
+            return false;
+        };
+        // Consecutive words: v[l] = v[0] + 4l, and v[0] + 4 * 31 does not wrap in 32 bits
+        // (the lane offsets are zero-extended).
+        let v0 = v[0];
+        let mut diff = 0;
+        for (l, &x) in v.iter().enumerate() {
+            diff |= x ^ v0.wrapping_add(4 * l as u32);
+        }
+        if diff != 0 || v0.checked_add(4 * (LANES as u32 - 1)).is_none() {
+            return false;
+        }
+        let offset = sext64(inst.imm);
+        let base = if shared {
+            offset
+        } else {
+            warp.u64(usize::from(inst.rs2)).wrapping_add(offset)
+        };
+        // Lane l's address is `base + zext(v[l])` = `lo + 4l`: nothing wraps below `end`.
+        let lo = base.wrapping_add(u64::from(v0));
+        let Some(end) = lo.checked_add(RUN_BYTES) else {
+            return false;
+        };
+        if lo % 4 != 0 {
+            return false;
+        }
+        let Latency::Async(counter) = op.def().latency else {
+            return false;
+        };
+        let counter = usize::from(counter);
+        let rd = usize::from(inst.rd);
+        if shared {
+            if end > self.shared.len() {
+                return false;
+            }
+            let i = (lo / 4) as usize;
+            if load {
+                let words = self.shared.words();
+                warp.issue_row(counter, pc, inst.rd, |row| match words.get(i..i + LANES) {
+                    Some(w) => row.copy_from_slice(w),
+                    // Never written: every word reads 0.
+                    None => *row = [0; LANES],
+                });
+            } else {
+                let Some(src) = warp.v.get(rd) else {
+                    return false;
+                };
+                self.shared.words_mut()[i..i + LANES].copy_from_slice(src);
+                warp.issue(counter, pc, Writeback::None);
+            }
+            return true;
+        }
+        let hint = &mut self.hints[hint_slot(pc)];
+        let Some((rbase, words)) = self.global.span_hinted(lo, end, !load, hint) else {
+            return false;
+        };
+        let i = ((lo - rbase) / 4) as usize;
+        let words = &words[i..i + LANES];
+        if load {
+            warp.issue_row(counter, pc, inst.rd, |row| {
+                for (o, w) in row.iter_mut().zip(words) {
+                    *o = w.load(Ordering::Relaxed);
+                }
+            });
+        } else {
+            let Some(src) = warp.v.get(rd) else {
+                return false;
+            };
+            for (w, &x) in words.iter().zip(src) {
+                w.store(x, Ordering::Relaxed);
+            }
+            warp.issue(counter, pc, Writeback::None);
+        }
+        true
+    }
+
     /// Run the fast path on the region holding `lo..end`; `rel` holds each lane's byte
     /// offset from the region's (4-byte aligned) base.
     #[allow(clippy::too_many_arguments)]
@@ -494,10 +605,8 @@ impl MemEnv<'_> {
         rel: impl Fn(usize) -> u64 + Copy,
     ) -> Result<(), Fault> {
         if space != Addr::Shared {
-            let Some((_, words)) = self
-                .global
-                .span_hinted(lo, end, writes(kind), &mut self.hint)
-            else {
+            let hint = &mut self.hints[hint_slot(pc)];
+            let Some((_, words)) = self.global.span_hinted(lo, end, writes(kind), hint) else {
                 unreachable!("the span was found by the caller");
             };
             return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
@@ -831,4 +940,113 @@ fn fast<W: Words>(
         Kind::ULoad { .. } | Kind::Cache => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{GlobalMemory, SharedMemory};
+    use crate::warp::WarpId;
+
+    /// Whether the instruction takes the word run, on a warp with lane offsets `v1` (EXEC
+    /// `exec`) and base u[4:5] = 0x1000, over 256 bytes at 0x1000, 256 read-only bytes at
+    /// 0x2000 and 256 bytes of shared memory.
+    fn runs(src: &str, v1: impl Fn(u32) -> u32, exec: u32, base: u64) -> bool {
+        let text = match warpkit_asm::assemble(src, "t.s") {
+            Ok(p) => p.text,
+            Err(e) => panic!("{}", e.render(src)),
+        };
+        let prog = Program::new(text);
+        let inst = *prog.fetch(0).unwrap();
+        let Code::Op(op) = inst.code else {
+            panic!("{src}")
+        };
+        let mut global = GlobalMemory::default();
+        assert!(global.map(0x1000, &[7; 256]));
+        assert!(global.map_read_only(0x2000, &[9; 256]));
+        let mut shared = SharedMemory::new(256);
+        let mut env = MemEnv::new(&global, &mut shared);
+        let mut warp = Warp::new(WarpId::default(), exec);
+        warp.u[4] = base as u32;
+        warp.u[5] = (base >> 32) as u32;
+        for l in 0..LANES {
+            warp.v[1][l] = v1(l as u32);
+        }
+        let ran = env.word_run(&mut warp, op, &inst, 0);
+        assert_eq!(
+            warp.queue.is_empty(),
+            !ran,
+            "{src}: queued without the word run"
+        );
+        ran
+    }
+
+    #[test]
+    fn the_word_run_takes_consecutive_aligned_runs_in_one_region_only() {
+        let full = u32::MAX;
+        let step = |s: u32, from: u32| move |l: u32| from + s * l;
+        for src in [
+            "gload.b32 v8, v1, u[4:5], 0",
+            "gstore.b32 v2, v1, u[4:5], 0",
+        ] {
+            assert!(runs(src, step(4, 0), full, 0x1000), "{src}");
+            assert!(
+                runs(src, step(4, 128), full, 0x1000),
+                "{src}: last 32 words"
+            );
+            assert!(
+                !runs(src, step(4, 132), full, 0x1000),
+                "{src}: past the end"
+            );
+            assert!(
+                !runs(src, step(4, 0), full, 0xf80),
+                "{src}: before the start"
+            );
+            assert!(!runs(src, step(4, 2), full, 0x1000), "{src}: misaligned");
+            assert!(
+                !runs(src, step(4, 0), full, 0x1002),
+                "{src}: misaligned base"
+            );
+            assert!(!runs(src, step(8, 0), full, 0x1000), "{src}: strided");
+            assert!(!runs(src, step(0, 0), full, 0x1000), "{src}: one word");
+            assert!(
+                !runs(src, step(4, 0), full >> 1, 0x1000),
+                "{src}: partial EXEC"
+            );
+            assert!(
+                !runs(src, |l| l.wrapping_sub(1).wrapping_mul(4), full, 0x1000),
+                "{src}: lane offsets wrap"
+            );
+            assert!(
+                !runs(src, step(4, 0), full, u64::MAX - 63),
+                "{src}: addresses wrap"
+            );
+        }
+        assert!(runs(
+            "gload.b32 v8, v1, u[4:5], 0",
+            step(4, 0),
+            full,
+            0x2000
+        ));
+        assert!(!runs(
+            "gstore.b32 v2, v1, u[4:5], 0",
+            step(4, 0),
+            full,
+            0x2000
+        ));
+        for src in ["dsload.b32 v8, v1, 0", "dsstore.b32 v2, v1, 0"] {
+            assert!(runs(src, step(4, 128), full, 0), "{src}");
+            assert!(!runs(src, step(4, 132), full, 0), "{src}: past the end");
+            assert!(!runs(src, step(4, 1), full, 0), "{src}: misaligned");
+        }
+        for src in [
+            "gload.u8 v8, v1, u[4:5], 0",
+            "gload.b64 v[8:9], v1, u[4:5], 0",
+            "gstore.b16 v2, v1, u[4:5], 0",
+            "gload.b32.a64 v8, v[0:1], 0",
+            "gatomic.add v2, v1, u[4:5], 0",
+        ] {
+            assert!(!runs(src, step(4, 0), full, 0x1000), "{src}");
+        }
+    }
 }
