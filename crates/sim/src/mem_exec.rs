@@ -44,6 +44,105 @@ impl<'a> MemEnv<'a> {
     }
 }
 
+/// Every instruction [`MemEnv`] performs (the loads, stores and atomics of each space,
+/// the uniform loads, cache control), as a pattern: the interpreter hands them to the
+/// environment directly instead of first asking the floating-point dispatch.
+macro_rules! memory_ops {
+    () => {
+        Op::GloadU8
+            | Op::GloadI8
+            | Op::GloadU16
+            | Op::GloadI16
+            | Op::GloadB32
+            | Op::GloadB64
+            | Op::GloadB128
+            | Op::GloadD16L
+            | Op::GloadD16H
+            | Op::GloadU8A64
+            | Op::GloadI8A64
+            | Op::GloadU16A64
+            | Op::GloadI16A64
+            | Op::GloadB32A64
+            | Op::GloadB64A64
+            | Op::GloadB128A64
+            | Op::GstoreB8
+            | Op::GstoreB16
+            | Op::GstoreB32
+            | Op::GstoreB64
+            | Op::GstoreB128
+            | Op::GstoreB8A64
+            | Op::GstoreB16A64
+            | Op::GstoreB32A64
+            | Op::GstoreB64A64
+            | Op::GstoreB128A64
+            | Op::DsloadU8
+            | Op::DsloadI8
+            | Op::DsloadU16
+            | Op::DsloadI16
+            | Op::DsloadB32
+            | Op::DsloadB64
+            | Op::DsloadB128
+            | Op::DsloadD16L
+            | Op::DsloadD16H
+            | Op::DsstoreB8
+            | Op::DsstoreB16
+            | Op::DsstoreB32
+            | Op::DsstoreB64
+            | Op::DsstoreB128
+            | Op::UloadB32
+            | Op::UloadB64
+            | Op::UloadB128
+            | Op::UloadB256
+            | Op::CacheInv
+            | Op::CacheWb
+            | Op::GatomicAdd
+            | Op::DsatomicAdd
+            | Op::GatomicSub
+            | Op::DsatomicSub
+            | Op::GatomicSmin
+            | Op::DsatomicSmin
+            | Op::GatomicUmin
+            | Op::DsatomicUmin
+            | Op::GatomicSmax
+            | Op::DsatomicSmax
+            | Op::GatomicUmax
+            | Op::DsatomicUmax
+            | Op::GatomicAnd
+            | Op::DsatomicAnd
+            | Op::GatomicOr
+            | Op::DsatomicOr
+            | Op::GatomicXor
+            | Op::DsatomicXor
+            | Op::GatomicSwap
+            | Op::DsatomicSwap
+            | Op::GatomicCmpswap
+            | Op::DsatomicCmpswap
+            | Op::GatomicAddRtn
+            | Op::DsatomicAddRtn
+            | Op::GatomicSubRtn
+            | Op::DsatomicSubRtn
+            | Op::GatomicSminRtn
+            | Op::DsatomicSminRtn
+            | Op::GatomicUminRtn
+            | Op::DsatomicUminRtn
+            | Op::GatomicSmaxRtn
+            | Op::DsatomicSmaxRtn
+            | Op::GatomicUmaxRtn
+            | Op::DsatomicUmaxRtn
+            | Op::GatomicAndRtn
+            | Op::DsatomicAndRtn
+            | Op::GatomicOrRtn
+            | Op::DsatomicOrRtn
+            | Op::GatomicXorRtn
+            | Op::DsatomicXorRtn
+            | Op::GatomicSwapRtn
+            | Op::DsatomicSwapRtn
+            | Op::GatomicCmpswapRtn
+            | Op::DsatomicCmpswapRtn
+    };
+}
+pub(crate) use memory_ops;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// `part` says which bits of the destination a 16-bit `d16` load replaces.
@@ -947,6 +1046,18 @@ mod tests {
     use super::*;
     use crate::memory::{GlobalMemory, SharedMemory};
     use crate::warp::WarpId;
+
+    #[test]
+    fn memory_ops_are_the_instructions_described_here() {
+        for op in warpkit_isa::ALL_OPS {
+            assert_eq!(
+                matches!(op, memory_ops!()),
+                describe(op).is_some(),
+                "{}",
+                op.mnemonic()
+            );
+        }
+    }
 
     /// Whether the instruction takes the word run, on a warp with lane offsets `v1` (EXEC
     /// `exec`) and base u[4:5] = 0x1000, over 256 bytes at 0x1000, 256 read-only bytes at

@@ -1168,8 +1168,14 @@ impl Warp {
                     return self.trap_at(pc, cause, info);
                 }
             }
-            // ---- floating point (crate::fp), then everything asynchronous: memory and
-            // cache control ----
+            // ---- memory and cache control: to the environment, without first asking
+            // the floating-point dispatch ----
+            crate::mem_exec::memory_ops!() => {
+                if let Err(f) = env.issue_async(self, prog, &inst, pc) {
+                    return self.trap_at(pc, f.cause, f.info);
+                }
+            }
+            // ---- floating point (crate::fp), then anything else asynchronous ----
             _ => match self.exec_fp(op, &inst, pc) {
                 crate::fp::FpOutcome::Done => {}
                 crate::fp::FpOutcome::Trap(cause, info) => return self.trap_at(pc, cause, info),
