@@ -293,6 +293,29 @@ fn translation_summary() {
         best
     };
     let (interp, jit) = (time(Engine::Interp), time(Engine::Jit));
+    // The marginal cost: translate a long and a short program of every variant in turn
+    // (best of 5 each) and divide the difference in time by the difference in translated
+    // instructions; the fixed cost (mapping the code buffer) cancels.
+    let cost = |count: usize| {
+        let mut best = (u64::MAX, 0);
+        for _ in 0..5 {
+            let mut p = Program::new(warpkit_isa::mixed_stream(count));
+            p.set_engine(Engine::Jit);
+            let s = p.translation_stats().expect("translated");
+            best = best.min((s.nanos, s.instructions));
+        }
+        best
+    };
+    let (short, long) = (cost(2_000), cost(20_000));
+    println!(
+        "translation, marginal: {:.0} ns per translated instruction ({} instructions of a \
+         20 000-instruction mixed stream in {:.2} ms; {} of 2000 in {:.2} ms)",
+        (long.0 - short.0) as f64 / (long.1 - short.1).max(1) as f64,
+        long.1,
+        long.0 as f64 / 1e6,
+        short.1,
+        short.0 as f64 / 1e6
+    );
     println!(
         "translation: {} instructions in {} blocks ({} bytes) in {:.1} us: {:.0} ns per instruction; \
          break-even after {:.0} executed instructions of the VALU loop",
