@@ -367,6 +367,12 @@ impl Prepared {
         &self.program
     }
 
+    /// Run on `engine` instead of the host's default (results are the same).
+    pub fn engine(&mut self, engine: warpkit_sim::Engine) -> &mut Prepared {
+        self.program.set_engine(engine);
+        self
+    }
+
     /// The program, configuration and arguments, for launches run by other clients of the
     /// simulator (profiles).
     pub fn into_parts(self) -> (warpkit_sim::Program, LaunchConfig, Vec<Arg>) {

@@ -755,7 +755,7 @@ fn setup(
 #[pyo3(signature = (
     program, grid = None, block = None, args = None, *, shared = 65536, threads = None,
     max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None, keep_warps = true,
-    strict_hazards = false, check = true, engine = "interpreter",
+    strict_hazards = false, check = true, engine = None,
     max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
     max_workgroups = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS
 ))]
@@ -773,15 +773,20 @@ fn launch(
     keep_warps: bool,
     strict_hazards: bool,
     check: bool,
-    engine: &str,
+    engine: Option<&str>,
     max_memory: u64,
     max_workgroups: u64,
 ) -> PyResult<Run> {
-    if !matches!(engine, "interpreter" | "interp") {
-        return Err(PyValueError::new_err(format!(
-            "engine {engine:?}: the only engine is \"interpreter\""
-        )));
-    }
+    let engine = match engine {
+        None => None,
+        Some("interpreter" | "interp") => Some(warpkit_sim::Engine::Interp),
+        Some("jit") => Some(warpkit_sim::Engine::Jit),
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "engine {other:?}: expected \"jit\" or \"interpreter\""
+            )))
+        }
+    };
     let (mut l, kernel, shapes) = setup(
         py,
         program,
@@ -800,7 +805,10 @@ fn launch(
     )?;
     let cancel = CancelFlag::new();
     l.cancel(cancel.clone());
-    let prepared = l.prepare(&kernel).map_err(setup_error)?;
+    let mut prepared = l.prepare(&kernel).map_err(setup_error)?;
+    if let Some(engine) = engine {
+        prepared.engine(engine);
+    }
     let done = AtomicU64::new(0);
     let result = detached(py, cancel.as_atomic(), || prepared.run_with_progress(&done))?
         .map_err(|e| LaunchError::new_err(e.to_string()))?;

@@ -230,7 +230,29 @@ def test_bad_launches_raise_launch_error():
     with pytest.raises(TypeError):
         warpkit.launch("endpgm\n", args={"x": 1.5})
     with pytest.raises(ValueError):
-        warpkit.launch("endpgm\n", engine="jit")
+        warpkit.launch("endpgm\n", engine="fast")
+
+
+def test_both_engines_compute_the_same():
+    src = """
+        umov.l u1, 100
+        laneid v1
+    top:
+        mul v2, v1, v1
+        add v5, v5, v2
+        uaddi u1, u1, -1
+        bnz u1, top
+        endpgm
+    """
+    runs = [warpkit.launch(src, engine=e) for e in ("interpreter", "jit", None)]
+    first = runs[0]
+    for run in runs[1:]:
+        assert (run.warps[0].v == first.warps[0].v).all()
+        assert (run.warps[0].u == first.warps[0].u).all()
+        assert run.warps[0].csr == first.warps[0].csr
+        assert run.stats.instructions == first.stats.instructions
+        assert run.stats.lane_ops == first.stats.lane_ops
+    assert list(first.warps[0].v[5][:3]) == [0, 100, 400]
 
 
 def test_arguments_fill_slots_in_dict_order():

@@ -200,7 +200,7 @@ def launch(
     keep_warps: bool = True,
     strict_hazards: bool = False,
     check: bool = True,
-    engine: str = "interpreter",
+    engine: Optional[str] = None,
     max_memory: int = 1 << 30,
     max_workgroups: int = 1 << 20,
 ) -> Run:
