@@ -127,6 +127,22 @@ pub(crate) enum S64 {
     Mov,
 }
 
+/// An EXEC writer; every one ends its block (the next block may run in the other variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExecWrite {
+    /// `exec.set`: EXEC = u[rs1].
+    Set,
+    /// `saveexec.*`: u[rd] = EXEC, then EXEC = f(old EXEC, u[rs1]).
+    And,
+    Or,
+    Xor,
+    /// `u[rs1] & !EXEC`.
+    Andn1,
+    /// `EXEC & !u[rs1]`.
+    Andn2,
+    Mov,
+}
+
 /// A control transfer; every one ends its block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Branch {
@@ -183,6 +199,7 @@ pub(crate) enum Kind {
     /// `u[rd] = pc + imm`.
     Upc,
     Branch(Branch),
+    ExecWrite(ExecWrite),
 }
 
 /// The second operand of a uniform operation.
@@ -204,14 +221,18 @@ pub(crate) enum SUn {
 impl Kind {
     /// Whether the instruction ends its block (it transfers control).
     pub(crate) fn ends_block(self) -> bool {
-        matches!(self, Kind::Branch(_))
+        matches!(self, Kind::Branch(_) | Kind::ExecWrite(_))
     }
 }
 
 /// The kind of `inst`, or `None` if the translation tier leaves it to the interpreter.
 pub(crate) fn classify(inst: &Inst) -> Option<Kind> {
     match inst.code {
-        crate::program::Code::Op(op) => kind_of(op),
+        // The lane-operation count of a block is fixed at its start: a vector instruction
+        // that wrote EXEC would count the new EXEC's lanes.
+        crate::program::Code::Op(op) => {
+            kind_of(op).filter(|k| !(inst.vector && matches!(k, Kind::ExecWrite(_))))
+        }
         crate::program::Code::Illegal => None,
     }
 }
@@ -396,6 +417,13 @@ fn kind_of(op: Op) -> Option<Kind> {
         Op::Bexecnz => K::Branch(Branch::Bexecnz),
         Op::Bnone => K::Branch(Branch::Bnone),
         Op::Bany => K::Branch(Branch::Bany),
+        Op::ExecSet => K::ExecWrite(ExecWrite::Set),
+        Op::SaveexecAnd => K::ExecWrite(ExecWrite::And),
+        Op::SaveexecOr => K::ExecWrite(ExecWrite::Or),
+        Op::SaveexecXor => K::ExecWrite(ExecWrite::Xor),
+        Op::SaveexecAndn1 => K::ExecWrite(ExecWrite::Andn1),
+        Op::SaveexecAndn2 => K::ExecWrite(ExecWrite::Andn2),
+        Op::SaveexecMov => K::ExecWrite(ExecWrite::Mov),
         Op::Jr => K::Branch(Branch::Jr),
         Op::Jalr => K::Branch(Branch::Jalr),
         _ => return None,

@@ -62,11 +62,11 @@ impl Engine {
         }
     }
 
-    /// Whether this host can run translated code (x86-64 with AVX2, on a Unix).
+    /// Whether this host can run translated code (x86-64 with AVX2 and POPCNT, on a Unix).
     pub fn jit_supported() -> bool {
         #[cfg(all(target_arch = "x86_64", unix))]
         {
-            std::is_x86_feature_detected!("avx2")
+            std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
         }
         #[cfg(not(all(target_arch = "x86_64", unix)))]
         {
@@ -202,14 +202,17 @@ impl Translation {
                 u: warp.u.as_mut_ptr(),
                 table: table.as_ptr(),
                 budget,
-                vector_ops: 0,
+                lane_ops: 0,
                 exec,
+                _pad: 0,
+                tables: [self.tables[0].as_ptr(), self.tables[1].as_ptr()],
             };
             let enter = self.code.buf.ptr(self.code.enter);
             // SAFETY: `enter` is the prologue this translation emitted, with the signature
             // of `EnterFn`; the code only touches the register files and constants `ctx`
-            // points to (indices were checked at pre-decode), and `table` (jump targets
-            // checked against its length). The host has AVX2 (checked in `new`).
+            // points to (indices were checked at pre-decode), and the tables (jump targets
+            // checked against their length). The host has AVX2 and POPCNT (checked in
+            // `new`).
             let next = unsafe {
                 let f: x64::EnterFn = std::mem::transmute(enter);
                 f(&mut ctx, entry)
@@ -221,7 +224,10 @@ impl Translation {
             warp.pc = next;
             warp.retired += used;
             warp.translated += used;
-            warp.lane_ops += ctx.vector_ops * u64::from(exec.count_ones());
+            warp.lane_ops += ctx.lane_ops;
+            if ctx.exec != exec {
+                warp.set_exec(ctx.exec);
+            }
             core.committed += used;
             Some((next, used))
         }

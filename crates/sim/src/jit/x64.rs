@@ -10,17 +10,19 @@
 //! | `rdx` | the uniform register file (`u[r]` at `r*4`) |
 //! | `r8` | the step budget left |
 //! | `r9` | the slot table of the running variant |
-//! | `r10` | vector instructions executed |
+//! | `r10` | lane-operations executed |
+//! | `rbx` | EXEC's lane count (saved and restored: callee-saved) |
 //! | `r11` | the [`Consts`] |
 //! | `ymm8` / `ymm9` / `ymm10` / `ymm11` | 31 / 0x8000_0000 / all ones / 1 in every lane |
 //! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
 //!
 //! `eax`, `ecx`, `ymm0..ymm7` are scratch. Two variants of every block are emitted: *full*
 //! assumes EXEC is all ones and stores rows whole; *masked* merges each result quarter into
-//! the old row with `vpblendvb`. EXEC cannot change inside translated code (its writers are
-//! interpreted), so a run of chained blocks stays in one variant.
+//! the old row with `vpblendvb`. An EXEC writer ends its block: it updates `ctx.exec`, the
+//! lane masks, `rbx` and the table register, and continues in the variant the new EXEC
+//! calls for.
 
-use super::kind::{classify, Branch, Kind, SBin, SUn, VBin, VCmp, VSrc, VUn, S64};
+use super::kind::{classify, Branch, ExecWrite, Kind, SBin, SUn, VBin, VCmp, VSrc, VUn, S64};
 use crate::program::{Inst, Program};
 use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
 
@@ -37,10 +39,16 @@ pub(super) struct Ctx {
     pub consts: *const Consts,
     pub v: *mut u32,
     pub u: *mut u32,
+    /// The table of the variant entered.
     pub table: *const usize,
     pub budget: u64,
-    pub vector_ops: u64,
+    /// Lane-operations of the vector instructions executed (out).
+    pub lane_ops: u64,
+    /// EXEC (in and out: translated EXEC writers update it).
     pub exec: u32,
+    pub _pad: u32,
+    /// The tables of the full and the masked variant, for a switch after an EXEC write.
+    pub tables: [*const usize; 2],
 }
 
 const CTX_MASK: i32 = 0;
@@ -49,8 +57,10 @@ const CTX_V: i32 = 16;
 const CTX_U: i32 = 24;
 const CTX_TABLE: i32 = 32;
 const CTX_BUDGET: i32 = 40;
-const CTX_VECTOR_OPS: i32 = 48;
+const CTX_LANE_OPS: i32 = 48;
 const CTX_EXEC: i32 = 56;
+const CTX_TABLE_FULL: i32 = 64;
+const CTX_TABLE_MASKED: i32 = 72;
 
 /// Constant rows the code loads.
 #[repr(C, align(32))]
@@ -196,8 +206,8 @@ fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
                     leader[next] = true;
                 }
             }
-            Some(_) => {}
-            None => {
+            Some(kind) if !kind.ends_block() => {}
+            _ => {
                 if next < n {
                     leader[next] = true;
                 }
@@ -214,6 +224,9 @@ impl Emitter<'_> {
         let at = self.ops.offset();
         dynasm!(self.ops
             ; .arch x64
+            ; push rbx
+            ; mov ebx, [rdi + CTX_EXEC]
+            ; popcnt ebx, ebx
             ; mov rax, rsi
             ; mov rcx, [rdi + CTX_MASK]
             ; vmovdqu ymm12, [rcx]
@@ -242,7 +255,8 @@ impl Emitter<'_> {
             ; .arch x64
             ; =>exit
             ; mov [rdi + CTX_BUDGET], r8
-            ; mov [rdi + CTX_VECTOR_OPS], r10
+            ; mov [rdi + CTX_LANE_OPS], r10
+            ; pop rbx
             ; vzeroupper
             ; ret
         );
@@ -293,8 +307,15 @@ impl Emitter<'_> {
             ; jmp =>exit
             ; run:
             ; sub r8, n
-            ; add r10, vector
         );
+        if vector > 0 {
+            if masked {
+                dynasm!(self.ops ; .arch x64 ; imul rcx, rbx, vector ; add r10, rcx);
+            } else {
+                let lanes = vector * 32;
+                dynasm!(self.ops ; .arch x64 ; add r10, lanes);
+            }
+        }
         for &(pc, inst, kind) in &body {
             self.inst(pc, &inst, kind, masked);
         }
@@ -785,7 +806,61 @@ impl Emitter<'_> {
                 dynasm!(self.ops ; .arch x64 ; mov DWORD [rdx + ud], v);
             }
             Kind::Branch(br) => self.branch(pc, inst, br, masked),
+            Kind::ExecWrite(w) => self.exec_write(pc, inst, w),
         }
+    }
+
+    /// An EXEC writer at `pc`, the last instruction of its block: the new EXEC to `ctx`,
+    /// the lane masks and lane count, then on to the next block in the variant it needs.
+    fn exec_write(&mut self, pc: u32, inst: &Inst, w: ExecWrite) {
+        let next = pc.wrapping_add(u32::from(inst.len));
+        let (ua, ud) = (ureg(inst.rs1), ureg(inst.rd));
+        // The source is read before the old EXEC is saved: rd may equal rs1.
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov eax, [rdi + CTX_EXEC]
+            ; mov ecx, [rdx + ua]
+        );
+        if w != ExecWrite::Set {
+            dynasm!(self.ops ; .arch x64 ; mov [rdx + ud], eax);
+        }
+        match w {
+            ExecWrite::Set | ExecWrite::Mov => {}
+            ExecWrite::And => dynasm!(self.ops ; .arch x64 ; and ecx, eax),
+            ExecWrite::Or => dynasm!(self.ops ; .arch x64 ; or ecx, eax),
+            ExecWrite::Xor => dynasm!(self.ops ; .arch x64 ; xor ecx, eax),
+            ExecWrite::Andn1 => dynasm!(self.ops ; .arch x64 ; not eax ; and ecx, eax),
+            ExecWrite::Andn2 => dynasm!(self.ops ; .arch x64 ; not ecx ; and ecx, eax),
+        }
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov [rdi + CTX_EXEC], ecx
+            ; popcnt ebx, ecx
+            ; vmovd xmm7, ecx
+            ; vpbroadcastd ymm7, xmm7
+        );
+        for q in 0..4u8 {
+            let at = K_BITS + i32::from(q) * 32;
+            dynasm!(self.ops
+                ; .arch x64
+                ; vmovdqu ymm5, [r11 + at]
+                ; vpand ymm4, ymm7, ymm5
+                ; vpcmpeqd Ry(12 + q), ymm4, ymm5
+            );
+        }
+        dynasm!(self.ops
+            ; .arch x64
+            ; cmp ecx, -1
+            ; jne >masked
+            ; mov r9, [rdi + CTX_TABLE_FULL]
+        );
+        self.goto(next, false);
+        dynasm!(self.ops
+            ; .arch x64
+            ; masked:
+            ; mov r9, [rdi + CTX_TABLE_MASKED]
+        );
+        self.goto(next, true);
     }
 
     /// `eax = eax op ecx`.
