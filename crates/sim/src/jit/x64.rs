@@ -993,3 +993,31 @@ impl Emitter<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// The offsets the generated code uses are the structures' own.
+    #[test]
+    fn offsets_match_the_structures() {
+        assert_eq!(offset_of!(Ctx, mask) as i32, CTX_MASK);
+        assert_eq!(offset_of!(Ctx, consts) as i32, CTX_CONSTS);
+        assert_eq!(offset_of!(Ctx, v) as i32, CTX_V);
+        assert_eq!(offset_of!(Ctx, u) as i32, CTX_U);
+        assert_eq!(offset_of!(Ctx, table) as i32, CTX_TABLE);
+        assert_eq!(offset_of!(Ctx, budget) as i32, CTX_BUDGET);
+        assert_eq!(offset_of!(Ctx, lane_ops) as i32, CTX_LANE_OPS);
+        assert_eq!(offset_of!(Ctx, exec) as i32, CTX_EXEC);
+        assert_eq!(offset_of!(Ctx, tables) as i32, CTX_TABLE_FULL);
+        assert_eq!(offset_of!(Ctx, tables) as i32 + 8, CTX_TABLE_MASKED);
+        assert_eq!(offset_of!(Consts, lanes) as i32, K_LANES);
+        assert_eq!(offset_of!(Consts, bits) as i32, K_BITS);
+        assert_eq!(offset_of!(Consts, c31) as i32, K_C31);
+        assert_eq!(offset_of!(Consts, sign) as i32, K_SIGN);
+        assert_eq!(offset_of!(Consts, one) as i32, K_ONE);
+        assert_eq!(offset_of!(Consts, c63) as i32, K_C63);
+        assert_eq!(offset_of!(Consts, even) as i32, K_EVEN);
+    }
+}
