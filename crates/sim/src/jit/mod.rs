@@ -176,7 +176,10 @@ impl Translation {
     /// PC and the instructions executed, or `None` if there is no block at `pc` or it does
     /// not fit in the budget (the interpreter then takes the next step). Updates the PC,
     /// retired and lane-operation counts of `warp` and `core`'s committed count.
-    #[inline]
+    ///
+    /// The lookup is inlined into the interpreter loop, which asks at every instruction it
+    /// interprets; only entering translated code is a call.
+    #[inline(always)]
     pub(crate) fn run(
         &self,
         warp: &mut Warp,
@@ -193,6 +196,19 @@ impl Translation {
         if entry == self.exit {
             return None;
         }
+        self.enter(warp, core, table, entry, budget)
+    }
+
+    #[inline(never)]
+    fn enter(
+        &self,
+        warp: &mut Warp,
+        core: &mut Core,
+        table: &[usize],
+        entry: usize,
+        budget: u64,
+    ) -> Option<(u32, u64)> {
+        let exec = warp.exec();
         #[cfg(all(target_arch = "x86_64", unix))]
         {
             let mut ctx = x64::Ctx {
@@ -233,7 +249,7 @@ impl Translation {
         }
         #[cfg(not(all(target_arch = "x86_64", unix)))]
         {
-            let _ = (warp, core, budget);
+            let _ = (warp, core, table, entry, budget, exec);
             None
         }
     }
