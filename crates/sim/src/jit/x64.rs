@@ -471,13 +471,9 @@ impl Emitter<'_> {
                 );
             }
             VBin::Bfm => {
-                // ones(w) = !(all ones << w): a count of 32 or more shifts everything out.
+                self.field_ones(x);
                 dynasm!(self.ops
                     ; .arch x64
-                    ; vmovdqu ymm4, [r11 + K_C63]
-                    ; vpand ymm4, Ry(x), ymm4
-                    ; vpsllvd ymm4, ymm10, ymm4
-                    ; vpxor ymm4, ymm4, ymm10
                     ; vpand ymm5, Ry(y), ymm8
                     ; vpsllvd ymm0, ymm4, ymm5
                 );
@@ -504,6 +500,30 @@ impl Emitter<'_> {
                     dynasm!(self.ops ; .arch x64 ; vpcmpgtd ymm0, ymm5, ymm4);
                 }
             }
+        }
+    }
+
+    /// `ymm4 = ones(ymm[width] & 63)`, the field mask of `bfm`/`bfe.u32`: all ones shifted
+    /// left by the width and inverted (a count of 32 or more shifts everything out).
+    fn field_ones(&mut self, width: u8) {
+        dynasm!(self.ops
+            ; .arch x64
+            ; vmovdqu ymm4, [r11 + K_C63]
+            ; vpand ymm4, Ry(width), ymm4
+            ; vpsllvd ymm4, ymm10, ymm4
+            ; vpxor ymm4, ymm4, ymm10
+        );
+    }
+
+    /// A three-source lane operation: per quarter, `v[rs1..rs3]` into `ymm1..ymm3`, `op`
+    /// leaves the result in `ymm0`, which goes to `v[rd]`.
+    fn ternary(&mut self, inst: &Inst, masked: bool, op: impl Fn(&mut Self)) {
+        for q in 0..4 {
+            self.load(1, inst.rs1, q);
+            self.load(2, inst.rs2, q);
+            self.load(3, inst.rs3, q);
+            op(self);
+            self.store(inst.rd, q, masked);
         }
     }
 
@@ -616,35 +636,23 @@ impl Emitter<'_> {
                     self.store(d, q, masked);
                 }
             }
-            Kind::Sel => {
-                for q in 0..4 {
-                    self.load(1, a, q);
-                    self.load(2, b, q);
-                    self.load(3, c, q);
-                    // Where v[rs3] == 0 take v[rs2], else v[rs1].
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; vpxor ymm4, ymm4, ymm4
-                        ; vpcmpeqd ymm4, ymm4, ymm3
-                        ; vpblendvb ymm0, ymm1, ymm2, ymm4
-                    );
-                    self.store(d, q, masked);
-                }
-            }
-            Kind::Bfi => {
-                for q in 0..4 {
-                    self.load(1, a, q);
-                    self.load(2, b, q);
-                    self.load(3, c, q);
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; vpand ymm4, ymm1, ymm2
-                        ; vpandn ymm5, ymm1, ymm3
-                        ; vpor ymm0, ymm4, ymm5
-                    );
-                    self.store(d, q, masked);
-                }
-            }
+            // Where v[rs3] == 0 take v[rs2], else v[rs1].
+            Kind::Sel => self.ternary(inst, masked, |e| {
+                dynasm!(e.ops
+                    ; .arch x64
+                    ; vpxor ymm4, ymm4, ymm4
+                    ; vpcmpeqd ymm4, ymm4, ymm3
+                    ; vpblendvb ymm0, ymm1, ymm2, ymm4
+                )
+            }),
+            Kind::Bfi => self.ternary(inst, masked, |e| {
+                dynasm!(e.ops
+                    ; .arch x64
+                    ; vpand ymm4, ymm1, ymm2
+                    ; vpandn ymm5, ymm1, ymm3
+                    ; vpor ymm0, ymm4, ymm5
+                )
+            }),
             Kind::Cndmask => {
                 self.splat_src(VSrc::Ureg, inst);
                 for q in 0..4 {
@@ -662,24 +670,15 @@ impl Emitter<'_> {
                     self.store(d, q, masked);
                 }
             }
-            Kind::BfeU => {
-                for q in 0..4 {
-                    self.load(1, a, q);
-                    self.load(2, b, q);
-                    self.load(3, c, q);
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; vmovdqu ymm4, [r11 + K_C63]
-                        ; vpand ymm4, ymm3, ymm4
-                        ; vpsllvd ymm4, ymm10, ymm4
-                        ; vpxor ymm4, ymm4, ymm10
-                        ; vpand ymm5, ymm2, ymm8
-                        ; vpsrlvd ymm0, ymm1, ymm5
-                        ; vpand ymm0, ymm0, ymm4
-                    );
-                    self.store(d, q, masked);
-                }
-            }
+            Kind::BfeU => self.ternary(inst, masked, |e| {
+                e.field_ones(3);
+                dynasm!(e.ops
+                    ; .arch x64
+                    ; vpand ymm5, ymm2, ymm8
+                    ; vpsrlvd ymm0, ymm1, ymm5
+                    ; vpand ymm0, ymm0, ymm4
+                )
+            }),
             Kind::Pair64 { add } => {
                 for q in 0..4 {
                     self.load(0, a, q);
