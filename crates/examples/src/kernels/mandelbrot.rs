@@ -37,28 +37,30 @@ pub(super) fn case(size: Size) -> Case {
 }
 
 fn reference(width: u32, height: u32, x0: u32, y0: u32, step: u32, max_iter: u32) -> Vec<u32> {
-    let mut out = Vec::with_capacity((width * height) as usize);
-    for py in 0..height {
-        let ci = fp::fma(fp::from_u32(py), step ^ 0x8000_0000, y0);
-        for px in 0..width {
-            let cr = fp::fma(fp::from_u32(px), step, x0);
-            let (mut x, mut y, mut count) = (fp::ZERO, fp::ZERO, 0);
-            loop {
-                let (x2, y2) = (fp::mul(x, x), fp::mul(y, y));
-                if fp::gt(fp::add(x2, y2), FOUR) {
-                    break;
+    // Rows are independent; on the suite's pool they share the cores with other kernels.
+    (0..height)
+        .into_par_iter()
+        .flat_map_iter(|py| {
+            let ci = fp::fma(fp::from_u32(py), step ^ 0x8000_0000, y0);
+            (0..width).map(move |px| {
+                let cr = fp::fma(fp::from_u32(px), step, x0);
+                let (mut x, mut y, mut count) = (fp::ZERO, fp::ZERO, 0);
+                loop {
+                    let (x2, y2) = (fp::mul(x, x), fp::mul(y, y));
+                    if fp::gt(fp::add(x2, y2), FOUR) {
+                        break;
+                    }
+                    y = fp::fma(fp::mul(x, y), TWO, ci);
+                    x = fp::add(fp::sub(x2, y2), cr);
+                    count += 1;
+                    if count == max_iter {
+                        break;
+                    }
                 }
-                y = fp::fma(fp::mul(x, y), TWO, ci);
-                x = fp::add(fp::sub(x2, y2), cr);
-                count += 1;
-                if count == max_iter {
-                    break;
-                }
-            }
-            out.push(count);
-        }
-    }
-    out
+                count
+            })
+        })
+        .collect()
 }
 
 /// The counts the kernel wrote, one palette index per pixel (index = count).

@@ -14,13 +14,13 @@ pub(super) fn case(size: Size) -> Case {
 
 pub(crate) fn reference(a: &[u32], b: &[u32], m: usize, n: usize, k: usize) -> Vec<u32> {
     let mut c = vec![0u32; m * n];
-    for i in 0..m {
+    c.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
         for p in 0..k {
             let x = a[i * k + p];
-            for j in 0..n {
-                c[i * n + j] = c[i * n + j].wrapping_add(x.wrapping_mul(b[p * n + j]));
+            for (j, cij) in row.iter_mut().enumerate() {
+                *cij = cij.wrapping_add(x.wrapping_mul(b[p * n + j]));
             }
         }
-    }
+    });
     c
 }

@@ -31,17 +31,17 @@ pub(super) fn case(size: Size) -> Case {
 /// `c[i][j] = sum_p a[i][p] * bt[j][p]` over signed bytes, as i32 bit patterns.
 pub(crate) fn reference(a: &[u8], bt: &[u8], m: usize, n: usize, k: usize) -> Vec<u32> {
     let mut c = vec![0u32; m * n];
-    for i in 0..m {
-        for j in 0..n {
-            let row = &a[i * k..(i + 1) * k];
+    c.par_chunks_mut(n).enumerate().for_each(|(i, out)| {
+        let row = &a[i * k..(i + 1) * k];
+        for (j, cij) in out.iter_mut().enumerate() {
             let col = &bt[j * k..(j + 1) * k];
             let dot: i32 = row
                 .iter()
                 .zip(col)
                 .map(|(x, y)| i32::from(*x as i8) * i32::from(*y as i8))
                 .sum();
-            c[i * n + j] = dot as u32;
+            *cij = dot as u32;
         }
-    }
+    });
     c
 }

@@ -19,6 +19,7 @@ mod stencil;
 mod vadd;
 
 use crate::{gen, Case, Example, Expected, Outputs, Size, Stage, StageArg};
+use rayon::prelude::*;
 
 macro_rules! example {
     ($name:ident, $summary:expr $(, $key:ident = $value:expr)*) => {
