@@ -39,6 +39,14 @@ pub(crate) enum VBin {
     Bfm,
 }
 
+impl VBin {
+    /// The shifts, whose count is the second operand `& 31` (the vector rotates have no
+    /// immediate form).
+    pub(crate) fn is_shift(self) -> bool {
+        matches!(self, VBin::Sll | VBin::Srl | VBin::Sra)
+    }
+}
+
 /// Where the second operand of a vector operation comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum VSrc {

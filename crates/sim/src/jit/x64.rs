@@ -71,8 +71,6 @@ pub(super) struct Consts {
     sign: [u32; 8],
     one: [u32; 8],
     c63: [u32; 8],
-    /// All ones in the even lanes (the low halves of 64-bit products).
-    even: [u32; 8],
 }
 
 const K_LANES: i32 = 0;
@@ -81,7 +79,6 @@ const K_C31: i32 = 256;
 const K_SIGN: i32 = 288;
 const K_ONE: i32 = 320;
 const K_C63: i32 = 352;
-const K_EVEN: i32 = 384;
 
 impl Consts {
     pub(super) fn new() -> Consts {
@@ -92,7 +89,6 @@ impl Consts {
             sign: [0x8000_0000; 8],
             one: [1; 8],
             c63: [63; 8],
-            even: std::array::from_fn(|l| if l % 2 == 0 { u32::MAX } else { 0 }),
         }
     }
 }
@@ -440,9 +436,10 @@ impl Emitter<'_> {
             ),
             VBin::Mulh | VBin::Mulhu => {
                 // Products of the even lanes, then of the odd lanes moved to even positions
-                // (`vpshufd` 0xf5 copies each odd dword over its even neighbour); the high
-                // dwords of the even products are moved down the same way, and the odd
-                // products' high dwords are already in odd positions.
+                // (`vpshufd` 0xf5 copies each odd dword over its even neighbour; the
+                // multiplies read the low dword of each qword); the even products' high
+                // dwords are moved down the same way, and the odd products' high dwords are
+                // already in odd positions, so a dword blend joins them.
                 dynasm!(self.ops
                     ; .arch x64
                     ; vpshufd ymm5, Ry(x), 0xf5u8 as i8
@@ -461,13 +458,12 @@ impl Emitter<'_> {
                         ; vpmuludq ymm5, ymm5, ymm6
                     );
                 }
+                // vpshufd ymm4, ymm4, 0xf5; vpblendd ymm0, ymm4, ymm5, 0xaa, the blend
+                // spelled out: the assembler swaps the blend's two sources.
                 dynasm!(self.ops
                     ; .arch x64
                     ; vpshufd ymm4, ymm4, 0xf5u8 as i8
-                    ; vmovdqu ymm6, [r11 + K_EVEN]
-                    ; vpand ymm4, ymm4, ymm6
-                    ; vpandn ymm5, ymm6, ymm5
-                    ; vpor ymm0, ymm4, ymm5
+                    ; .bytes [0xc4u8, 0xe3, 0x5d, 0x02, 0xc5, 0xaa]
                 );
             }
             VBin::Bfm => {
@@ -478,6 +474,19 @@ impl Emitter<'_> {
                     ; vpsllvd ymm0, ymm4, ymm5
                 );
             }
+        }
+    }
+
+    /// `ymm0 = op(ymm[x], imm)` for a shift ([`VBin::is_shift`]) by an immediate, whose
+    /// count (`imm & 31`) is known here: a shift by an immediate instead of by a broadcast
+    /// count.
+    fn shift_by_imm(&mut self, op: VBin, x: u8, imm: u32) {
+        let n = (imm & 31) as i8;
+        match op {
+            VBin::Sll => dynasm!(self.ops ; .arch x64 ; vpslld ymm0, Ry(x), n),
+            VBin::Srl => dynasm!(self.ops ; .arch x64 ; vpsrld ymm0, Ry(x), n),
+            VBin::Sra => dynasm!(self.ops ; .arch x64 ; vpsrad ymm0, Ry(x), n),
+            _ => unreachable!("shift_by_imm is only given shifts"),
         }
     }
 
@@ -536,6 +545,13 @@ impl Emitter<'_> {
         let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
         match kind {
             Kind::Nop => {}
+            Kind::VBin(op, VSrc::Imm) if op.is_shift() => {
+                for q in 0..4 {
+                    self.load(0, a, q);
+                    self.shift_by_imm(op, 0, inst.imm);
+                    self.store(d, q, masked);
+                }
+            }
             Kind::VBin(op, src) | Kind::VBinRev(op, src) => {
                 let rev = matches!(kind, Kind::VBinRev(..));
                 self.splat_src(src, inst);
@@ -1017,6 +1033,5 @@ mod tests {
         assert_eq!(offset_of!(Consts, sign) as i32, K_SIGN);
         assert_eq!(offset_of!(Consts, one) as i32, K_ONE);
         assert_eq!(offset_of!(Consts, c63) as i32, K_C63);
-        assert_eq!(offset_of!(Consts, even) as i32, K_EVEN);
     }
 }
