@@ -227,6 +227,29 @@ pub(crate) enum SUn {
 }
 
 impl Kind {
+    /// Whether each group of lanes of the result depends only on the same lanes of the
+    /// vector operands (and on uniform registers, which the kind does not write): these
+    /// may run quarter by quarter across several instructions.
+    pub(crate) fn lane_local(self) -> bool {
+        matches!(
+            self,
+            Kind::Nop
+                | Kind::VBin(..)
+                | Kind::VBinRev(..)
+                | Kind::VUn(_)
+                | Kind::VSplat { .. }
+                | Kind::Laneid
+                | Kind::Mac
+                | Kind::MacVu
+                | Kind::Mad
+                | Kind::Sel
+                | Kind::Bfi
+                | Kind::Cndmask
+                | Kind::BfeU
+                | Kind::Pair64 { .. }
+        )
+    }
+
     /// Whether the instruction ends its block (it transfers control).
     pub(crate) fn ends_block(self) -> bool {
         matches!(self, Kind::Branch(_) | Kind::ExecWrite(_))
@@ -248,6 +271,12 @@ pub(crate) fn classify(inst: &Inst) -> Option<Kind> {
 /// Whether the translation tier translates `op` (the rest is interpreted).
 pub fn translated(op: Op) -> bool {
     kind_of(op).is_some()
+}
+
+/// Whether `op` is lane-local: consecutive lane-local instructions of a full-EXEC block
+/// run quarter by quarter, their operands kept in host registers.
+pub fn lane_local(op: Op) -> bool {
+    kind_of(op).is_some_and(Kind::lane_local)
 }
 
 fn kind_of(op: Op) -> Option<Kind> {

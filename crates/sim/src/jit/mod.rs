@@ -10,7 +10,7 @@ mod kind;
 #[cfg(all(target_arch = "x86_64", unix))]
 mod x64;
 
-pub use kind::translated;
+pub use kind::{lane_local, translated};
 
 use crate::env::Core;
 use crate::program::Program;

@@ -13,10 +13,11 @@
 //! | `r10` | lane-operations executed |
 //! | `rbx` | EXEC's lane count (saved and restored: callee-saved) |
 //! | `r11` | the [`Consts`] |
-//! | `ymm8` / `ymm9` / `ymm10` / `ymm11` | 31 / 0x8000_0000 / all ones / 1 in every lane |
+//! | `ymm8` / `ymm9` / `ymm10` | 31 / 0x8000_0000 / all ones in every lane |
 //! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
+//! | `ymm1..ymm3`, `ymm11..ymm15` | rows kept across a run of lane-local instructions (full variant; [`Run`]) |
 //!
-//! `eax`, `ecx`, `ymm0..ymm7` are scratch. Two variants of every block are emitted: *full*
+//! `eax`, `ecx`, `ymm0..ymm7` are scratch (in a run, `ymm1..ymm3` hold cached rows). Two variants of every block are emitted: *full*
 //! assumes EXEC is all ones and stores rows whole; *masked* merges each result quarter into
 //! the old row with `vpblendvb`. An EXEC writer ends its block: it updates `ctx.exec`, the
 //! lane masks, `rbx` and the table register, and continues in the variant the new EXEC
@@ -69,7 +70,6 @@ pub(super) struct Consts {
     bits: [u32; 32],
     c31: [u32; 8],
     sign: [u32; 8],
-    one: [u32; 8],
     c63: [u32; 8],
 }
 
@@ -77,8 +77,7 @@ const K_LANES: i32 = 0;
 const K_BITS: i32 = 128;
 const K_C31: i32 = 256;
 const K_SIGN: i32 = 288;
-const K_ONE: i32 = 320;
-const K_C63: i32 = 352;
+const K_C63: i32 = 320;
 
 impl Consts {
     pub(super) fn new() -> Consts {
@@ -87,7 +86,6 @@ impl Consts {
             bits: std::array::from_fn(|l| 1 << l),
             c31: [31; 8],
             sign: [0x8000_0000; 8],
-            one: [1; 8],
             c63: [63; 8],
         }
     }
@@ -122,6 +120,147 @@ struct Emitter<'a> {
     slots: usize,
     exit: DynamicLabel,
     labels: [Vec<Option<DynamicLabel>>; 2],
+    /// The run of lane-local instructions being emitted, if any.
+    run: Option<Run>,
+}
+
+/// The row cache's registers, four for each of the two quarters emitted side by side: the
+/// load scratch registers (a run loads into the cache instead), `ymm11`, and
+/// `ymm12..ymm15`, free in the full variant (it has no lane mask to keep). Lane-local code
+/// writes only `ymm0` and `ymm4..ymm7`, so a cached row stays put; an instruction reads at
+/// most four rows, so a slot is always free to load into.
+const CACHE_REGS: [[u8; CACHE_SLOTS]; 2] = [[1, 2, 3, 11], [12, 13, 14, 15]];
+const CACHE_SLOTS: usize = 4;
+/// Runs shorter than this are emitted row by row: the cache has nothing to reuse.
+const MIN_RUN: usize = 2;
+
+/// A run of lane-local instructions in a full-EXEC block, emitted by pairs of quarters:
+/// all of the run for lanes 0..16 (each instruction for lanes 0..8, then 8..16, so the
+/// two independent chains sit side by side for the out-of-order core), then all of it
+/// for lanes 16..32. Each instruction's quarter depends only on the same quarter of its
+/// operands and on uniform registers the run does not write, so the order is the
+/// interpreter's lane by lane. Rows that a later instruction reads stay in registers, four
+/// per quarter of the pair; every result is still stored at once (the register file in
+/// memory is always current), so a cached row is only a copy and dropping one is always
+/// safe.
+struct Run {
+    /// The rows each instruction of the run reads and writes.
+    reads: Vec<Rows>,
+    writes: Vec<Rows>,
+    /// The instruction being emitted.
+    at: usize,
+    /// The quarter of the pair being emitted (0 or 1): which cache is in use.
+    side: usize,
+    /// Per side, the row whose current quarter each cache register holds.
+    rows: [[Option<u8>; CACHE_SLOTS]; 2],
+    /// Per side, the registers the instruction being emitted reads: not to be replaced
+    /// under it.
+    pinned: [[bool; CACHE_SLOTS]; 2],
+}
+
+/// Up to four vector registers (the most an instruction reads or writes).
+type Rows = ([u8; 4], usize);
+
+impl Run {
+    fn new(body: &[(u32, Inst, Kind)]) -> Run {
+        Run {
+            reads: body.iter().map(|(_, i, k)| rows_read(i, *k)).collect(),
+            writes: body.iter().map(|(_, i, k)| rows_written(i, *k)).collect(),
+            at: 0,
+            side: 0,
+            rows: [[None; CACHE_SLOTS]; 2],
+            pinned: [[false; CACHE_SLOTS]; 2],
+        }
+    }
+
+    /// Start instruction `at` for quarter `side` of the pair; a pair starts with empty
+    /// caches (they hold the rows of other quarters).
+    fn start(&mut self, at: usize, side: usize) {
+        if at == 0 {
+            self.rows[side] = [None; CACHE_SLOTS];
+        }
+        self.at = at;
+        self.side = side;
+        self.pinned[side] = [false; CACHE_SLOTS];
+    }
+
+    fn slot_of(&self, r: u8) -> Option<usize> {
+        self.rows[self.side]
+            .iter()
+            .position(|&held| held == Some(r))
+    }
+
+    /// The register of `slot` on the current side.
+    fn reg(&self, slot: usize) -> u8 {
+        CACHE_REGS[self.side][slot]
+    }
+
+    /// The index of the first instruction from `from` on that reads row `r` before any
+    /// writes it; `usize::MAX` if none does.
+    fn next_read(&self, r: u8, from: usize) -> usize {
+        for k in from..self.reads.len() {
+            let (rows, n) = self.reads[k];
+            if rows[..n].contains(&r) {
+                return k;
+            }
+            let (rows, n) = self.writes[k];
+            if rows[..n].contains(&r) {
+                return usize::MAX;
+            }
+        }
+        usize::MAX
+    }
+
+    /// The slot to load or keep a row in: a free one, else the one whose row is read
+    /// latest or not at all (Belady's rule), never a pinned one. One is always free of
+    /// pins: an instruction reads at most four rows.
+    fn victim(&self) -> usize {
+        debug_assert!(
+            self.pinned[self.side].contains(&false),
+            "every cache slot pinned"
+        );
+        let mut best = (0, 0);
+        for slot in (0..CACHE_SLOTS).filter(|&s| !self.pinned[self.side][s]) {
+            let next = match self.rows[self.side][slot] {
+                None => return slot,
+                Some(r) => self.next_read(r, self.at + 1),
+            };
+            if next >= best.1 {
+                best = (slot, next);
+            }
+        }
+        best.0
+    }
+}
+
+fn rows_of(list: &[u8]) -> Rows {
+    let mut rows = [0; 4];
+    rows[..list.len()].copy_from_slice(list);
+    (rows, list.len())
+}
+
+/// The vector registers a lane-local instruction reads (as [`Emitter::lane_quarter`]
+/// loads them).
+fn rows_read(inst: &Inst, kind: Kind) -> Rows {
+    let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
+    match kind {
+        Kind::VBin(_, VSrc::Row) | Kind::VBinRev(_, VSrc::Row) => rows_of(&[a, b]),
+        Kind::VBin(..) | Kind::VBinRev(..) | Kind::VUn(_) => rows_of(&[a]),
+        Kind::Mac => rows_of(&[a, b, d]),
+        Kind::MacVu | Kind::Cndmask => rows_of(&[a, d]),
+        Kind::Mad | Kind::Sel | Kind::Bfi | Kind::BfeU => rows_of(&[a, b, c]),
+        Kind::Pair64 { .. } => rows_of(&[a, b, a + 1, b + 1]),
+        _ => rows_of(&[]),
+    }
+}
+
+/// The vector registers a lane-local instruction writes.
+fn rows_written(inst: &Inst, kind: Kind) -> Rows {
+    match kind {
+        Kind::Nop => rows_of(&[]),
+        Kind::Pair64 { .. } => rows_of(&[inst.rd, inst.rd + 1]),
+        _ => rows_of(&[inst.rd]),
+    }
 }
 
 /// Translate every block of `prog`. `None` if the code buffer cannot be mapped.
@@ -147,6 +286,7 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
         slots,
         exit,
         labels,
+        run: None,
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -232,7 +372,6 @@ impl Emitter<'_> {
             ; mov r11, [rdi + CTX_CONSTS]
             ; vmovdqu ymm8, [r11 + K_C31]
             ; vmovdqu ymm9, [r11 + K_SIGN]
-            ; vmovdqu ymm11, [r11 + K_ONE]
             ; vpcmpeqd ymm10, ymm10, ymm10
             ; mov rsi, [rdi + CTX_V]
             ; mov rdx, [rdi + CTX_U]
@@ -312,8 +451,20 @@ impl Emitter<'_> {
                 dynasm!(self.ops ; .arch x64 ; add r10, lanes);
             }
         }
-        for &(pc, inst, kind) in &body {
-            self.inst(pc, &inst, kind, masked);
+        let mut k = 0;
+        while k < body.len() {
+            let len = body[k..]
+                .iter()
+                .take_while(|(_, _, kind)| kind.lane_local())
+                .count();
+            if !masked && len >= MIN_RUN {
+                self.emit_run(&body[k..k + len]);
+                k += len;
+            } else {
+                let (pc, inst, kind) = body[k];
+                self.inst(pc, &inst, kind, masked);
+                k += 1;
+            }
         }
         let (last_pc, last, last_kind) = body[body.len() - 1];
         if !last_kind.ends_block() {
@@ -322,17 +473,73 @@ impl Emitter<'_> {
         body.len()
     }
 
-    /// Store `ymm0` as quarter `q` of row `d`.
-    fn store(&mut self, d: u8, q: usize, masked: bool) {
+    /// A run of lane-local instructions of a full-EXEC block, by pairs of quarters
+    /// ([`Run`]).
+    fn emit_run(&mut self, run: &[(u32, Inst, Kind)]) {
+        self.run = Some(Run::new(run));
+        for pair in [0, 2] {
+            for (at, (_, inst, kind)) in run.iter().enumerate() {
+                // The broadcast operand serves both quarters.
+                self.lane_setup(inst, *kind);
+                for side in 0..2 {
+                    if let Some(r) = &mut self.run {
+                        r.start(at, side);
+                    }
+                    self.lane_quarter(inst, *kind, pair + side, false);
+                }
+            }
+        }
+        self.run = None;
+    }
+
+    /// Store `ymm[src]` as quarter `q` of row `d` (merged under the lane mask in the masked
+    /// variant, through `ymm0` and `ymm1`). In a run, the row cache follows: a register
+    /// holding the row's old quarter is dropped, and the new one is kept when a later
+    /// instruction of the run reads it before the rows the cache would give up for it.
+    fn store(&mut self, src: u8, d: u8, q: usize, masked: bool) {
+        debug_assert!(
+            !masked || src != 1,
+            "the masked store uses ymm1 for the old quarter"
+        );
         let at = row(d, q);
         if masked {
             dynasm!(self.ops
                 ; .arch x64
                 ; vmovdqu ymm1, [rsi + at]
-                ; vpblendvb ymm0, ymm1, ymm0, Ry(12 + q as u8)
+                ; vpblendvb ymm0, ymm1, Ry(src), Ry(12 + q as u8)
+                ; vmovdqu [rsi + at], ymm0
             );
+        } else {
+            dynasm!(self.ops ; .arch x64 ; vmovdqu [rsi + at], Ry(src));
         }
-        dynasm!(self.ops ; .arch x64 ; vmovdqu [rsi + at], ymm0);
+        let Some(run) = &mut self.run else {
+            return;
+        };
+        let side = run.side;
+        if let Some(slot) = run.slot_of(d) {
+            run.rows[side][slot] = None;
+        }
+        let next = run.next_read(d, run.at + 1);
+        if let Some(slot) = CACHE_REGS[side].iter().position(|&reg| reg == src) {
+            // Computed into a cache register (or a move of a cached row): it holds the row
+            // now, if a later instruction reads it (else it keeps the moved row, if any).
+            if next != usize::MAX {
+                run.rows[side][slot] = Some(d);
+            }
+            return;
+        }
+        if next == usize::MAX {
+            return;
+        }
+        // The instruction has read all its operands: any slot may take the result.
+        run.pinned[side] = [false; CACHE_SLOTS];
+        let slot = run.victim();
+        let displaced = run.rows[side][slot].map_or(usize::MAX, |r| run.next_read(r, run.at + 1));
+        if displaced > next {
+            run.rows[side][slot] = Some(d);
+            let reg = run.reg(slot);
+            dynasm!(self.ops ; .arch x64 ; vmovdqa Ry(reg), Ry(src));
+        }
     }
 
     /// Broadcast the second operand (`u[rs2]` or the immediate) into `ymm7`.
@@ -356,40 +563,41 @@ impl Emitter<'_> {
         );
     }
 
-    /// `ymm0 = op(ymm[x], ymm[y])`; may use `ymm4..ymm6`.
-    fn vbin(&mut self, op: VBin, x: u8, y: u8) {
+    /// `ymm[dst] = op(ymm[x], ymm[y])`; may use `ymm4..ymm6`. `dst` is written only after
+    /// every read of `x` and `y` (the two may be `ymm0` outside a run, which `dst` is then).
+    fn vbin(&mut self, op: VBin, dst: u8, x: u8, y: u8) {
         match op {
-            VBin::Add => dynasm!(self.ops ; .arch x64 ; vpaddd ymm0, Ry(x), Ry(y)),
-            VBin::Sub => dynasm!(self.ops ; .arch x64 ; vpsubd ymm0, Ry(x), Ry(y)),
-            VBin::And => dynasm!(self.ops ; .arch x64 ; vpand ymm0, Ry(x), Ry(y)),
-            VBin::Or => dynasm!(self.ops ; .arch x64 ; vpor ymm0, Ry(x), Ry(y)),
-            VBin::Xor => dynasm!(self.ops ; .arch x64 ; vpxor ymm0, Ry(x), Ry(y)),
-            VBin::Andn => dynasm!(self.ops ; .arch x64 ; vpandn ymm0, Ry(y), Ry(x)),
+            VBin::Add => dynasm!(self.ops ; .arch x64 ; vpaddd Ry(dst), Ry(x), Ry(y)),
+            VBin::Sub => dynasm!(self.ops ; .arch x64 ; vpsubd Ry(dst), Ry(x), Ry(y)),
+            VBin::And => dynasm!(self.ops ; .arch x64 ; vpand Ry(dst), Ry(x), Ry(y)),
+            VBin::Or => dynasm!(self.ops ; .arch x64 ; vpor Ry(dst), Ry(x), Ry(y)),
+            VBin::Xor => dynasm!(self.ops ; .arch x64 ; vpxor Ry(dst), Ry(x), Ry(y)),
+            VBin::Andn => dynasm!(self.ops ; .arch x64 ; vpandn Ry(dst), Ry(y), Ry(x)),
             VBin::Orn => dynasm!(self.ops
                 ; .arch x64
                 ; vpxor ymm4, Ry(y), ymm10
-                ; vpor ymm0, Ry(x), ymm4
+                ; vpor Ry(dst), Ry(x), ymm4
             ),
             VBin::Xnor => dynasm!(self.ops
                 ; .arch x64
-                ; vpxor ymm0, Ry(x), Ry(y)
-                ; vpxor ymm0, ymm0, ymm10
+                ; vpxor Ry(dst), Ry(x), Ry(y)
+                ; vpxor Ry(dst), Ry(dst), ymm10
             ),
-            VBin::Mul => dynasm!(self.ops ; .arch x64 ; vpmulld ymm0, Ry(x), Ry(y)),
+            VBin::Mul => dynasm!(self.ops ; .arch x64 ; vpmulld Ry(dst), Ry(x), Ry(y)),
             VBin::Sll => dynasm!(self.ops
                 ; .arch x64
                 ; vpand ymm4, Ry(y), ymm8
-                ; vpsllvd ymm0, Ry(x), ymm4
+                ; vpsllvd Ry(dst), Ry(x), ymm4
             ),
             VBin::Srl => dynasm!(self.ops
                 ; .arch x64
                 ; vpand ymm4, Ry(y), ymm8
-                ; vpsrlvd ymm0, Ry(x), ymm4
+                ; vpsrlvd Ry(dst), Ry(x), ymm4
             ),
             VBin::Sra => dynasm!(self.ops
                 ; .arch x64
                 ; vpand ymm4, Ry(y), ymm8
-                ; vpsravd ymm0, Ry(x), ymm4
+                ; vpsravd Ry(dst), Ry(x), ymm4
             ),
             VBin::Rol | VBin::Ror => {
                 // The left and right counts s & 31 and (-s) & 31; a count of 0 shifts one
@@ -402,37 +610,37 @@ impl Emitter<'_> {
                     ; vpsubd ymm5, ymm5, ymm4
                     ; vpand ymm5, ymm5, ymm8
                     ; vpsllvd ymm6, Ry(x), Ry(l)
-                    ; vpsrlvd ymm0, Ry(x), Ry(r)
-                    ; vpor ymm0, ymm0, ymm6
+                    ; vpsrlvd Ry(dst), Ry(x), Ry(r)
+                    ; vpor Ry(dst), Ry(dst), ymm6
                 );
             }
-            VBin::Min => dynasm!(self.ops ; .arch x64 ; vpminsd ymm0, Ry(x), Ry(y)),
-            VBin::Max => dynasm!(self.ops ; .arch x64 ; vpmaxsd ymm0, Ry(x), Ry(y)),
-            VBin::Minu => dynasm!(self.ops ; .arch x64 ; vpminud ymm0, Ry(x), Ry(y)),
-            VBin::Maxu => dynasm!(self.ops ; .arch x64 ; vpmaxud ymm0, Ry(x), Ry(y)),
+            VBin::Min => dynasm!(self.ops ; .arch x64 ; vpminsd Ry(dst), Ry(x), Ry(y)),
+            VBin::Max => dynasm!(self.ops ; .arch x64 ; vpmaxsd Ry(dst), Ry(x), Ry(y)),
+            VBin::Minu => dynasm!(self.ops ; .arch x64 ; vpminud Ry(dst), Ry(x), Ry(y)),
+            VBin::Maxu => dynasm!(self.ops ; .arch x64 ; vpmaxud Ry(dst), Ry(x), Ry(y)),
             VBin::Slt => dynasm!(self.ops
                 ; .arch x64
-                ; vpcmpgtd ymm0, Ry(y), Ry(x)
-                ; vpand ymm0, ymm0, ymm11
+                ; vpcmpgtd Ry(dst), Ry(y), Ry(x)
+                ; vpsrld Ry(dst), Ry(dst), 31
             ),
             VBin::Sltu => dynasm!(self.ops
                 ; .arch x64
                 ; vpxor ymm4, Ry(x), ymm9
                 ; vpxor ymm5, Ry(y), ymm9
-                ; vpcmpgtd ymm0, ymm5, ymm4
-                ; vpand ymm0, ymm0, ymm11
+                ; vpcmpgtd Ry(dst), ymm5, ymm4
+                ; vpsrld Ry(dst), Ry(dst), 31
             ),
             VBin::CzeroEqz => dynasm!(self.ops
                 ; .arch x64
                 ; vpxor ymm4, ymm4, ymm4
                 ; vpcmpeqd ymm4, ymm4, Ry(y)
-                ; vpandn ymm0, ymm4, Ry(x)
+                ; vpandn Ry(dst), ymm4, Ry(x)
             ),
             VBin::CzeroNez => dynasm!(self.ops
                 ; .arch x64
                 ; vpxor ymm4, ymm4, ymm4
                 ; vpcmpeqd ymm4, ymm4, Ry(y)
-                ; vpand ymm0, ymm4, Ry(x)
+                ; vpand Ry(dst), ymm4, Ry(x)
             ),
             VBin::Mulh | VBin::Mulhu => {
                 // Products of the even lanes, then of the odd lanes moved to even positions
@@ -458,12 +666,15 @@ impl Emitter<'_> {
                         ; vpmuludq ymm5, ymm5, ymm6
                     );
                 }
-                // vpshufd ymm4, ymm4, 0xf5; vpblendd ymm0, ymm4, ymm5, 0xaa, the blend
-                // spelled out: the assembler swaps the blend's two sources.
+                // vpshufd ymm4, ymm4, 0xf5; vpblendd ymm[dst], ymm4, ymm5, 0xaa, the blend
+                // spelled out (VEX.256.66.0F3A.W0 02 /r ib; VEX.R is the inverted bit 3 of
+                // the destination): the assembler swaps the blend's two sources.
+                let r_bit = if dst < 8 { 0x80 } else { 0 };
+                let modrm = 0xc0 | ((dst & 7) << 3) | 5;
                 dynasm!(self.ops
                     ; .arch x64
                     ; vpshufd ymm4, ymm4, 0xf5u8 as i8
-                    ; .bytes [0xc4u8, 0xe3, 0x5d, 0x02, 0xc5, 0xaa]
+                    ; .bytes [0xc4u8, 0x63 | r_bit, 0x5d, 0x02, modrm, 0xaa]
                 );
             }
             VBin::Bfm => {
@@ -471,21 +682,21 @@ impl Emitter<'_> {
                 dynasm!(self.ops
                     ; .arch x64
                     ; vpand ymm5, Ry(y), ymm8
-                    ; vpsllvd ymm0, ymm4, ymm5
+                    ; vpsllvd Ry(dst), ymm4, ymm5
                 );
             }
         }
     }
 
-    /// `ymm0 = op(ymm[x], imm)` for a shift ([`VBin::is_shift`]) by an immediate, whose
+    /// `ymm[dst] = op(ymm[x], imm)` for a shift ([`VBin::is_shift`]) by an immediate, whose
     /// count (`imm & 31`) is known here: a shift by an immediate instead of by a broadcast
     /// count.
-    fn shift_by_imm(&mut self, op: VBin, x: u8, imm: u32) {
+    fn shift_by_imm(&mut self, op: VBin, dst: u8, x: u8, imm: u32) {
         let n = (imm & 31) as i8;
         match op {
-            VBin::Sll => dynasm!(self.ops ; .arch x64 ; vpslld ymm0, Ry(x), n),
-            VBin::Srl => dynasm!(self.ops ; .arch x64 ; vpsrld ymm0, Ry(x), n),
-            VBin::Sra => dynasm!(self.ops ; .arch x64 ; vpsrad ymm0, Ry(x), n),
+            VBin::Sll => dynasm!(self.ops ; .arch x64 ; vpslld Ry(dst), Ry(x), n),
+            VBin::Srl => dynasm!(self.ops ; .arch x64 ; vpsrld Ry(dst), Ry(x), n),
+            VBin::Sra => dynasm!(self.ops ; .arch x64 ; vpsrad Ry(dst), Ry(x), n),
             _ => unreachable!("shift_by_imm is only given shifts"),
         }
     }
@@ -524,16 +735,66 @@ impl Emitter<'_> {
         );
     }
 
-    /// A three-source lane operation: per quarter, `v[rs1..rs3]` into `ymm1..ymm3`, `op`
-    /// leaves the result in `ymm0`, which goes to `v[rd]`.
-    fn ternary(&mut self, inst: &Inst, masked: bool, op: impl Fn(&mut Self)) {
-        for q in 0..4 {
-            self.load(1, inst.rs1, q);
-            self.load(2, inst.rs2, q);
-            self.load(3, inst.rs3, q);
-            op(self);
-            self.store(inst.rd, q, masked);
+    /// Quarter `q` of a three-source lane operation: `op(dst, x, y, z)` computes into
+    /// `ymm[dst]` from the registers holding `v[rs1]`, `v[rs2]`, `v[rs3]`
+    /// ([`Emitter::src`]), and the result goes to `v[rd]`.
+    fn ternary(
+        &mut self,
+        inst: &Inst,
+        q: usize,
+        masked: bool,
+        op: impl Fn(&mut Self, u8, u8, u8, u8),
+    ) {
+        let x = self.src(inst.rs1, q, 1);
+        let y = self.src(inst.rs2, q, 2);
+        let z = self.src(inst.rs3, q, 3);
+        let dst = self.dest(inst.rd);
+        op(self, dst, x, y, z);
+        self.store(dst, inst.rd, q, masked);
+    }
+
+    /// The register holding quarter `q` of row `r`: outside a run, `scratch`, loaded; in a
+    /// run, its register in the row cache, loaded there first if it is not cached
+    /// ([`Run::victim`]). The register is pinned until the instruction is emitted.
+    fn src(&mut self, r: u8, q: usize, scratch: u8) -> u8 {
+        let Some(run) = &mut self.run else {
+            self.load(scratch, r, q);
+            return scratch;
+        };
+        let (slot, cached) = match run.slot_of(r) {
+            Some(slot) => (slot, true),
+            None => (run.victim(), false),
+        };
+        run.rows[run.side][slot] = Some(r);
+        run.pinned[run.side][slot] = true;
+        let reg = run.reg(slot);
+        if !cached {
+            self.load(reg, r, q);
         }
+        reg
+    }
+
+    /// The register an instruction's result is computed into: outside a run, or when no
+    /// later instruction of the run reads it, `ymm0`; else a cache register (not one of
+    /// the instruction's sources, which are pinned) that [`Emitter::store`] then
+    /// records as holding the row, with no copy.
+    fn dest(&mut self, d: u8) -> u8 {
+        let Some(run) = &mut self.run else {
+            return 0;
+        };
+        let next = run.next_read(d, run.at + 1);
+        if next == usize::MAX {
+            return 0;
+        }
+        let slot = run.victim();
+        let side = run.side;
+        let displaced = run.rows[side][slot].map_or(usize::MAX, |r| run.next_read(r, run.at + 1));
+        if displaced <= next {
+            return 0;
+        }
+        run.rows[side][slot] = None;
+        run.pinned[side][slot] = true;
+        run.reg(slot)
     }
 
     fn load(&mut self, ymm: u8, r: u8, q: usize) {
@@ -541,195 +802,195 @@ impl Emitter<'_> {
         dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(ymm), [rsi + at]);
     }
 
-    fn inst(&mut self, pc: u32, inst: &Inst, kind: Kind, masked: bool) {
+    /// The per-instruction part of a lane-local instruction: its broadcast operand into
+    /// `ymm7`.
+    fn lane_setup(&mut self, inst: &Inst, kind: Kind) {
+        match kind {
+            Kind::VBin(op, VSrc::Imm) if op.is_shift() => {}
+            Kind::VBin(_, src) | Kind::VBinRev(_, src) => self.splat_src(src, inst),
+            Kind::MacVu | Kind::Cndmask => self.splat_src(VSrc::Ureg, inst),
+            Kind::VSplat { imm: true } => self.splat_imm(inst.imm),
+            Kind::VSplat { imm: false } => {
+                let at = ureg(inst.rs1);
+                dynasm!(self.ops ; .arch x64 ; vpbroadcastd ymm7, [rdx + at]);
+            }
+            _ => {}
+        }
+    }
+
+    /// Quarter `q` (lanes `8q..8q+8`) of a lane-local instruction ([`Kind::lane_local`]):
+    /// its operands' quarters in, its result's quarter out, nothing else read or written
+    /// but the uniform registers, which no lane-local instruction writes. Sources come from
+    /// [`Emitter::src`] (the run's row cache or a scratch register); results go out through
+    /// [`Emitter::store`].
+    fn lane_quarter(&mut self, inst: &Inst, kind: Kind, q: usize, masked: bool) {
         let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
         match kind {
             Kind::Nop => {}
             Kind::VBin(op, VSrc::Imm) if op.is_shift() => {
-                for q in 0..4 {
-                    self.load(0, a, q);
-                    self.shift_by_imm(op, 0, inst.imm);
-                    self.store(d, q, masked);
-                }
+                let x = self.src(a, q, 0);
+                let dst = self.dest(d);
+                self.shift_by_imm(op, dst, x, inst.imm);
+                self.store(dst, d, q, masked);
             }
             Kind::VBin(op, src) | Kind::VBinRev(op, src) => {
-                let rev = matches!(kind, Kind::VBinRev(..));
-                self.splat_src(src, inst);
-                for q in 0..4 {
-                    self.load(0, a, q);
-                    let y = if src == VSrc::Row {
-                        self.load(1, b, q);
-                        1
-                    } else {
-                        7
-                    };
-                    if rev {
-                        self.vbin(op, y, 0);
-                    } else {
-                        self.vbin(op, 0, y);
-                    }
-                    self.store(d, q, masked);
+                let x = self.src(a, q, 0);
+                let y = if src == VSrc::Row {
+                    self.src(b, q, 1)
+                } else {
+                    7
+                };
+                let dst = self.dest(d);
+                if matches!(kind, Kind::VBinRev(..)) {
+                    self.vbin(op, dst, y, x);
+                } else {
+                    self.vbin(op, dst, x, y);
                 }
+                self.store(dst, d, q, masked);
             }
             Kind::VUn(op) => {
-                for q in 0..4 {
-                    self.load(0, a, q);
-                    match op {
-                        VUn::Mov => {}
-                        VUn::Not => dynasm!(self.ops ; .arch x64 ; vpxor ymm0, ymm0, ymm10),
-                        VUn::Neg => dynasm!(self.ops
-                            ; .arch x64
-                            ; vpxor ymm4, ymm4, ymm4
-                            ; vpsubd ymm0, ymm4, ymm0
-                        ),
-                        VUn::Abs => dynasm!(self.ops ; .arch x64 ; vpabsd ymm0, ymm0),
-                        VUn::SextB => dynasm!(self.ops
-                            ; .arch x64
-                            ; vpslld ymm0, ymm0, 24
-                            ; vpsrad ymm0, ymm0, 24
-                        ),
-                        VUn::SextH => dynasm!(self.ops
-                            ; .arch x64
-                            ; vpslld ymm0, ymm0, 16
-                            ; vpsrad ymm0, ymm0, 16
-                        ),
-                        VUn::ZextB => dynasm!(self.ops
-                            ; .arch x64
-                            ; vpslld ymm0, ymm0, 24
-                            ; vpsrld ymm0, ymm0, 24
-                        ),
-                        VUn::ZextH => dynasm!(self.ops
-                            ; .arch x64
-                            ; vpslld ymm0, ymm0, 16
-                            ; vpsrld ymm0, ymm0, 16
-                        ),
-                    }
-                    self.store(d, q, masked);
+                let x = self.src(a, q, 0);
+                // A move stores its source as it is.
+                let dst = if op == VUn::Mov { x } else { self.dest(d) };
+                match op {
+                    VUn::Mov => {}
+                    VUn::Not => dynasm!(self.ops ; .arch x64 ; vpxor Ry(dst), Ry(x), ymm10),
+                    VUn::Neg => dynasm!(self.ops
+                        ; .arch x64
+                        ; vpxor ymm4, ymm4, ymm4
+                        ; vpsubd Ry(dst), ymm4, Ry(x)
+                    ),
+                    VUn::Abs => dynasm!(self.ops ; .arch x64 ; vpabsd Ry(dst), Ry(x)),
+                    VUn::SextB => dynasm!(self.ops
+                        ; .arch x64
+                        ; vpslld Ry(dst), Ry(x), 24
+                        ; vpsrad Ry(dst), Ry(dst), 24
+                    ),
+                    VUn::SextH => dynasm!(self.ops
+                        ; .arch x64
+                        ; vpslld Ry(dst), Ry(x), 16
+                        ; vpsrad Ry(dst), Ry(dst), 16
+                    ),
+                    VUn::ZextB => dynasm!(self.ops
+                        ; .arch x64
+                        ; vpslld Ry(dst), Ry(x), 24
+                        ; vpsrld Ry(dst), Ry(dst), 24
+                    ),
+                    VUn::ZextH => dynasm!(self.ops
+                        ; .arch x64
+                        ; vpslld Ry(dst), Ry(x), 16
+                        ; vpsrld Ry(dst), Ry(dst), 16
+                    ),
                 }
+                self.store(dst, d, q, masked);
             }
-            Kind::VSplat { imm } => {
-                if imm {
-                    self.splat_imm(inst.imm);
-                } else {
-                    let at = ureg(a);
-                    dynasm!(self.ops ; .arch x64 ; vpbroadcastd ymm7, [rdx + at]);
-                }
-                for q in 0..4 {
-                    dynasm!(self.ops ; .arch x64 ; vmovdqa ymm0, ymm7);
-                    self.store(d, q, masked);
-                }
-            }
+            Kind::VSplat { .. } => self.store(7, d, q, masked),
             Kind::Laneid => {
-                for q in 0..4 {
-                    let at = K_LANES + (q as i32) * 32;
-                    dynasm!(self.ops ; .arch x64 ; vmovdqu ymm0, [r11 + at]);
-                    self.store(d, q, masked);
-                }
+                let at = K_LANES + (q as i32) * 32;
+                let dst = self.dest(d);
+                dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(dst), [r11 + at]);
+                self.store(dst, d, q, masked);
             }
             Kind::Mac | Kind::MacVu | Kind::Mad => {
-                if kind == Kind::MacVu {
-                    self.splat_src(VSrc::Ureg, inst);
-                }
-                for q in 0..4 {
-                    self.load(0, a, q);
-                    match kind {
-                        Kind::Mac => {
-                            self.load(1, b, q);
-                            self.load(2, d, q);
-                            dynasm!(self.ops ; .arch x64 ; vpmulld ymm0, ymm0, ymm1);
-                        }
-                        Kind::MacVu => {
-                            self.load(2, d, q);
-                            dynasm!(self.ops ; .arch x64 ; vpmulld ymm0, ymm0, ymm7);
-                        }
-                        _ => {
-                            self.load(1, b, q);
-                            self.load(2, c, q);
-                            dynasm!(self.ops ; .arch x64 ; vpmulld ymm0, ymm0, ymm1);
-                        }
-                    }
-                    dynasm!(self.ops ; .arch x64 ; vpaddd ymm0, ymm0, ymm2);
-                    self.store(d, q, masked);
-                }
+                let x = self.src(a, q, 0);
+                let y = if kind == Kind::MacVu {
+                    7
+                } else {
+                    self.src(b, q, 1)
+                };
+                let z = self.src(if kind == Kind::Mad { c } else { d }, q, 2);
+                let dst = self.dest(d);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; vpmulld ymm4, Ry(x), Ry(y)
+                    ; vpaddd Ry(dst), ymm4, Ry(z)
+                );
+                self.store(dst, d, q, masked);
             }
             // Where v[rs3] == 0 take v[rs2], else v[rs1].
-            Kind::Sel => self.ternary(inst, masked, |e| {
+            Kind::Sel => self.ternary(inst, q, masked, |e, dst, x, y, z| {
                 dynasm!(e.ops
                     ; .arch x64
                     ; vpxor ymm4, ymm4, ymm4
-                    ; vpcmpeqd ymm4, ymm4, ymm3
-                    ; vpblendvb ymm0, ymm1, ymm2, ymm4
+                    ; vpcmpeqd ymm4, ymm4, Ry(z)
+                    ; vpblendvb Ry(dst), Ry(x), Ry(y), ymm4
                 )
             }),
-            Kind::Bfi => self.ternary(inst, masked, |e| {
+            Kind::Bfi => self.ternary(inst, q, masked, |e, dst, x, y, z| {
                 dynasm!(e.ops
                     ; .arch x64
-                    ; vpand ymm4, ymm1, ymm2
-                    ; vpandn ymm5, ymm1, ymm3
-                    ; vpor ymm0, ymm4, ymm5
+                    ; vpand ymm4, Ry(x), Ry(y)
+                    ; vpandn ymm5, Ry(x), Ry(z)
+                    ; vpor Ry(dst), ymm4, ymm5
                 )
             }),
             Kind::Cndmask => {
-                self.splat_src(VSrc::Ureg, inst);
-                for q in 0..4 {
-                    let at = K_BITS + (q as i32) * 32;
-                    self.load(1, a, q);
-                    self.load(2, d, q);
-                    // Lane l picks v[rs1] where bit l of the mask is set.
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; vmovdqu ymm5, [r11 + at]
-                        ; vpand ymm4, ymm7, ymm5
-                        ; vpcmpeqd ymm4, ymm4, ymm5
-                        ; vpblendvb ymm0, ymm2, ymm1, ymm4
-                    );
-                    self.store(d, q, masked);
-                }
+                let at = K_BITS + (q as i32) * 32;
+                let x = self.src(a, q, 1);
+                let old = self.src(d, q, 2);
+                let dst = self.dest(d);
+                // Lane l picks v[rs1] where bit l of the mask is set.
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; vmovdqu ymm5, [r11 + at]
+                    ; vpand ymm4, ymm7, ymm5
+                    ; vpcmpeqd ymm4, ymm4, ymm5
+                    ; vpblendvb Ry(dst), Ry(old), Ry(x), ymm4
+                );
+                self.store(dst, d, q, masked);
             }
-            Kind::BfeU => self.ternary(inst, masked, |e| {
-                e.field_ones(3);
+            Kind::BfeU => self.ternary(inst, q, masked, |e, dst, x, y, z| {
+                e.field_ones(z);
                 dynasm!(e.ops
                     ; .arch x64
-                    ; vpand ymm5, ymm2, ymm8
-                    ; vpsrlvd ymm0, ymm1, ymm5
-                    ; vpand ymm0, ymm0, ymm4
+                    ; vpand ymm5, Ry(y), ymm8
+                    ; vpsrlvd Ry(dst), Ry(x), ymm5
+                    ; vpand Ry(dst), Ry(dst), ymm4
                 )
             }),
             Kind::Pair64 { add } => {
-                for q in 0..4 {
-                    self.load(0, a, q);
-                    self.load(1, b, q);
-                    self.load(2, a + 1, q);
-                    self.load(3, b + 1, q);
-                    if add {
-                        // carry = a_lo >u lo
-                        dynasm!(self.ops
-                            ; .arch x64
-                            ; vpaddd ymm4, ymm0, ymm1
-                            ; vpxor ymm5, ymm0, ymm9
-                            ; vpxor ymm6, ymm4, ymm9
-                            ; vpcmpgtd ymm5, ymm5, ymm6
-                            ; vpaddd ymm2, ymm2, ymm3
-                            ; vpsubd ymm2, ymm2, ymm5
-                        );
-                    } else {
-                        // borrow = b_lo >u a_lo
-                        dynasm!(self.ops
-                            ; .arch x64
-                            ; vpsubd ymm4, ymm0, ymm1
-                            ; vpxor ymm5, ymm1, ymm9
-                            ; vpxor ymm6, ymm0, ymm9
-                            ; vpcmpgtd ymm5, ymm5, ymm6
-                            ; vpsubd ymm2, ymm2, ymm3
-                            ; vpaddd ymm2, ymm2, ymm5
-                        );
-                    }
-                    dynasm!(self.ops ; .arch x64 ; vmovdqa ymm0, ymm4);
-                    self.store(d, q, masked);
-                    dynasm!(self.ops ; .arch x64 ; vmovdqa ymm0, ymm2);
-                    self.store(d + 1, q, masked);
+                let (lo_a, lo_b) = (self.src(a, q, 0), self.src(b, q, 1));
+                let (hi_a, hi_b) = (self.src(a + 1, q, 2), self.src(b + 1, q, 3));
+                if add {
+                    // carry = a_lo >u lo
+                    dynasm!(self.ops
+                        ; .arch x64
+                        ; vpaddd ymm4, Ry(lo_a), Ry(lo_b)
+                        ; vpxor ymm5, Ry(lo_a), ymm9
+                        ; vpxor ymm6, ymm4, ymm9
+                        ; vpcmpgtd ymm5, ymm5, ymm6
+                        ; vpaddd ymm6, Ry(hi_a), Ry(hi_b)
+                        ; vpsubd ymm6, ymm6, ymm5
+                    );
+                } else {
+                    // borrow = b_lo >u a_lo
+                    dynasm!(self.ops
+                        ; .arch x64
+                        ; vpsubd ymm4, Ry(lo_a), Ry(lo_b)
+                        ; vpxor ymm5, Ry(lo_b), ymm9
+                        ; vpxor ymm6, Ry(lo_a), ymm9
+                        ; vpcmpgtd ymm5, ymm5, ymm6
+                        ; vpsubd ymm6, Ry(hi_a), Ry(hi_b)
+                        ; vpaddd ymm6, ymm6, ymm5
+                    );
                 }
+                self.store(4, d, q, masked);
+                self.store(6, d + 1, q, masked);
             }
+            _ => unreachable!("lane_quarter is only given lane-local kinds"),
+        }
+    }
+
+    fn inst(&mut self, pc: u32, inst: &Inst, kind: Kind, masked: bool) {
+        let (d, a, b) = (inst.rd, inst.rs1, inst.rs2);
+        if kind.lane_local() {
+            self.lane_setup(inst, kind);
+            for q in 0..4 {
+                self.lane_quarter(inst, kind, q, masked);
+            }
+            return;
+        }
+        match kind {
             Kind::VCmp(cond, src) => {
                 self.splat_src(src, inst);
                 dynasm!(self.ops ; .arch x64 ; xor ecx, ecx);
@@ -822,6 +1083,7 @@ impl Emitter<'_> {
             }
             Kind::Branch(br) => self.branch(pc, inst, br, masked),
             Kind::ExecWrite(w) => self.exec_write(pc, inst, w),
+            _ => unreachable!("lane-local kinds are emitted above"),
         }
     }
 
@@ -1031,7 +1293,6 @@ mod tests {
         assert_eq!(offset_of!(Consts, bits) as i32, K_BITS);
         assert_eq!(offset_of!(Consts, c31) as i32, K_C31);
         assert_eq!(offset_of!(Consts, sign) as i32, K_SIGN);
-        assert_eq!(offset_of!(Consts, one) as i32, K_ONE);
         assert_eq!(offset_of!(Consts, c63) as i32, K_C63);
     }
 }
