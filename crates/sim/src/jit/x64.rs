@@ -144,9 +144,11 @@ const MIN_RUN: usize = 2;
 /// memory is always current), so a cached row is only a copy and dropping one is always
 /// safe.
 struct Run {
-    /// The rows each instruction of the run reads and writes.
-    reads: Vec<Rows>,
-    writes: Vec<Rows>,
+    /// Per instruction `k` (and one past the end), per row: the first instruction from `k`
+    /// on that reads the row before any writes it, [`NEVER`] if none does. Built once, so
+    /// the cache's questions cost a lookup (translation time matters: it is paid on a
+    /// program's first run).
+    next: Vec<[u8; 256]>,
     /// The instruction being emitted.
     at: usize,
     /// The quarter of the pair being emitted (0 or 1): which cache is in use.
@@ -161,11 +163,27 @@ struct Run {
 /// Up to four vector registers (the most an instruction reads or writes).
 type Rows = ([u8; 4], usize);
 
+/// In [`Run::next`]: not read again in the run. Runs are at most [`MAX_BLOCK`] long.
+const NEVER: u8 = u8::MAX;
+const _: () = assert!(MAX_BLOCK < NEVER as usize);
+
 impl Run {
     fn new(body: &[(u32, Inst, Kind)]) -> Run {
+        let mut next = vec![[NEVER; 256]; body.len() + 1];
+        for (k, (_, inst, kind)) in body.iter().enumerate().rev() {
+            next[k] = next[k + 1];
+            let (rows, n) = rows_written(inst, *kind);
+            for &r in &rows[..n] {
+                next[k][usize::from(r)] = NEVER;
+            }
+            // An instruction that reads and writes a row reads it first.
+            let (rows, n) = rows_read(inst, *kind);
+            for &r in &rows[..n] {
+                next[k][usize::from(r)] = k as u8;
+            }
+        }
         Run {
-            reads: body.iter().map(|(_, i, k)| rows_read(i, *k)).collect(),
-            writes: body.iter().map(|(_, i, k)| rows_written(i, *k)).collect(),
+            next,
             at: 0,
             side: 0,
             rows: [[None; CACHE_SLOTS]; 2],
@@ -198,17 +216,10 @@ impl Run {
     /// The index of the first instruction from `from` on that reads row `r` before any
     /// writes it; `usize::MAX` if none does.
     fn next_read(&self, r: u8, from: usize) -> usize {
-        for k in from..self.reads.len() {
-            let (rows, n) = self.reads[k];
-            if rows[..n].contains(&r) {
-                return k;
-            }
-            let (rows, n) = self.writes[k];
-            if rows[..n].contains(&r) {
-                return usize::MAX;
-            }
+        match self.next.get(from).map(|row| row[usize::from(r)]) {
+            Some(k) if k != NEVER => usize::from(k),
+            _ => usize::MAX,
         }
-        usize::MAX
     }
 
     /// The slot to load or keep a row in: a free one, else the one whose row is read
