@@ -872,26 +872,20 @@ impl Emitter<'_> {
                         ; vpsubd Ry(dst), ymm4, Ry(x)
                     ),
                     VUn::Abs => dynasm!(self.ops ; .arch x64 ; vpabsd Ry(dst), Ry(x)),
-                    VUn::SextB => dynasm!(self.ops
-                        ; .arch x64
-                        ; vpslld Ry(dst), Ry(x), 24
-                        ; vpsrad Ry(dst), Ry(dst), 24
-                    ),
-                    VUn::SextH => dynasm!(self.ops
-                        ; .arch x64
-                        ; vpslld Ry(dst), Ry(x), 16
-                        ; vpsrad Ry(dst), Ry(dst), 16
-                    ),
-                    VUn::ZextB => dynasm!(self.ops
-                        ; .arch x64
-                        ; vpslld Ry(dst), Ry(x), 24
-                        ; vpsrld Ry(dst), Ry(dst), 24
-                    ),
-                    VUn::ZextH => dynasm!(self.ops
-                        ; .arch x64
-                        ; vpslld Ry(dst), Ry(x), 16
-                        ; vpsrld Ry(dst), Ry(dst), 16
-                    ),
+                    VUn::SextB | VUn::SextH | VUn::ZextB | VUn::ZextH => {
+                        // The field to the top, then back down, in sign or in zeros.
+                        let n = if matches!(op, VUn::SextB | VUn::ZextB) {
+                            24
+                        } else {
+                            16
+                        };
+                        dynasm!(self.ops ; .arch x64 ; vpslld Ry(dst), Ry(x), n);
+                        if matches!(op, VUn::SextB | VUn::SextH) {
+                            dynasm!(self.ops ; .arch x64 ; vpsrad Ry(dst), Ry(dst), n);
+                        } else {
+                            dynasm!(self.ops ; .arch x64 ; vpsrld Ry(dst), Ry(dst), n);
+                        }
+                    }
                 }
                 self.store(dst, d, q, masked);
             }
