@@ -222,6 +222,19 @@ impl Run {
         }
     }
 
+    /// The slot to keep a new row in, read next at `next`: the victim, if the row it holds
+    /// is read later than that (or not at all); `None` if the new row is not read again or
+    /// every row held is needed sooner.
+    fn claim(&self, next: usize) -> Option<usize> {
+        if next == usize::MAX {
+            return None;
+        }
+        let slot = self.victim();
+        let displaced =
+            self.rows[self.side][slot].map_or(usize::MAX, |r| self.next_read(r, self.at + 1));
+        (displaced > next).then_some(slot)
+    }
+
     /// The slot to load or keep a row in: a free one, else the one whose row is read
     /// latest or not at all (Belady's rule), never a pinned one. One is always free of
     /// pins: an instruction reads at most four rows.
@@ -539,14 +552,9 @@ impl Emitter<'_> {
             }
             return;
         }
-        if next == usize::MAX {
-            return;
-        }
         // The instruction has read all its operands: any slot may take the result.
         run.pinned[side] = [false; CACHE_SLOTS];
-        let slot = run.victim();
-        let displaced = run.rows[side][slot].map_or(usize::MAX, |r| run.next_read(r, run.at + 1));
-        if displaced > next {
+        if let Some(slot) = run.claim(next) {
             run.rows[side][slot] = Some(d);
             let reg = run.reg(slot);
             dynasm!(self.ops ; .arch x64 ; vmovdqa Ry(reg), Ry(src));
@@ -793,16 +801,10 @@ impl Emitter<'_> {
         let Some(run) = &mut self.run else {
             return 0;
         };
-        let next = run.next_read(d, run.at + 1);
-        if next == usize::MAX {
+        let Some(slot) = run.claim(run.next_read(d, run.at + 1)) else {
             return 0;
-        }
-        let slot = run.victim();
+        };
         let side = run.side;
-        let displaced = run.rows[side][slot].map_or(usize::MAX, |r| run.next_read(r, run.at + 1));
-        if displaced <= next {
-            return 0;
-        }
         run.rows[side][slot] = None;
         run.pinned[side][slot] = true;
         run.reg(slot)
