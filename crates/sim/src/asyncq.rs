@@ -440,6 +440,15 @@ impl Warp {
         }
     }
 
+    /// Retire the oldest operation of counter `c`, one that writes nothing: translated code
+    /// retired it (`jit::absorb`).
+    pub(crate) fn retire_written_nothing(&mut self, c: usize) {
+        debug_assert!(self.queue.ops[c]
+            .front()
+            .is_none_or(|e| e.target == Target::None));
+        self.retire_oldest(c);
+    }
+
     /// A counter at its in-flight limit first retires its oldest operation (errata
     /// v0.1.2); then the counter is incremented and the entry queued.
     fn push_entry(&mut self, e: Entry) {

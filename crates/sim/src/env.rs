@@ -31,6 +31,13 @@ pub trait Env {
         inst: &Inst,
         pc: u32,
     ) -> Result<(), Fault>;
+
+    /// The memory translated code may access directly, if any; without it translated
+    /// code leaves its block at every memory access, for `issue_async`.
+    #[inline(always)]
+    fn direct(&mut self) -> Option<crate::jit::DirectMemory<'_>> {
+        None
+    }
 }
 
 /// An environment with no memory attached: every asynchronous instruction raises the

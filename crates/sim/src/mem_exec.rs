@@ -21,6 +21,9 @@ pub struct MemEnv<'a> {
     /// instruction mostly stays in one region, while consecutive instructions often
     /// alternate between buffers (`a[i] = a[i] * b[i]`), so one hint for all would miss.
     hints: [usize; HINT_SLOTS],
+    /// What translated code keeps beside global memory (its own region hints, pending
+    /// rows and stores).
+    direct: Box<crate::jit::Direct>,
 }
 
 const HINT_SLOTS: usize = 16;
@@ -40,6 +43,7 @@ impl<'a> MemEnv<'a> {
             global,
             shared,
             hints: [0; HINT_SLOTS],
+            direct: Box::new(crate::jit::Direct::new()),
         }
     }
 }
@@ -339,6 +343,14 @@ impl Env for MemEnv<'_> {
             return unsafe { self.issue_avx2(warp, prog, inst, pc) };
         }
         self.issue(warp, prog, inst, pc)
+    }
+
+    #[inline(always)]
+    fn direct(&mut self) -> Option<crate::jit::DirectMemory<'_>> {
+        Some(crate::jit::DirectMemory {
+            state: &mut self.direct,
+            global: self.global,
+        })
     }
 }
 

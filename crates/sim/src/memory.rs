@@ -283,6 +283,27 @@ impl GlobalMemory {
         (end - r.base <= r.len && (r.writable || !write)).then_some((r.base, &r.words[..]))
     }
 
+    /// The base, length and host words of the one region holding every byte of `lo..end`
+    /// (and writable, for a store): what translated code accesses directly, between
+    /// bounds it checks itself.
+    pub(crate) fn region_holding(
+        &self,
+        lo: u64,
+        end: u64,
+        write: bool,
+    ) -> Option<(u64, u64, *const AtomicU32)> {
+        let k = self
+            .regions
+            .partition_point(|r| r.base <= lo)
+            .checked_sub(1)?;
+        let r = &self.regions[k];
+        (end.checked_sub(r.base)? <= r.len && (r.writable || !write)).then_some((
+            r.base,
+            r.len,
+            r.words.as_ptr(),
+        ))
+    }
+
     /// Whether an access of `size` bytes at `addr` is aligned and mapped.
     pub fn check(&self, addr: u64, size: u32) -> Result<(), Fault> {
         check_alignment(addr, size)?;

@@ -1,7 +1,8 @@
 //! What the translation tier knows how to translate: each database variant it handles,
-//! reduced to a small operation kind. Everything else (memory, CSRs, EXEC writes, floating
-//! point, `barrier`, `endpgm`, `waitcnt`, the rarer bit operations) ends a block and is
-//! interpreted, so this table is also the list of translated variants.
+//! reduced to a small operation kind. Everything else (most memory instructions, CSRs,
+//! floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
+//! interpreted, so this table is also the list of translated variants. `gload.b32`,
+//! `gstore.b32` and `waitcnt` are translated in full-EXEC blocks only.
 
 use crate::program::Inst;
 use warpkit_isa::Op;
@@ -208,6 +209,14 @@ pub(crate) enum Kind {
     Upc,
     Branch(Branch),
     ExecWrite(ExecWrite),
+    /// `gload.b32`, full variant only: 32 consecutive aligned words of one mapped region
+    /// read inline into a pending row ([`super::Direct`]); anything else leaves the block.
+    LoadRow,
+    /// `gstore.b32`, full variant only, on the same terms.
+    StoreRow,
+    /// `waitcnt`, full variant only: retires the block's own pending loads and counts down
+    /// what was pending before.
+    Waitcnt,
 }
 
 /// The second operand of a uniform operation.
@@ -250,6 +259,12 @@ impl Kind {
         )
     }
 
+    /// Whether the instruction issues or waits for asynchronous operations: translated in
+    /// the full variant only, where the block keeps its loads pending ([`super::Direct`]).
+    pub(crate) fn asynchronous(self) -> bool {
+        matches!(self, Kind::LoadRow | Kind::StoreRow | Kind::Waitcnt)
+    }
+
     /// Whether the instruction ends its block (it transfers control).
     pub(crate) fn ends_block(self) -> bool {
         matches!(self, Kind::Branch(_) | Kind::ExecWrite(_))
@@ -284,6 +299,9 @@ fn kind_of(op: Op) -> Option<Kind> {
     use VSrc::{Imm, Row, Ureg};
     Some(match op {
         Op::Nop => K::Nop,
+        Op::GloadB32 => K::LoadRow,
+        Op::GstoreB32 => K::StoreRow,
+        Op::Waitcnt => K::Waitcnt,
         // ---- VALU binary ----
         Op::Add => K::VBin(VBin::Add, Row),
         Op::AddVu => K::VBin(VBin::Add, Ureg),

@@ -1,21 +1,130 @@
 //! The translation tier: blocks of pre-decoded instructions compiled to native code
 //! (x86-64 with AVX2), entered by the interpreter loop when no hooks observe the warp and
 //! no asynchronous hazard is being watched. The interpreter stays the reference: the tier
-//! translates only instructions that cannot trap, touch memory, or change EXEC, so a
-//! translated run is a sequence of whole blocks whose effect is exactly the interpreter's,
-//! and everything else (and any block that would overrun the step budget) is interpreted.
-//! `crates/sim/tests/engines.rs` runs both engines side by side.
+//! translates only instructions that cannot trap or whose every trapping case leaves the
+//! block before the instruction (the word runs of `gload.b32`/`gstore.b32`), so a
+//! translated run is a sequence of blocks, or of block prefixes, whose effect is exactly
+//! the interpreter's; everything else (and any block that would overrun the step budget)
+//! is interpreted. `crates/sim/tests/engines.rs` runs both engines side by side.
 
 mod kind;
+mod pending;
 #[cfg(all(target_arch = "x86_64", unix))]
 mod x64;
 
 pub use kind::{lane_local, translated};
 
+use crate::asyncq::NUM_COUNTERS;
 use crate::env::Core;
+use crate::memory::GlobalMemory;
 use crate::program::Program;
-use crate::warp::Warp;
+use crate::warp::{Warp, LANES};
+use pending::PendingLoad;
 use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Loads one block may keep pending at once.
+pub(crate) const PENDING_ROWS: usize = 8;
+/// Region hints, one per translated memory instruction (by its number in the program,
+/// modulo this).
+pub(crate) const HINTS: usize = 32;
+/// Stores translated code may leave pending: at least the store counter's in-flight limit.
+pub(crate) const RING: usize = 32;
+
+/// The region a memory instruction last hit: bytes `lo..end` of global memory are the
+/// host words from `host`. Empty (`lo > end`) until the first miss fills it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hint {
+    lo: u64,
+    end: u64,
+    host: u64,
+}
+
+/// What translated code keeps of the asynchronous operations and memory it touches,
+/// besides the register files; one per [`crate::MemEnv`] (its layout is known to the
+/// code). `pending.rs` explains the split of the queue.
+#[repr(C, align(32))]
+#[derive(Debug)]
+pub(crate) struct Direct {
+    /// The data of the block's pending loads.
+    rows: [[u32; LANES]; PENDING_ROWS],
+    hints: [Hint; HINTS],
+    /// Stores issued by translated code and still pending: (pc, issue number).
+    ring: [[u32; 2]; RING],
+    /// The issue number of each pending load's row.
+    row_seq: [u32; PENDING_ROWS],
+    /// Per counter, the operations pending at entry that are still pending (all of them
+    /// write nothing).
+    pre: [u32; 8],
+    ring_head: u32,
+    ring_len: u32,
+    /// The next issue number.
+    seq: u32,
+    /// The exit record: which loads were pending at the exit taken (0: none).
+    record: u32,
+    /// A hint that missed: its index + 1, with `MISS_WRITE` for a store (0: none).
+    miss: u32,
+    _pad: u32,
+    /// The lowest address of the access that missed.
+    miss_lo: u64,
+}
+
+/// In [`Direct::miss`]: the access that missed is a store.
+pub(crate) const MISS_WRITE: u32 = 1 << 16;
+
+impl Direct {
+    pub(crate) fn new() -> Direct {
+        Direct {
+            rows: [[0; LANES]; PENDING_ROWS],
+            hints: [Hint {
+                lo: u64::MAX,
+                end: 0,
+                host: 0,
+            }; HINTS],
+            ring: [[0; 2]; RING],
+            row_seq: [0; PENDING_ROWS],
+            pre: [0; 8],
+            ring_head: 0,
+            ring_len: 0,
+            seq: 0,
+            record: 0,
+            miss: 0,
+            _pad: 0,
+            miss_lo: 0,
+        }
+    }
+
+    /// Fill the hint that missed from the region holding the access, if one does (else the
+    /// interpreter raises the fault, or takes its general path, and the hint stays).
+    fn refill(&mut self, global: &GlobalMemory) {
+        let index = (self.miss & 0xffff) as usize;
+        let write = self.miss & MISS_WRITE != 0;
+        self.miss = 0;
+        let Some(hint) = index.checked_sub(1).and_then(|i| self.hints.get_mut(i)) else {
+            return;
+        };
+        let lo = self.miss_lo;
+        let Some(end) = lo.checked_add(4 * LANES as u64) else {
+            return;
+        };
+        if let Some((base, len, host)) = global.region_holding(lo, end, write) {
+            *hint = Hint {
+                lo: base,
+                end: base + len,
+                host: host as u64,
+            };
+        }
+    }
+}
+
+/// The memory a warp's environment lets translated code access directly: global memory,
+/// and the state translated code keeps beside it. Obtained from
+/// [`crate::env::Env::direct`]; environments without one run memory instructions
+/// interpreted.
+pub struct DirectMemory<'a> {
+    pub(crate) state: &'a mut Direct,
+    pub(crate) global: &'a GlobalMemory,
+}
 
 /// Which engine runs a program's warps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -186,6 +295,7 @@ impl Translation {
         core: &mut Core,
         pc: u32,
         budget: u64,
+        direct: Option<DirectMemory<'_>>,
     ) -> Option<(u32, u64)> {
         let exec = warp.exec();
         let table = &self.tables[usize::from(exec != u32::MAX)];
@@ -196,7 +306,7 @@ impl Translation {
         if entry == self.exit {
             return None;
         }
-        self.enter(warp, core, table, entry, budget)
+        self.enter(warp, core, table, entry, budget, direct)
     }
 
     #[inline(never)]
@@ -207,10 +317,29 @@ impl Translation {
         table: &[usize],
         entry: usize,
         budget: u64,
+        direct: Option<DirectMemory<'_>>,
     ) -> Option<(u32, u64)> {
         let exec = warp.exec();
         #[cfg(all(target_arch = "x86_64", unix))]
         {
+            // Without direct memory, every access misses its (empty) hint and leaves.
+            let mut own;
+            let (state, global) = match direct {
+                Some(d) => (d.state, Some(d.global)),
+                None => {
+                    own = Box::new(Direct::new());
+                    (&mut *own, None)
+                }
+            };
+            let mut pre = [0u32; NUM_COUNTERS];
+            for (c, p) in pre.iter_mut().enumerate() {
+                *p = warp.queue.count(c);
+            }
+            state.pre[..NUM_COUNTERS].copy_from_slice(&pre);
+            state.ring_head = 0;
+            state.ring_len = 0;
+            state.seq = 0;
+            state.record = 0;
             let mut ctx = x64::Ctx {
                 mask: warp.lane_mask().as_ptr(),
                 consts: &*self.consts,
@@ -222,17 +351,28 @@ impl Translation {
                 exec,
                 _pad: 0,
                 tables: [self.tables[0].as_ptr(), self.tables[1].as_ptr()],
+                direct: &mut *state,
             };
             let enter = self.code.buf.ptr(self.code.enter);
             // SAFETY: `enter` is the prologue this translation emitted, with the signature
-            // of `EnterFn`; the code only touches the register files and constants `ctx`
-            // points to (indices were checked at pre-decode), and the tables (jump targets
-            // checked against their length). The host has AVX2 and POPCNT (checked in
-            // `new`).
+            // of `EnterFn`; the code only touches the register files, constants and direct
+            // state `ctx` points to (indices were checked at pre-decode), the tables (jump
+            // targets checked against their length), and global memory inside the regions
+            // its hints name (bounds checked before each access; the regions live as long
+            // as `global`, which outlives this call). The host has AVX2 and POPCNT
+            // (checked in `new`).
             let next = unsafe {
                 let f: x64::EnterFn = std::mem::transmute(enter);
                 f(&mut ctx, entry)
             };
+            if state.miss != 0 {
+                if let Some(g) = global {
+                    state.refill(g);
+                }
+                state.miss = 0;
+            }
+            let record = self.code.records.get(state.record as usize);
+            absorb(warp, state, &pre, record.map_or(&[], Vec::as_slice));
             let used = budget - ctx.budget;
             if used == 0 {
                 return None;
@@ -249,8 +389,46 @@ impl Translation {
         }
         #[cfg(not(all(target_arch = "x86_64", unix)))]
         {
-            let _ = (warp, core, table, entry, budget, exec);
+            let _ = (warp, core, table, entry, budget, exec, direct);
             None
+        }
+    }
+}
+
+/// Bring the warp's queue to what the interpreter would have after the operations
+/// translated code issued and retired: drop the operations from before that its
+/// `waitcnt`s retired (they write nothing), then queue its pending stores and the exit's
+/// pending loads (`record`) in issue order.
+#[cfg(all(target_arch = "x86_64", unix))]
+fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[PendingLoad]) {
+    for (c, &before) in pre.iter().enumerate() {
+        for _ in state.pre[c]..before {
+            warp.retire_written_nothing(c);
+        }
+    }
+    if state.ring_len == 0 && record.is_empty() {
+        return;
+    }
+    let store_counter = pending::store_counter();
+    let mut stores = (0..state.ring_len).map(|k| state.ring[(state.ring_head + k) as usize % RING]);
+    let mut loads = record.iter();
+    let (mut store, mut load) = (stores.next(), loads.next());
+    loop {
+        let load_first = match (store, load) {
+            (None, None) => break,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (Some([_, s]), Some(l)) => state.row_seq[usize::from(l.row)] < s,
+        };
+        if load_first {
+            let l = load.expect("a load");
+            let row = &state.rows[usize::from(l.row)];
+            warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = *row);
+            load = loads.next();
+        } else {
+            let [pc, _] = store.expect("a store");
+            warp.issue(store_counter, pc, crate::asyncq::Writeback::None);
+            store = stores.next();
         }
     }
 }

@@ -13,18 +13,23 @@
 //! | `r10` | lane-operations executed |
 //! | `rbx` | EXEC's lane count (saved and restored: callee-saved) |
 //! | `r11` | the [`Consts`] |
+//! | `r12` | the [`Direct`] state: pending rows, region hints, counts (saved and restored) |
 //! | `ymm8` / `ymm9` / `ymm10` | 31 / 0x8000_0000 / all ones in every lane |
 //! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
 //! | `ymm1..ymm3`, `ymm11..ymm15` | rows kept across a run of lane-local instructions (full variant; [`Run`]) |
 //!
-//! `eax`, `ecx`, `ymm0..ymm7` are scratch (in a run, `ymm1..ymm3` hold cached rows). Two variants of every block are emitted: *full*
+//! `rax`, `rcx`, `ymm0..ymm7` are scratch (in a run, `ymm1..ymm3` hold cached rows). Two variants of every block are emitted: *full*
 //! assumes EXEC is all ones and stores rows whole; *masked* merges each result quarter into
 //! the old row with `vpblendvb`. An EXEC writer ends its block: it updates `ctx.exec`, the
 //! lane masks, `rbx` and the table register, and continues in the variant the new EXEC
 //! calls for.
 
 use super::kind::{classify, Branch, ExecWrite, Kind, SBin, SUn, VBin, VCmp, VSrc, VUn, S64};
+use super::pending::{limit, load_counter, store_counter, Pending, PendingLoad};
+use super::{Direct, HINTS, MISS_WRITE, RING};
+use crate::asyncq::NUM_COUNTERS;
 use crate::program::{Inst, Program};
+use crate::warp::{NUM_UREGS, NUM_VREGS};
 use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
 
 /// Instructions in one block at most: keeps the budget check of a block's prologue from
@@ -50,6 +55,7 @@ pub(super) struct Ctx {
     pub _pad: u32,
     /// The tables of the full and the masked variant, for a switch after an EXEC write.
     pub tables: [*const usize; 2],
+    pub direct: *mut Direct,
 }
 
 const CTX_MASK: i32 = 0;
@@ -62,6 +68,21 @@ const CTX_LANE_OPS: i32 = 48;
 const CTX_EXEC: i32 = 56;
 const CTX_TABLE_FULL: i32 = 64;
 const CTX_TABLE_MASKED: i32 = 72;
+const CTX_DIRECT: i32 = 80;
+
+// The fields of `Direct` the code uses.
+const D_ROWS: i32 = 0;
+const D_HINTS: i32 = 1024;
+const HINT_SIZE: i32 = 24;
+const D_RING: i32 = 1792;
+const D_ROW_SEQ: i32 = 2048;
+const D_PRE: i32 = 2080;
+const D_RING_HEAD: i32 = 2112;
+const D_RING_LEN: i32 = 2116;
+const D_SEQ: i32 = 2120;
+const D_RECORD: i32 = 2124;
+const D_MISS: i32 = 2128;
+const D_MISS_LO: i32 = 2136;
 
 /// Constant rows the code loads.
 #[repr(C, align(32))]
@@ -71,6 +92,8 @@ pub(super) struct Consts {
     c31: [u32; 8],
     sign: [u32; 8],
     c63: [u32; 8],
+    /// `4 * l` in lane `l`: the byte offsets of a word run.
+    step4: [u32; 32],
 }
 
 const K_LANES: i32 = 0;
@@ -78,6 +101,7 @@ const K_BITS: i32 = 128;
 const K_C31: i32 = 256;
 const K_SIGN: i32 = 288;
 const K_C63: i32 = 320;
+const K_STEP4: i32 = 352;
 
 impl Consts {
     pub(super) fn new() -> Consts {
@@ -87,6 +111,7 @@ impl Consts {
             c31: [31; 8],
             sign: [0x8000_0000; 8],
             c63: [63; 8],
+            step4: std::array::from_fn(|l| 4 * l as u32),
         }
     }
 }
@@ -104,6 +129,9 @@ pub(super) struct Code {
     pub blocks: [Vec<Option<AssemblyOffset>>; 2],
     pub instructions: usize,
     pub blocks_count: usize,
+    /// Exit records: the loads pending at an exit ([`Direct`]'s `record` indexes this;
+    /// record 0 is empty).
+    pub records: Vec<Vec<PendingLoad>>,
 }
 
 fn row(r: u8, q: usize) -> i32 {
@@ -122,6 +150,30 @@ struct Emitter<'a> {
     labels: [Vec<Option<DynamicLabel>>; 2],
     /// The run of lane-local instructions being emitted, if any.
     run: Option<Run>,
+    /// The loads the block being emitted has pending.
+    pending: Pending,
+    records: Vec<Vec<PendingLoad>>,
+    /// Per instruction of the block being emitted, what a side exit before it gives back:
+    /// its steps and lane-operations (the block's head counted the whole block).
+    refunds: Vec<(i32, i32)>,
+    /// The instruction of the block being emitted.
+    at: usize,
+    /// The exits from the middle of the block, emitted after it.
+    stubs: Vec<Stub>,
+    /// Memory instructions translated so far: each takes the next region hint.
+    accesses: usize,
+}
+
+/// An exit before the instruction at `pc`, the `at`-th of its block: back to the
+/// interpreter, which runs it.
+struct Stub {
+    label: DynamicLabel,
+    /// Set where a region hint missed: the label that records the miss first, and the
+    /// value of `Direct::miss`.
+    miss: Option<(DynamicLabel, u32)>,
+    pc: u32,
+    at: usize,
+    record: u32,
 }
 
 /// The row cache's registers, four for each of the two quarters emitted side by side: the
@@ -290,16 +342,25 @@ fn rows_written(inst: &Inst, kind: Kind) -> Rows {
 /// Translate every block of `prog`. `None` if the code buffer cannot be mapped.
 pub(super) fn translate(prog: &Program) -> Option<Code> {
     let slots = (prog.text().len() / 4).min(MAX_TRANSLATED_SLOTS);
-    let kinds: Vec<Option<Kind>> = (0..slots)
-        .map(|k| prog.fetch((k * 4) as u32).and_then(classify))
+    // The full variant also translates the word runs and `waitcnt`, the masked one not.
+    let full: Vec<Option<Kind>> = (0..slots)
+        .map(|k| {
+            let inst = prog.fetch((k * 4) as u32)?;
+            classify(inst).filter(|kind| !kind.asynchronous() || registers_fit(inst, *kind))
+        })
         .collect();
-    let leaders = leaders(prog, &kinds);
+    let masked: Vec<Option<Kind>> = full
+        .iter()
+        .map(|k| k.filter(|k| !k.asynchronous()))
+        .collect();
+    let kinds = [full, masked];
+    let leaders = kinds.each_ref().map(|kinds| leaders(prog, kinds));
     let mut ops = Assembler::new().ok()?;
     let exit = ops.new_dynamic_label();
     let mut labels: [Vec<Option<DynamicLabel>>; 2] = [vec![None; slots], vec![None; slots]];
-    for variant in &mut labels {
+    for (v, variant) in labels.iter_mut().enumerate() {
         for (k, label) in variant.iter_mut().enumerate() {
-            if leaders[k] && kinds[k].is_some() {
+            if leaders[v][k] && kinds[v][k].is_some() {
                 *label = Some(ops.new_dynamic_label());
             }
         }
@@ -311,6 +372,12 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
         exit,
         labels,
         run: None,
+        pending: Pending::default(),
+        records: vec![Vec::new()],
+        refunds: Vec::new(),
+        at: 0,
+        stubs: Vec::new(),
+        accesses: 0,
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -325,7 +392,7 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
             };
             *offset = Some(e.ops.offset());
             dynasm!(e.ops ; .arch x64 ; =>label);
-            instructions += e.block(k, &kinds, &leaders, variant == 1);
+            instructions += e.block(k, &kinds[variant], &leaders[variant], variant == 1);
             blocks_count += 1;
         }
     }
@@ -337,7 +404,21 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
         blocks: offsets,
         instructions,
         blocks_count,
+        records: e.records,
     })
+}
+
+/// Whether the registers of a word run or `waitcnt` are inside the register files (the
+/// uniform pair `rs2`, `rs2 + 1` included): the code indexes them unchecked.
+fn registers_fit(inst: &Inst, kind: Kind) -> bool {
+    match kind {
+        Kind::LoadRow | Kind::StoreRow => {
+            usize::from(inst.rd) < NUM_VREGS
+                && usize::from(inst.rs1) < NUM_VREGS
+                && usize::from(inst.rs2) + 1 < NUM_UREGS
+        }
+        _ => true,
+    }
 }
 
 /// Slots where a block starts: 0, every direct branch target, and every slot after an
@@ -385,6 +466,8 @@ impl Emitter<'_> {
         dynasm!(self.ops
             ; .arch x64
             ; push rbx
+            ; push r12
+            ; mov r12, [rdi + CTX_DIRECT]
             ; mov ebx, [rdi + CTX_EXEC]
             ; popcnt ebx, ebx
             ; mov rax, rsi
@@ -415,6 +498,7 @@ impl Emitter<'_> {
             ; =>exit
             ; mov [rdi + CTX_BUDGET], r8
             ; mov [rdi + CTX_LANE_OPS], r10
+            ; pop r12
             ; pop rbx
             ; vzeroupper
             ; ret
@@ -440,6 +524,10 @@ impl Emitter<'_> {
     /// Emit the block starting at slot `k`; returns its instruction count.
     fn block(&mut self, k: usize, kinds: &[Option<Kind>], leaders: &[bool], masked: bool) -> usize {
         let mut body: Vec<(u32, Inst, Kind)> = Vec::new();
+        // The loads pending as the block grows: an instruction that would be reported as
+        // a hazard, or a transfer of control with loads pending, is left to the
+        // interpreter.
+        let mut pending = Pending::default();
         let mut s = k;
         while s < self.slots && body.len() < MAX_BLOCK {
             if s != k && leaders[s] {
@@ -448,7 +536,11 @@ impl Emitter<'_> {
             let (Some(kind), Some(&inst)) = (kinds[s], self.prog.fetch((s * 4) as u32)) else {
                 break;
             };
-            body.push(((s * 4) as u32, inst, kind));
+            let pc = (s * 4) as u32;
+            if !self.admit(pc, &inst, kind, &mut pending) {
+                break;
+            }
+            body.push((pc, inst, kind));
             s += usize::from(inst.len) / 4;
             if kind.ends_block() {
                 break;
@@ -475,6 +567,16 @@ impl Emitter<'_> {
                 dynasm!(self.ops ; .arch x64 ; add r10, lanes);
             }
         }
+        // What an exit before each instruction gives back (only the full variant has such
+        // exits, so every lane counts).
+        self.refunds.clear();
+        let mut after = (0, 0);
+        for (_, inst, _) in body.iter().rev() {
+            after = (after.0 + 1, after.1 + if inst.vector { 32 } else { 0 });
+            self.refunds.push(after);
+        }
+        self.refunds.reverse();
+        self.pending = Pending::default();
         let mut k = 0;
         while k < body.len() {
             let len = body[k..]
@@ -486,15 +588,309 @@ impl Emitter<'_> {
                 k += len;
             } else {
                 let (pc, inst, kind) = body[k];
+                self.at = k;
                 self.inst(pc, &inst, kind, masked);
                 k += 1;
             }
         }
         let (last_pc, last, last_kind) = body[body.len() - 1];
         if !last_kind.ends_block() {
-            self.goto(last_pc.wrapping_add(u32::from(last.len)), masked);
+            let next = last_pc.wrapping_add(u32::from(last.len));
+            if self.pending.loads.is_empty() {
+                self.goto(next, masked);
+            } else {
+                // Loads still pending: the interpreter takes over, watching for hazards.
+                let record = self.record();
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; mov DWORD [r12 + D_RECORD], record as i32
+                    ; mov eax, next as i32
+                    ; jmp =>exit
+                );
+            }
         }
+        self.emit_stubs();
         body.len()
+    }
+
+    /// Whether the instruction at `pc` may join the block, given the loads pending
+    /// before it (updated for it).
+    fn admit(&self, pc: u32, inst: &Inst, kind: Kind, pending: &mut Pending) -> bool {
+        if !pending.loads.is_empty() {
+            let uses = self.prog.uses(pc).copied().unwrap_or_default();
+            if pending.hazard(&uses) || kind.ends_block() {
+                return false;
+            }
+        }
+        match kind {
+            Kind::LoadRow => pending.issue(pc, inst.rd, load_counter()).is_some(),
+            Kind::Waitcnt => {
+                if let Some(t) = self.prog.waits(inst.imm) {
+                    pending.wait(t);
+                }
+                true
+            }
+            _ => true,
+        }
+    }
+
+    /// The exit record of the loads pending now.
+    fn record(&mut self) -> u32 {
+        if self.pending.loads.is_empty() {
+            return 0;
+        }
+        self.records.push(self.pending.loads.clone());
+        (self.records.len() - 1) as u32
+    }
+
+    /// A new exit before the instruction being emitted; its label.
+    fn side_exit(&mut self, pc: u32, miss: Option<u32>) -> (DynamicLabel, Option<DynamicLabel>) {
+        let label = self.ops.new_dynamic_label();
+        let miss = miss.map(|m| (self.ops.new_dynamic_label(), m));
+        let record = self.record();
+        self.stubs.push(Stub {
+            label,
+            miss,
+            pc,
+            at: self.at,
+            record,
+        });
+        (label, miss.map(|(l, _)| l))
+    }
+
+    /// The block's exits from its middle: give back the steps and lane-operations not
+    /// executed, leave the record (and a missed hint with the address in `rcx`), and
+    /// return the instruction's PC.
+    fn emit_stubs(&mut self) {
+        let exit = self.exit;
+        for stub in std::mem::take(&mut self.stubs) {
+            let (steps, lanes) = self.refunds[stub.at];
+            if let Some((miss, value)) = stub.miss {
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; =>miss
+                    ; mov DWORD [r12 + D_MISS], value as i32
+                    ; mov [r12 + D_MISS_LO], rcx
+                );
+            }
+            dynasm!(self.ops
+                ; .arch x64
+                ; =>stub.label
+                ; add r8, steps
+                ; sub r10, lanes
+                ; mov DWORD [r12 + D_RECORD], stub.record as i32
+                ; mov eax, stub.pc as i32
+                ; jmp =>exit
+            );
+        }
+    }
+
+    /// A word run's address, checked as `mem_exec`'s word run checks it: lane `l` of
+    /// `v[rs1]` is `v0 + 4l` (no wrap), `lo = U64[rs2] + v0 + sext(imm)` is aligned,
+    /// `lo + 128` does not wrap, and the instruction's region hint holds `lo..lo + 128`.
+    /// Leaves the host address of `lo` in `rcx`; anything else leaves the block before the
+    /// instruction (a hint miss records itself, for the region to be looked up).
+    fn word_run_address(&mut self, pc: u32, inst: &Inst, store: bool) {
+        let index = self.accesses % HINTS;
+        self.accesses += 1;
+        let miss_value = (index as u32 + 1) | if store { MISS_WRITE } else { 0 };
+        let (side, miss) = self.side_exit(pc, Some(miss_value));
+        let miss = miss.expect("a miss label");
+        let hint = D_HINTS + index as i32 * HINT_SIZE;
+        let (a, b) = (inst.rs1, inst.rs2);
+        let v0 = row(a, 0);
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov eax, [rsi + v0]
+            ; vmovd xmm0, eax
+            ; vpbroadcastd ymm0, xmm0
+        );
+        for q in 0..4 {
+            let (step, at) = (K_STEP4 + 32 * q as i32, row(a, q));
+            dynasm!(self.ops
+                ; .arch x64
+                ; vpaddd ymm1, ymm0, [r11 + step]
+                ; vpxor ymm1, ymm1, [rsi + at]
+            );
+            if q == 0 {
+                dynasm!(self.ops ; .arch x64 ; vmovdqa ymm2, ymm1);
+            } else {
+                dynasm!(self.ops ; .arch x64 ; vpor ymm2, ymm2, ymm1);
+            }
+        }
+        let imm = i64::from(inst.imm as i32);
+        let ub = ureg(b);
+        dynasm!(self.ops
+            ; .arch x64
+            // vptest ymm2, ymm2, spelled out (VEX.256.66.0F38 17 /r): ZF if every lane
+            // matched.
+            ; .bytes [0xc4u8, 0xe2, 0x7d, 0x17, 0xd2]
+            ; jnz =>side
+            ; cmp eax, 0xffff_ff83u32 as i32
+            ; ja =>side
+            ; mov rcx, [rdx + ub]
+            ; add rcx, rax
+            ; mov rax, QWORD imm
+            ; add rcx, rax
+            ; test cl, 3
+            ; jnz =>side
+            ; mov rax, rcx
+            ; add rax, 128
+            ; jc =>side
+            ; cmp rcx, [r12 + hint]
+            ; jb =>miss
+            ; cmp rax, [r12 + hint + 8]
+            ; ja =>miss
+            ; sub rcx, [r12 + hint]
+            ; add rcx, [r12 + hint + 16]
+        );
+    }
+
+    /// `gload.b32` as a word run: the 32 words into a pending row, counted on the load
+    /// counter (whose in-flight limit retires an operation from before the block, if any
+    /// is at the limit: `Pending::issue` keeps the block's own below it).
+    fn load_row(&mut self, pc: u32, inst: &Inst) {
+        self.word_run_address(pc, inst, false);
+        let c = load_counter();
+        let k = self.pending.count(c) as i32;
+        let load = self
+            .pending
+            .issue(pc, inst.rd, c)
+            .expect("admitted with a free row");
+        let data = D_ROWS + i32::from(load.row) * 128;
+        for q in 0..4 {
+            dynasm!(self.ops
+                ; .arch x64
+                ; vmovdqu ymm0, [rcx + 32 * q]
+                ; vmovdqu [r12 + data + 32 * q], ymm0
+            );
+        }
+        let seq = D_ROW_SEQ + 4 * i32::from(load.row);
+        let pre = D_PRE + 4 * c as i32;
+        let room = limit(c) as i32 - k;
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov eax, [r12 + D_SEQ]
+            ; mov [r12 + seq], eax
+            ; inc eax
+            ; mov [r12 + D_SEQ], eax
+            ; cmp DWORD [r12 + pre], room
+            ; jb >below
+            ; dec DWORD [r12 + pre]
+            ; below:
+        );
+    }
+
+    /// `gstore.b32` as a word run: the row to memory, the store to the ring (an operation
+    /// at the store counter's limit retires first: one from before, else the oldest
+    /// store).
+    fn store_row(&mut self, pc: u32, inst: &Inst) {
+        self.word_run_address(pc, inst, true);
+        for q in 0..4 {
+            let at = row(inst.rd, q);
+            dynasm!(self.ops
+                ; .arch x64
+                ; vmovdqu ymm0, [rsi + at]
+                ; vmovdqu [rcx + 32 * q as i32], ymm0
+            );
+        }
+        let c = store_counter();
+        debug_assert_eq!(
+            self.pending.count(c),
+            0,
+            "loads never use the store counter"
+        );
+        let pre = D_PRE + 4 * c as i32;
+        let lim = limit(c) as i32;
+        let wrap = RING as i32 - 1;
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov eax, [r12 + pre]
+            ; add eax, [r12 + D_RING_LEN]
+            ; cmp eax, lim
+            ; jb >push
+            ; cmp DWORD [r12 + pre], 0
+            ; je >oldest
+            ; dec DWORD [r12 + pre]
+            ; jmp >push
+            ; oldest:
+            ; mov eax, [r12 + D_RING_HEAD]
+            ; inc eax
+            ; and eax, wrap
+            ; mov [r12 + D_RING_HEAD], eax
+            ; dec DWORD [r12 + D_RING_LEN]
+            ; push:
+            ; mov eax, [r12 + D_RING_HEAD]
+            ; add eax, [r12 + D_RING_LEN]
+            ; and eax, wrap
+            ; mov DWORD [r12 + rax * 8 + D_RING], pc as i32
+            ; mov ecx, [r12 + D_SEQ]
+            ; mov [r12 + rax * 8 + D_RING + 4], ecx
+            ; inc ecx
+            ; mov [r12 + D_SEQ], ecx
+            ; inc DWORD [r12 + D_RING_LEN]
+        );
+    }
+
+    /// `waitcnt`: the block's loads it retires go to their registers; the operations from
+    /// before and the ring's stores count down (they write nothing).
+    fn waitcnt(&mut self, inst: &Inst) {
+        let Some(&t) = self.prog.waits(inst.imm) else {
+            return;
+        };
+        let before: [u32; NUM_COUNTERS] = std::array::from_fn(|c| self.pending.count(c));
+        for load in self.pending.wait(&t) {
+            let data = D_ROWS + i32::from(load.row) * 128;
+            for q in 0..4 {
+                let at = row(load.rd, q);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; vmovdqu ymm0, [r12 + data + 32 * q as i32]
+                    ; vmovdqu [rsi + at], ymm0
+                );
+            }
+        }
+        let stores = store_counter();
+        let wrap = RING as i32 - 1;
+        for (c, &t) in t.iter().enumerate() {
+            if t >= limit(c) {
+                continue; // a count never exceeds its limit
+            }
+            // What may stay of the operations from before (and the stores).
+            let keep = t.saturating_sub(before[c]) as i32;
+            let pre = D_PRE + 4 * c as i32;
+            if c != stores {
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; cmp DWORD [r12 + pre], keep
+                    ; jbe >kept
+                    ; mov DWORD [r12 + pre], keep
+                    ; kept:
+                );
+                continue;
+            }
+            // Retire `pre + len - keep` (if positive): from before first, then the ring.
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov eax, [r12 + pre]
+                ; mov ecx, [r12 + D_RING_LEN]
+                ; add ecx, eax
+                ; sub ecx, keep
+                ; jbe >kept
+                ; cmp eax, ecx
+                ; jbe >all
+                ; sub eax, ecx
+                ; mov [r12 + pre], eax
+                ; jmp >kept
+                ; all:
+                ; sub ecx, eax
+                ; mov DWORD [r12 + pre], 0
+                ; add [r12 + D_RING_HEAD], ecx
+                ; and DWORD [r12 + D_RING_HEAD], wrap
+                ; sub [r12 + D_RING_LEN], ecx
+                ; kept:
+            );
+        }
     }
 
     /// A run of lane-local instructions of a full-EXEC block, by pairs of quarters
@@ -1090,6 +1486,9 @@ impl Emitter<'_> {
             }
             Kind::Branch(br) => self.branch(pc, inst, br, masked),
             Kind::ExecWrite(w) => self.exec_write(pc, inst, w),
+            Kind::LoadRow => self.load_row(pc, inst),
+            Kind::StoreRow => self.store_row(pc, inst),
+            Kind::Waitcnt => self.waitcnt(inst),
             _ => unreachable!("lane-local kinds are emitted above"),
         }
     }
@@ -1280,6 +1679,7 @@ impl Emitter<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Hint;
     use super::*;
     use std::mem::offset_of;
 
@@ -1301,5 +1701,24 @@ mod tests {
         assert_eq!(offset_of!(Consts, c31) as i32, K_C31);
         assert_eq!(offset_of!(Consts, sign) as i32, K_SIGN);
         assert_eq!(offset_of!(Consts, c63) as i32, K_C63);
+        assert_eq!(offset_of!(Consts, step4) as i32, K_STEP4);
+        assert_eq!(offset_of!(Ctx, direct) as i32, CTX_DIRECT);
+        assert_eq!(offset_of!(Direct, rows) as i32, D_ROWS);
+        assert_eq!(offset_of!(Direct, hints) as i32, D_HINTS);
+        assert_eq!(std::mem::size_of::<Hint>() as i32, HINT_SIZE);
+        assert_eq!(offset_of!(Hint, lo), 0);
+        assert_eq!(offset_of!(Hint, end), 8);
+        assert_eq!(offset_of!(Hint, host), 16);
+        assert_eq!(offset_of!(Direct, ring) as i32, D_RING);
+        assert_eq!(offset_of!(Direct, row_seq) as i32, D_ROW_SEQ);
+        assert_eq!(offset_of!(Direct, pre) as i32, D_PRE);
+        assert_eq!(offset_of!(Direct, ring_head) as i32, D_RING_HEAD);
+        assert_eq!(offset_of!(Direct, ring_len) as i32, D_RING_LEN);
+        assert_eq!(offset_of!(Direct, seq) as i32, D_SEQ);
+        assert_eq!(offset_of!(Direct, record) as i32, D_RECORD);
+        assert_eq!(offset_of!(Direct, miss) as i32, D_MISS);
+        assert_eq!(offset_of!(Direct, miss_lo) as i32, D_MISS_LO);
+        assert!(RING.is_power_of_two() && limit(store_counter()) as usize <= RING);
+        assert_ne!(load_counter(), store_counter());
     }
 }

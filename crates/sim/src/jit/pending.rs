@@ -1,0 +1,149 @@
+//! The asynchronous operations of a translated block, followed at translation time.
+//!
+//! A full-EXEC block may issue `gload.b32` and `gstore.b32` and wait with `waitcnt`. The
+//! queue state the interpreter would build is split in three (docs/architecture.md,
+//! "Memory in translated code"):
+//! - operations pending when translated code was entered: the code enters only while no
+//!   write-back is pending (no hazard is watched), so all of them write nothing and only
+//!   their number per counter matters to it ([`super::Direct`]'s `pre`);
+//! - stores issued by translated code: they write nothing either; their PCs and issue
+//!   order go to a ring ([`super::Direct`]'s `ring`), so chained blocks may leave them
+//!   pending;
+//! - loads issued by the block: their rows wait in [`super::Direct`]'s `rows` and are known
+//!   here, statically, so a `waitcnt` copies exactly the rows the interpreter would
+//!   retire, and an instruction that would raise a hazard report ends the block before it.
+//!
+//! The retirement order makes the split exact: a counter's queue is always its pending
+//! operations from before, then its stores, then the block's loads, oldest first, and the
+//! loads and stores use different counters. So a `waitcnt` with threshold `t` retires
+//! `max(0, k - t)` of a counter's `k` pending loads whatever was pending before, and its
+//! dynamic part only counts down.
+
+use super::PENDING_ROWS;
+use crate::asyncq::NUM_COUNTERS;
+use crate::program::RegUse;
+use warpkit_isa::{Latency, Op, COUNTERS};
+
+/// A load of the block still pending: its data is row `row` of [`super::Direct`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PendingLoad {
+    pub row: u8,
+    pub rd: u8,
+    pub counter: u8,
+    pub pc: u32,
+}
+
+/// The block's pending loads, oldest first.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pending {
+    pub loads: Vec<PendingLoad>,
+}
+
+/// The counter of an asynchronous instruction.
+fn counter_of(op: Op) -> usize {
+    match op.def().latency {
+        Latency::Async(c) => usize::from(c),
+        _ => unreachable!("{op:?} is asynchronous"),
+    }
+}
+
+/// The counter of `gload.b32` (`vm`).
+pub(crate) fn load_counter() -> usize {
+    counter_of(Op::GloadB32)
+}
+
+/// The counter of `gstore.b32` (`vst`): translated stores are counted in
+/// [`super::Direct`]'s ring, loads never use it.
+pub(crate) fn store_counter() -> usize {
+    counter_of(Op::GstoreB32)
+}
+
+/// The in-flight limit of counter `c` (errata v0.1.2).
+pub(crate) fn limit(c: usize) -> u32 {
+    COUNTERS
+        .get(c)
+        .map_or(u32::MAX, |c| u32::from(c.max_outstanding))
+}
+
+impl Pending {
+    /// The vector registers a pending load will write.
+    fn vmask(&self) -> u128 {
+        self.loads.iter().fold(0, |m, l| m | 1u128 << l.rd)
+    }
+
+    /// Whether an instruction using `uses` would be reported as a hazard (RAW or WAW on a
+    /// pending row): the interpreter must run it.
+    pub(crate) fn hazard(&self, uses: &RegUse) -> bool {
+        (uses.vread | uses.vwrite) & self.vmask() != 0
+    }
+
+    /// Pending loads of counter `c`.
+    pub(crate) fn count(&self, c: usize) -> u32 {
+        self.loads
+            .iter()
+            .filter(|l| usize::from(l.counter) == c)
+            .count() as u32
+    }
+
+    /// Queue a load into `rd` on counter `c`, in a free row; `None` if every row is taken
+    /// or the counter could reach its limit with the block's loads alone (then the limit
+    /// would retire one of them, which the block leaves to the interpreter).
+    pub(crate) fn issue(&mut self, pc: u32, rd: u8, c: usize) -> Option<PendingLoad> {
+        if self.count(c) + 1 >= limit(c) {
+            return None;
+        }
+        let row = (0..PENDING_ROWS as u8).find(|r| self.loads.iter().all(|l| l.row != *r))?;
+        let load = PendingLoad {
+            row,
+            rd,
+            counter: c as u8,
+            pc,
+        };
+        self.loads.push(load);
+        Some(load)
+    }
+
+    /// `waitcnt` with thresholds `t`: the loads it retires, oldest first.
+    pub(crate) fn wait(&mut self, t: &[u32; NUM_COUNTERS]) -> Vec<PendingLoad> {
+        let mut retired = Vec::new();
+        for (c, &t) in t.iter().enumerate() {
+            let k = self.count(c);
+            let mut n = k.saturating_sub(t);
+            self.loads.retain(|l| {
+                if usize::from(l.counter) == c && n > 0 {
+                    n -= 1;
+                    retired.push(*l);
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        retired
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_retires_the_oldest_loads_beyond_its_threshold() {
+        let mut p = Pending::default();
+        for (k, rd) in [4u8, 5, 6].into_iter().enumerate() {
+            assert_eq!(p.issue(4 * k as u32, rd, 0).map(|l| l.row), Some(k as u8));
+        }
+        let hazard = RegUse {
+            vread: 1 << 5,
+            ..RegUse::default()
+        };
+        assert!(p.hazard(&hazard));
+        let mut t = [u32::MAX; NUM_COUNTERS];
+        t[0] = 1;
+        let retired: Vec<u8> = p.wait(&t).iter().map(|l| l.rd).collect();
+        assert_eq!(retired, [4, 5]);
+        assert!(!p.hazard(&hazard));
+        // Row 0 is free again.
+        assert_eq!(p.issue(12, 7, 0).map(|l| l.row), Some(0));
+    }
+}
