@@ -91,11 +91,11 @@ elems=8192            # two 32 KiB arrays
 grid_runs=${GRID_RUNS:-3}
 # repetitions (small, big) per side: the slope spans a few tenths of a second
 reps_q10="1000 10000"
-reps_wk=$reps_q10
-reps_q72="200 2000"   # qemu 7.2 is about ten times slower
+reps_wk="10000 100000" # warpkit's translated loop is several times faster than qemu 10
+reps_q72="200 2000"    # qemu 7.2 is about ten times slower
 command -v python3 >/dev/null || { echo "peers.sh: needs python3 (bench/madd_data.py)" >&2; exit 1; }
 # shellcheck disable=SC2086
-python3 bench/madd_data.py "$work" $elems $reps_q10 $reps_q72
+python3 bench/madd_data.py "$work" $elems $reps_q10 $reps_wk $reps_q72
 body_vmadd='vmadd.vv v0, v8, v8'
 body_mul_add='vmul.vv v0, v0, v8; vadd.vv v0, v0, v8'
 rvv() { # rvv REPS LMUL BODYNAME -> builds $work/rvv_REPS_LMUL_BODYNAME

@@ -1,6 +1,6 @@
 //! The translation tier's memory instructions against the interpreter: random programs of
 //! `gload.b32`, `gstore.b32` and `waitcnt` (translated in full-EXEC blocks) among
-//! loops, arithmetic and a few untranslated loads, over a writable and a read-only region
+//! loops, arithmetic, cache control and a few untranslated loads and stores, over a writable and a read-only region
 //! and addresses that are mostly word runs but also gathers, misaligned, partly outside a
 //! region or wrapping. Both engines run from the same state; the dumps, the memory, the
 //! pending operations, the hazard reports and the counts must be identical.
@@ -48,7 +48,8 @@ fn line(pick: u32, x: u32) -> String {
         13 => format!("gstore.b16 v{d}, v{addr}, u[16:17], 2"),
         // EXEC changes: the masked variant runs memory interpreted.
         14 => ["exec.set u20", "exec.set u21"][x as usize % 2].into(),
-        _ => "nop".into(),
+        // Pending on `vm` and `vst` with nothing to write back.
+        _ => ["cache.inv", "cache.wb", "nop"][x as usize % 3].into(),
     }
 }
 
