@@ -225,6 +225,8 @@ pub struct Translation {
     consts: Box<x64::Consts>,
     /// Per variant, the address to enter at each slot (`exit` where there is no block).
     tables: [Vec<usize>; 2],
+    /// The address of the prologue (`x64::EnterFn`).
+    enter: usize,
     exit: usize,
     stats: TranslationStats,
 }
@@ -250,6 +252,7 @@ impl Translation {
             let code = x64::translate(prog)?;
             let base = code.buf.ptr(dynasmrt::AssemblyOffset(0)) as usize;
             let exit = base + code.exit.0;
+            let enter = base + code.enter.0;
             let tables = [0, 1].map(|v| {
                 code.blocks[v]
                     .iter()
@@ -266,6 +269,7 @@ impl Translation {
                 code,
                 consts: Box::new(x64::Consts::new()),
                 tables,
+                enter,
                 exit,
                 stats,
             })
@@ -353,7 +357,6 @@ impl Translation {
                 tables: [self.tables[0].as_ptr(), self.tables[1].as_ptr()],
                 direct: &mut *state,
             };
-            let enter = self.code.buf.ptr(self.code.enter);
             // SAFETY: `enter` is the prologue this translation emitted, with the signature
             // of `EnterFn`; the code only touches the register files, constants and direct
             // state `ctx` points to (indices were checked at pre-decode), the tables (jump
@@ -362,7 +365,7 @@ impl Translation {
             // as `global`, which outlives this call). The host has AVX2 and POPCNT
             // (checked in `new`).
             let next = unsafe {
-                let f: x64::EnterFn = std::mem::transmute(enter);
+                let f: x64::EnterFn = std::mem::transmute(self.enter);
                 f(&mut ctx, entry)
             };
             if state.miss != 0 {
@@ -401,13 +404,13 @@ impl Translation {
 /// pending loads (`record`) in issue order.
 #[cfg(all(target_arch = "x86_64", unix))]
 fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[PendingLoad]) {
+    if state.ring_len == 0 && record.is_empty() && state.pre[..NUM_COUNTERS] == pre[..] {
+        return; // the common case: no memory instruction, or only waits on nothing
+    }
     for (c, &before) in pre.iter().enumerate() {
         for _ in state.pre[c]..before {
             warp.retire_written_nothing(c);
         }
-    }
-    if state.ring_len == 0 && record.is_empty() {
-        return;
     }
     let store_counter = pending::store_counter();
     let mut stores = (0..state.ring_len).map(|k| state.ring[(state.ring_head + k) as usize % RING]);

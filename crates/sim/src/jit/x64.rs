@@ -125,7 +125,8 @@ pub(super) struct Code {
     pub buf: dynasmrt::ExecutableBuffer,
     pub enter: AssemblyOffset,
     pub exit: AssemblyOffset,
-    /// Per variant (0 full, 1 masked): the offset of the block starting at each slot.
+    /// Per variant (0 full, 1 masked): the offset of the block starting at each slot,
+    /// where the interpreter (and `jr`/`jalr`) may enter one.
     pub blocks: [Vec<Option<AssemblyOffset>>; 2],
     pub instructions: usize,
     pub blocks_count: usize,
@@ -390,7 +391,13 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
             let Some(label) = e.labels[variant][k] else {
                 continue;
             };
-            *offset = Some(e.ops.offset());
+            // A block that starts with a load or store is reached by chaining only: entered
+            // from the interpreter, it would often leave at once (an access that is not a
+            // word run), and the interpreter runs such an instruction as fast itself.
+            let memory_first = matches!(kinds[variant][k], Some(Kind::LoadRow | Kind::StoreRow));
+            if !memory_first {
+                *offset = Some(e.ops.offset());
+            }
             dynasm!(e.ops ; .arch x64 ; =>label);
             instructions += e.block(k, &kinds[variant], &leaders[variant], variant == 1);
             blocks_count += 1;
@@ -422,7 +429,8 @@ fn registers_fit(inst: &Inst, kind: Kind) -> bool {
 }
 
 /// Slots where a block starts: 0, every direct branch target, and every slot after an
-/// instruction that ends a block or is interpreted, found by walking the code from 0.
+/// instruction that ends a block, is interpreted, waits or stores, found by walking the
+/// code from 0.
 fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
     let n = kinds.len();
     let mut leader = vec![false; n];
@@ -443,6 +451,15 @@ fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
                         leader[(t >> 2) as usize] = true;
                     }
                 }
+                if next < n {
+                    leader[next] = true;
+                }
+            }
+            // After a `waitcnt` or a store the interpreter may be the one running (it ran
+            // the loads, or the store was not a word run): a block starts there, so it
+            // does not interpret on to the next branch. Where none of the block's loads
+            // is pending (the common case) the two blocks chain; else the first exits.
+            Some(Kind::Waitcnt | Kind::StoreRow) => {
                 if next < n {
                     leader[next] = true;
                 }
