@@ -204,6 +204,11 @@ impl Engine {
     }
 }
 
+thread_local! {
+    /// The direct state of entries whose environment has no direct memory.
+    static SPARE: std::cell::RefCell<Box<Direct>> = std::cell::RefCell::new(Box::new(Direct::new()));
+}
+
 /// What translating a program produced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TranslationStats {
@@ -323,18 +328,32 @@ impl Translation {
         budget: u64,
         direct: Option<DirectMemory<'_>>,
     ) -> Option<(u32, u64)> {
+        match direct {
+            Some(d) => self.enter_with(warp, core, table, entry, budget, d.state, Some(d.global)),
+            // Without direct memory every access misses its (empty) hint and leaves; the
+            // state is the thread's spare one, not one built per entry.
+            None => SPARE.with(|spare| {
+                let mut spare = spare.borrow_mut();
+                self.enter_with(warp, core, table, entry, budget, &mut spare, None)
+            }),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn enter_with(
+        &self,
+        warp: &mut Warp,
+        core: &mut Core,
+        table: &[usize],
+        entry: usize,
+        budget: u64,
+        state: &mut Direct,
+        global: Option<&GlobalMemory>,
+    ) -> Option<(u32, u64)> {
         let exec = warp.exec();
         #[cfg(all(target_arch = "x86_64", unix))]
         {
-            // Without direct memory, every access misses its (empty) hint and leaves.
-            let mut own;
-            let (state, global) = match direct {
-                Some(d) => (d.state, Some(d.global)),
-                None => {
-                    own = Box::new(Direct::new());
-                    (&mut *own, None)
-                }
-            };
             let mut pre = [0u32; NUM_COUNTERS];
             for (c, p) in pre.iter_mut().enumerate() {
                 *p = warp.queue.count(c);
@@ -392,7 +411,7 @@ impl Translation {
         }
         #[cfg(not(all(target_arch = "x86_64", unix)))]
         {
-            let _ = (warp, core, table, entry, budget, exec, direct);
+            let _ = (warp, core, table, entry, budget, exec, state, global);
             None
         }
     }
