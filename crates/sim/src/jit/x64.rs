@@ -391,10 +391,12 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
             let Some(label) = e.labels[variant][k] else {
                 continue;
             };
-            // A block that starts with a load or store is reached by chaining only: entered
-            // from the interpreter, it would often leave at once (an access that is not a
-            // word run), and the interpreter runs such an instruction as fast itself.
-            let memory_first = matches!(kinds[variant][k], Some(Kind::LoadRow | Kind::StoreRow));
+            // A block that starts with a load, a store or a wait is reached by chaining
+            // only: entered from the interpreter, it would often leave at once (an access
+            // that is not a word run) or run one wait before an interpreted instruction
+            // (`waitcnt` then `barrier`), and the interpreter runs such an instruction
+            // about as fast as entering costs.
+            let memory_first = kinds[variant][k].is_some_and(Kind::asynchronous);
             if !memory_first {
                 *offset = Some(e.ops.offset());
             }
