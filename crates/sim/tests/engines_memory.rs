@@ -261,3 +261,32 @@ fn a_run_crossing_the_end_of_its_region_faults() {
         );
     }
 }
+
+/// A store never reuses the region hint of a load: with more loads than hints, a load of
+/// a read-only region and a later store to it would otherwise share one, and the store,
+/// reached in translated code after the loads' hints are warm, would write read-only
+/// memory instead of faulting.
+#[test]
+fn a_store_to_read_only_memory_faults_after_many_loads_from_it() {
+    // Each pass runs translated up to the first load whose hint is still empty, so 50
+    // passes warm every hint; then the store follows in translated code.
+    let mut source = String::from("    umovi u19, 50\nwarm:\n");
+    for _ in 0..40 {
+        source.push_str("    gload.b32 v2, v0, u[16:17], 0\n    waitcnt vm=0\n");
+    }
+    source.push_str(
+        "    uaddi u19, u19, -1\n    bnz u19, warm\n    gstore.b32 v2, v0, u[16:17], 0\n    endpgm\n",
+    );
+    let program = assemble(&source);
+    let case = Case {
+        source: String::new(),
+        exec: u32::MAX,
+        v1: [0; LANES],
+        base: RO,
+        seed: 5,
+        max_steps: 10_000,
+    };
+    let interp = run(&program, &case, Engine::Interp);
+    assert!(interp.contains("Trapped"), "{interp}");
+    assert_eq!(interp, run(&program, &case, Engine::Jit));
+}

@@ -24,8 +24,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Loads one block may keep pending at once.
 pub(crate) const PENDING_ROWS: usize = 8;
-/// Region hints, one per translated memory instruction (by its number in the program,
-/// modulo this).
+/// Region hints: the first half for loads, the second for stores (filled only with
+/// writable regions), one per translated load or store (by its number among the
+/// program's loads or stores, modulo half of this), so a store never uses a read-only
+/// region a load's hint holds.
 pub(crate) const HINTS: usize = 32;
 /// Stores translated code may leave pending: at least the store counter's in-flight limit.
 pub(crate) const RING: usize = 32;

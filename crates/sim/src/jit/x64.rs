@@ -161,8 +161,8 @@ struct Emitter<'a> {
     at: usize,
     /// The exits from the middle of the block, emitted after it.
     stubs: Vec<Stub>,
-    /// Memory instructions translated so far: each takes the next region hint.
-    accesses: usize,
+    /// Loads and stores translated so far: each takes the next region hint of its half.
+    accesses: [usize; 2],
 }
 
 /// An exit before the instruction at `pc`, the `at`-th of its block: back to the
@@ -378,7 +378,7 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
         refunds: Vec::new(),
         at: 0,
         stubs: Vec::new(),
-        accesses: 0,
+        accesses: [0, 0],
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -710,8 +710,9 @@ impl Emitter<'_> {
     /// Leaves the host address of `lo` in `rcx`; anything else leaves the block before the
     /// instruction (a hint miss records itself, for the region to be looked up).
     fn word_run_address(&mut self, pc: u32, inst: &Inst, store: bool) {
-        let index = self.accesses % HINTS;
-        self.accesses += 1;
+        let half = HINTS / 2;
+        let index = half * usize::from(store) + self.accesses[usize::from(store)] % half;
+        self.accesses[usize::from(store)] += 1;
         let miss_value = (index as u32 + 1) | if store { MISS_WRITE } else { 0 };
         let (side, miss) = self.side_exit(pc, Some(miss_value));
         let miss = miss.expect("a miss label");
