@@ -416,8 +416,12 @@ impl Active {
         global: &GlobalMemory,
         hooks: &mut H,
         cancel: &AtomicBool,
+        direct: Option<&mut crate::jit::Direct>,
     ) -> bool {
-        let mut env = MemEnv::new(global, &mut self.shared);
+        let mut env = match direct {
+            Some(d) => MemEnv::with_direct(global, &mut self.shared, d),
+            None => MemEnv::new(global, &mut self.shared),
+        };
         let s = self.group.run_cancellable(
             program,
             &mut self.core,
@@ -496,17 +500,32 @@ fn run_workgroup<H: Hooks>(
     global: &GlobalMemory,
     flat: u64,
     hooks: &mut H,
-    pool: &mut Vec<Warp>,
+    task: &mut Task,
     cancel: &AtomicBool,
 ) -> Outcome {
-    let mut active = start_workgroup(program, cfg, flat, pool);
+    let mut active = start_workgroup(program, cfg, flat, &mut task.warps);
     hooks.begin_workgroup(flat, active.group.id);
-    while !active.run(program, cfg, global, hooks, cancel)
-        && !cancel.load(Ordering::Relaxed)
+    while !active.run(
+        program,
+        cfg,
+        global,
+        hooks,
+        cancel,
+        task.direct.as_deref_mut(),
+    ) && !cancel.load(Ordering::Relaxed)
         && hooks.interrupt().is_none()
     {}
     hooks.end_workgroup(&active.group);
-    active.outcome(program, cfg, pool)
+    active.outcome(program, cfg, &mut task.warps)
+}
+
+/// What one host-thread task keeps across the workgroups it runs: a pool of warps, and
+/// for unobserved runs translated code's state (its region hints are addresses in the
+/// launch's global memory, so a task never outlives the launch).
+#[derive(Default)]
+struct Task {
+    warps: Vec<Warp>,
+    direct: Option<Box<crate::jit::Direct>>,
 }
 
 fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
@@ -668,18 +687,21 @@ fn run_parallel(
     let (first, groups) = (range.start, range.end.saturating_sub(range.start));
     {
         // Runs of workgroups per task, so a task outweighs rayon's splitting; each task
-        // keeps a pool of warps for its workgroups.
+        // keeps a [`Task`] for its workgroups.
         let chunk = (groups / (rayon::current_num_threads() as u64 * 16)).clamp(1, 64);
         (0..groups.div_ceil(chunk))
             .into_par_iter()
             .flat_map_iter(|c| {
-                let mut warps = Vec::new();
+                let mut task = Task {
+                    warps: Vec::new(),
+                    direct: Some(Box::new(crate::jit::Direct::new())),
+                };
                 (first + c * chunk..first + groups.min((c + 1) * chunk)).map(move |g| {
                     if cancel.load(Ordering::Relaxed) {
                         return None;
                     }
                     let o =
-                        run_workgroup(program, config, global, g, &mut NoHooks, &mut warps, cancel);
+                        run_workgroup(program, config, global, g, &mut NoHooks, &mut task, cancel);
                     done.fetch_add(1, Ordering::Relaxed);
                     Some(o)
                 })
@@ -720,14 +742,14 @@ where
             .into_par_iter()
             .map(|c| {
                 let mut hooks = new(rayon::current_thread_index().unwrap_or(0));
-                let mut warps = Vec::new();
+                let mut task = Task::default();
                 let outcomes: Vec<Option<Outcome>> = (c * chunk..groups.min((c + 1) * chunk))
                     .map(|g| {
                         if cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some() {
                             return None;
                         }
                         Some(run_workgroup(
-                            program, config, global, g, &mut hooks, &mut warps, cancel,
+                            program, config, global, g, &mut hooks, &mut task, cancel,
                         ))
                     })
                     .collect();
@@ -912,6 +934,7 @@ impl<'p> Session<'p> {
                 &self.layout.global,
                 hooks,
                 cancel,
+                None,
             ) {
                 if cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some() {
                     break Progress::Interrupted;
@@ -999,6 +1022,7 @@ impl<'p> Session<'p> {
                 &self.layout.global,
                 &mut NoHooks,
                 cancel,
+                None,
             ) && !cancel.load(Ordering::Relaxed)
             {}
             self.outcomes

@@ -22,8 +22,16 @@ pub struct MemEnv<'a> {
     /// alternate between buffers (`a[i] = a[i] * b[i]`), so one hint for all would miss.
     hints: [usize; HINT_SLOTS],
     /// What translated code keeps beside global memory (its own region hints, pending
-    /// rows and stores).
-    direct: Box<crate::jit::Direct>,
+    /// rows and stores). The hints hold host addresses in `global`'s regions.
+    direct: DirectSlot<'a>,
+}
+
+/// A [`MemEnv`]'s direct state: its own, or one a launch task keeps across its workgroups
+/// (all on the same global memory), so region hints stay warm from one workgroup to the
+/// next.
+enum DirectSlot<'a> {
+    Own(Box<crate::jit::Direct>),
+    Lent(&'a mut crate::jit::Direct),
 }
 
 const HINT_SLOTS: usize = 16;
@@ -43,7 +51,22 @@ impl<'a> MemEnv<'a> {
             global,
             shared,
             hints: [0; HINT_SLOTS],
-            direct: Box::new(crate::jit::Direct::new()),
+            direct: DirectSlot::Own(Box::new(crate::jit::Direct::new())),
+        }
+    }
+
+    /// As [`MemEnv::new`], with translated code's state lent by the caller, which uses it
+    /// with `global` only (a launch task, across its workgroups).
+    pub(crate) fn with_direct(
+        global: &'a GlobalMemory,
+        shared: &'a mut SharedMemory,
+        direct: &'a mut crate::jit::Direct,
+    ) -> MemEnv<'a> {
+        MemEnv {
+            global,
+            shared,
+            hints: [0; HINT_SLOTS],
+            direct: DirectSlot::Lent(direct),
         }
     }
 }
@@ -348,7 +371,10 @@ impl Env for MemEnv<'_> {
     #[inline(always)]
     fn direct(&mut self) -> Option<crate::jit::DirectMemory<'_>> {
         Some(crate::jit::DirectMemory {
-            state: &mut self.direct,
+            state: match &mut self.direct {
+                DirectSlot::Own(d) => d,
+                DirectSlot::Lent(d) => d,
+            },
             global: self.global,
         })
     }
