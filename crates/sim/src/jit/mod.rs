@@ -43,8 +43,9 @@ pub(crate) struct Hint {
 }
 
 /// What translated code keeps of the asynchronous operations and memory it touches,
-/// besides the register files; one per [`crate::MemEnv`] (its layout is known to the
-/// code). `pending.rs` explains the split of the queue.
+/// besides the register files; one per [`crate::MemEnv`], or per launch task across its
+/// workgroups (its layout is known to the code). `pending.rs` explains the split of the
+/// queue.
 #[repr(C, align(32))]
 #[derive(Debug)]
 pub(crate) struct Direct {
