@@ -283,25 +283,22 @@ impl GlobalMemory {
         (end - r.base <= r.len && (r.writable || !write)).then_some((r.base, &r.words[..]))
     }
 
-    /// The base, length and host words of the one region holding every byte of `lo..end`
-    /// (and writable, for a store): what translated code accesses directly, between
+    /// The base, length and host words of the one region holding the `size` bytes at
+    /// `addr` (and writable, for a store): what translated code accesses directly, between
     /// bounds it checks itself.
     pub(crate) fn region_holding(
         &self,
-        lo: u64,
-        end: u64,
+        addr: u64,
+        size: u32,
         write: bool,
     ) -> Option<(u64, u64, *const AtomicU32)> {
-        let k = self
-            .regions
-            .partition_point(|r| r.base <= lo)
-            .checked_sub(1)?;
-        let r = &self.regions[k];
-        (end.checked_sub(r.base)? <= r.len && (r.writable || !write)).then_some((
-            r.base,
-            r.len,
-            r.words.as_ptr(),
-        ))
+        let found = if write {
+            self.find_writable(addr, size)
+        } else {
+            self.find(addr, size)
+        };
+        let r = &self.regions[found.ok()?.0];
+        Some((r.base, r.len, r.words.as_ptr()))
     }
 
     /// Whether an access of `size` bytes at `addr` is aligned and mapped.

@@ -1326,7 +1326,7 @@ impl Warp {
                 // While stores are pending, every instruction is checked for hazards: that
                 // is the interpreter's work.
                 if !self.queue.watch {
-                    if let Some((next, used)) = t.run(self, core, pc, bound - steps, env.direct()) {
+                    if let Some((next, used)) = t.run(self, core, pc, bound - steps, env) {
                         steps += used;
                         pc = next;
                         continue;

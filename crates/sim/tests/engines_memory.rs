@@ -63,6 +63,20 @@ struct Case {
     max_steps: u64,
 }
 
+impl Case {
+    /// A directed case: full EXEC, `v1` zero, the program given separately.
+    fn directed(base: u64, seed: u64, max_steps: u64) -> Case {
+        Case {
+            source: String::new(),
+            exec: u32::MAX,
+            v1: [0; LANES],
+            base,
+            seed,
+            max_steps,
+        }
+    }
+}
+
 fn case() -> impl Strategy<Value = Case> {
     let body = proptest::collection::vec((any::<u32>(), any::<u32>()), 1..28);
     let base = prop_oneof![
@@ -122,6 +136,11 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 
 /// Everything a run leaves that the engines must agree on.
 fn run(program: &Program, case: &Case, engine: Engine) -> String {
+    run_counted(program, case, engine).0
+}
+
+/// As [`run`], with the steps translated code ran.
+fn run_counted(program: &Program, case: &Case, engine: Engine) -> (String, u64) {
     let mut p = program.clone();
     p.set_engine(engine);
     let mut global = GlobalMemory::default();
@@ -141,7 +160,7 @@ fn run(program: &Program, case: &Case, engine: Engine) -> String {
     drop(env);
     let pending: Vec<PendingOp> = w.queue.ops().collect();
     let counts: Vec<u32> = (0..6).map(|c| w.queue.count(c)).collect();
-    format!(
+    let state = format!(
         "{}\n{:?}\nsteps {} retired {} lanes {} committed {}\npending {counts:?} {pending:?}\nhazards {} {:?}\nrw {:?}",
         dump_state_json([&w], &core),
         w.status,
@@ -152,7 +171,8 @@ fn run(program: &Program, case: &Case, engine: Engine) -> String {
         w.hazard_count,
         w.hazards,
         global.bytes_at(RW),
-    )
+    );
+    (state, w.translated_steps())
 }
 
 fn cases() -> u32 {
@@ -191,38 +211,16 @@ fn the_madd_loop_runs_translated() {
          \x20   bnz u19, rep\n\
          \x20   endpgm\n",
     );
-    for max_steps in [3, 40, 1000, 5000] {
-        let case = Case {
-            source: String::new(),
-            exec: u32::MAX,
-            v1: [0; LANES],
-            base: RW,
-            seed: 7,
-            max_steps,
-        };
-        assert_eq!(
-            run(&program, &case, Engine::Interp),
-            run(&program, &case, Engine::Jit),
-            "max_steps {max_steps}"
-        );
-    }
-    if Engine::jit_supported() {
-        let mut p = program.clone();
-        p.set_engine(Engine::Jit);
-        let global = {
-            let mut g = GlobalMemory::default();
-            assert!(g.map(RW, &bytes(7, RW_BYTES)));
-            g
-        };
-        let mut shared = SharedMemory::new(0);
-        let mut w = Warp::new(WarpId::default(), u32::MAX);
-        w.v[0] = std::array::from_fn(|l| 4 * l as u32);
-        w.u[16] = RW as u32;
-        let mut env = MemEnv::new(&global, &mut shared);
-        w.run(&p, &mut Core::default(), &mut env, &mut NoHooks, 10_000);
-        assert_eq!(w.status, WarpStatus::Ended);
-        // All but the first visit of each access (a hint miss) and `endpgm`.
-        assert!(w.translated_steps() >= 1390, "{}", w.translated_steps());
+    for max_steps in [3, 40, 1000, 5000, 10_000] {
+        let case = Case::directed(RW, 7, max_steps);
+        let (interp, _) = run_counted(&program, &case, Engine::Interp);
+        let (jit, translated) = run_counted(&program, &case, Engine::Jit);
+        assert_eq!(interp, jit, "max_steps {max_steps}");
+        if Engine::jit_supported() && max_steps == 10_000 {
+            assert!(interp.contains("Ended"), "{interp}");
+            // All but the first visit of each access (a hint miss) and `endpgm`.
+            assert!(translated >= 1390, "{translated}");
+        }
     }
 }
 
@@ -244,14 +242,7 @@ fn a_run_crossing_the_end_of_its_region_faults() {
              \x20   endpgm\n"
         ));
         let bytes = if start == RW { RW_BYTES } else { RO_BYTES };
-        let case = Case {
-            source: String::new(),
-            exec: u32::MAX,
-            v1: [0; LANES],
-            base: start + bytes as u64 - 128 - 16,
-            seed: 3,
-            max_steps: 1000,
-        };
+        let case = Case::directed(start + bytes as u64 - 128 - 16, 3, 1000);
         let interp = run(&program, &case, Engine::Interp);
         assert!(interp.contains("Trapped"), "{interp}");
         assert_eq!(
@@ -278,14 +269,7 @@ fn a_store_to_read_only_memory_faults_after_many_loads_from_it() {
         "    uaddi u19, u19, -1\n    bnz u19, warm\n    gstore.b32 v2, v0, u[16:17], 0\n    endpgm\n",
     );
     let program = assemble(&source);
-    let case = Case {
-        source: String::new(),
-        exec: u32::MAX,
-        v1: [0; LANES],
-        base: RO,
-        seed: 5,
-        max_steps: 10_000,
-    };
+    let case = Case::directed(RO, 5, 10_000);
     let interp = run(&program, &case, Engine::Interp);
     assert!(interp.contains("Trapped"), "{interp}");
     assert_eq!(interp, run(&program, &case, Engine::Jit));

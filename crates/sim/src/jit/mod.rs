@@ -106,11 +106,9 @@ impl Direct {
         let Some(hint) = index.checked_sub(1).and_then(|i| self.hints.get_mut(i)) else {
             return;
         };
-        let lo = self.miss_lo;
-        let Some(end) = lo.checked_add(4 * LANES as u64) else {
-            return;
-        };
-        if let Some((base, len, host)) = global.region_holding(lo, end, write) {
+        if let Some((base, len, host)) =
+            global.region_holding(self.miss_lo, 4 * LANES as u32, write)
+        {
             *hint = Hint {
                 lo: base,
                 end: base + len,
@@ -307,7 +305,7 @@ impl Translation {
         core: &mut Core,
         pc: u32,
         budget: u64,
-        direct: Option<DirectMemory<'_>>,
+        env: &mut impl crate::env::Env,
     ) -> Option<(u32, u64)> {
         let exec = warp.exec();
         let table = &self.tables[usize::from(exec != u32::MAX)];
@@ -318,7 +316,8 @@ impl Translation {
         if entry == self.exit {
             return None;
         }
-        self.enter(warp, core, table, entry, budget, direct)
+        // The environment is asked for its direct memory only on entry.
+        self.enter(warp, core, table, entry, budget, env.direct())
     }
 
     #[inline(never)]
