@@ -1,11 +1,12 @@
 //! Arbitrary instruction streams launched on both engines, the interpreter and the
-//! translation tier: buffers, final warp states, counts, traps, step limits and hazards
-//! must be identical. The first byte picks the launch shape.
+//! translation tier (with each vector ISA the host runs): buffers, final warp states,
+//! counts, traps, step limits and hazards must be identical. The first byte picks the
+//! launch shape.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig};
-use warpkit_sim::{dump_states_json, Engine, Program};
+use warpkit_sim::{dump_states_json, Engine, Program, VectorIsa};
 
 fuzz_target!(|bytes: &[u8]| {
     let Some((&shape, code)) = bytes.split_first() else {
@@ -34,9 +35,14 @@ fuzz_target!(|bytes: &[u8]| {
         ]
     };
     let mut outcomes = Vec::new();
-    for engine in [Engine::Interp, Engine::Jit] {
+    let jits = VectorIsa::ALL
+        .into_iter()
+        .filter(|isa| isa.supported())
+        .map(|isa| (Engine::Jit, isa));
+    for (engine, isa) in [(Engine::Interp, VectorIsa::Avx2)].into_iter().chain(jits) {
         let mut prog = Program::new(code.to_vec());
         prog.set_engine(engine);
+        prog.set_vector_isa(isa);
         let r = launch(&prog, &cfg, args()).expect("a valid launch configuration");
         outcomes.push(format!(
             "{:?}\n{}\n{} {} {:?} {:?} {:?} {:?}",
@@ -50,5 +56,10 @@ fuzz_target!(|bytes: &[u8]| {
             r.deadlocks
         ));
     }
-    assert_eq!(outcomes[0], outcomes[1], "the engines disagree");
+    for (k, outcome) in outcomes.iter().enumerate().skip(1) {
+        assert_eq!(
+            &outcomes[0], outcome,
+            "the engines disagree (translation {k})"
+        );
+    }
 });

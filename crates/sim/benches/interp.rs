@@ -233,15 +233,27 @@ fn summary(name: &str, src: &str, exec: u32) -> f64 {
     summary_bytes(name, common::asm(src), exec)
 }
 
-/// Prints, for each engine, and returns (for the host's default engine) the
-/// lane-operations per second of one run of `bytes`; then the translation tier's speed-up.
+/// Prints, for the interpreter and the translation tier with each vector ISA the host runs,
+/// and returns (for the host's default engine and ISA) the lane-operations per second of
+/// one run of `bytes`; then the translation tier's speed-up.
 fn summary_bytes(name: &str, bytes: Vec<u8>, exec: u32) -> f64 {
     let mut prog = Program::new(bytes);
     let mut census = Census::default();
     run_once(&prog, exec, &mut census);
+    let mut configs = vec![(Engine::Interp, None), (Engine::Jit, Some(VectorIsa::Avx2))];
+    if VectorIsa::Avx512.supported() {
+        configs.push((Engine::Jit, Some(VectorIsa::Avx512)));
+    }
     let mut rates = Vec::new();
-    for engine in [Engine::Interp, Engine::Jit] {
+    for &(engine, isa) in &configs {
         prog.set_engine(engine);
+        let label = match isa {
+            Some(isa) => {
+                prog.set_vector_isa(isa);
+                format!("{engine} {}", isa.name())
+            }
+            None => engine.to_string(),
+        };
         // Translate (and warm up) outside the timed runs.
         run_once(&prog, exec, &mut NoHooks);
         let mut best = f64::MAX;
@@ -252,19 +264,28 @@ fn summary_bytes(name: &str, bytes: Vec<u8>, exec: u32) -> f64 {
         }
         println!(
             "{:<31} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s",
-            format!("{name} [{engine}]"),
+            format!("{name} [{label}]"),
             census.instructions as f64 / best / 1e6,
             census.lane_ops as f64 / best / 1e6
         );
         rates.push(census.lane_ops.max(census.instructions) as f64 / best);
     }
+    // The host's default: the widest vector ISA it runs.
+    let jit = *rates.last().expect("three configurations at most");
     println!(
         "{:<31} {:>8.2}x",
         format!("{name} jit/interp"),
-        rates[1] / rates[0]
+        jit / rates[0]
     );
+    if configs.len() == 3 {
+        println!(
+            "{:<31} {:>8.2}x",
+            format!("{name} avx512/avx2"),
+            jit / rates[1]
+        );
+    }
     if Engine::host_default() == Engine::Jit {
-        rates[1]
+        jit
     } else {
         rates[0]
     }
@@ -293,29 +314,34 @@ fn translation_summary() {
         best
     };
     let (interp, jit) = (time(Engine::Interp), time(Engine::Jit));
-    // The marginal cost: translate a long and a short program of every variant in turn
-    // (best of 5 each) and divide the difference in time by the difference in translated
-    // instructions; the fixed cost (mapping the code buffer) cancels.
-    let cost = |count: usize| {
-        let mut best = (u64::MAX, 0);
-        for _ in 0..5 {
-            let mut p = Program::new(warpkit_isa::mixed_stream(count));
-            p.set_engine(Engine::Jit);
-            let s = p.translation_stats().expect("translated");
-            best = best.min((s.nanos, s.instructions));
-        }
-        best
-    };
-    let (short, long) = (cost(2_000), cost(20_000));
-    println!(
-        "translation, marginal: {:.0} ns per translated instruction ({} instructions of a \
-         20 000-instruction mixed stream in {:.2} ms; {} of 2000 in {:.2} ms)",
-        (long.0 - short.0) as f64 / (long.1 - short.1).max(1) as f64,
-        long.1,
-        long.0 as f64 / 1e6,
-        short.1,
-        short.0 as f64 / 1e6
-    );
+    // The marginal cost, with each vector ISA: translate a long and a short program of
+    // every variant in turn (best of 5 each) and divide the difference in time by the
+    // difference in translated instructions; the fixed cost (mapping the code buffer)
+    // cancels.
+    for isa in VectorIsa::ALL.into_iter().filter(|isa| isa.supported()) {
+        let cost = |count: usize| {
+            let mut best = (u64::MAX, 0);
+            for _ in 0..5 {
+                let mut p = Program::new(warpkit_isa::mixed_stream(count));
+                p.set_engine(Engine::Jit);
+                p.set_vector_isa(isa);
+                let s = p.translation_stats().expect("translated");
+                best = best.min((s.nanos, s.instructions));
+            }
+            best
+        };
+        let (short, long) = (cost(2_000), cost(20_000));
+        println!(
+            "translation, marginal [{}]: {:.0} ns per translated instruction ({} instructions \
+             of a 20 000-instruction mixed stream in {:.2} ms; {} of 2000 in {:.2} ms)",
+            isa.name(),
+            (long.0 - short.0) as f64 / (long.1 - short.1).max(1) as f64,
+            long.1,
+            long.0 as f64 / 1e6,
+            short.1,
+            short.0 as f64 / 1e6
+        );
+    }
     println!(
         "translation: {} instructions in {} blocks ({} bytes) in {:.1} us: {:.0} ns per instruction; \
          break-even after {:.0} executed instructions of the VALU loop",

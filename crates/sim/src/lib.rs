@@ -36,7 +36,7 @@ pub use csr::{CsrFile, CsrWrite};
 pub use dump::{dump_state_json, dump_states_json, dump_states_json_at, status_name};
 pub use env::{Core, Env, Fault, NoMemory};
 pub use hooks::{Control, Hooks, NoHooks};
-pub use jit::{Engine, TranslationStats, UnknownEngine};
+pub use jit::{Engine, TranslationStats, UnknownEngine, VectorIsa};
 pub use mem_exec::MemEnv;
 pub use program::{resolve, Code, Inst, Program, RegUse};
 pub use trace::{Commit, TraceFormat, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION};

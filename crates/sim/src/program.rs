@@ -3,7 +3,7 @@
 //! targets, so the interpreter never looks at encoding tables.
 
 use crate::asyncq::NUM_COUNTERS;
-use crate::jit::{Engine, Translation, TranslationStats};
+use crate::jit::{Engine, Translation, TranslationStats, VectorIsa};
 use std::sync::{Arc, OnceLock};
 use warpkit_isa::{decode, Flags, Instr, Op, OperandClass};
 
@@ -51,6 +51,9 @@ pub struct Program {
     data: Vec<u8>,
     /// The engine chosen for this program; `None` follows [`Engine::host_default`].
     engine: Option<Engine>,
+    /// The vector instructions translated runs use; `None` follows
+    /// [`VectorIsa::host_best`].
+    vector_isa: Option<VectorIsa>,
     /// The translated code, made on first use by a warp that runs on the translation tier
     /// (`None` inside: the host or the program cannot be translated).
     translation: OnceLock<Option<Arc<Translation>>>,
@@ -150,6 +153,7 @@ impl Program {
             waits,
             data: Vec::new(),
             engine: None,
+            vector_isa: None,
             translation: OnceLock::new(),
         }
     }
@@ -171,6 +175,23 @@ impl Program {
     /// Run this program's warps on `engine` (results are the same on every engine).
     pub fn set_engine(&mut self, engine: Engine) {
         self.engine = Some(engine);
+    }
+
+    /// The vector instructions the translation tier uses for this program: the one set with
+    /// [`Program::set_vector_isa`] where the host runs it, else the widest the host runs.
+    pub fn vector_isa(&self) -> VectorIsa {
+        match self.vector_isa {
+            Some(isa) if isa.supported() => isa,
+            _ => VectorIsa::host_best(),
+        }
+    }
+
+    /// Translate this program's runs of lane-local instructions with `isa` (results are
+    /// the same with every one; a host without it uses the widest it has). Translated code
+    /// made before is dropped.
+    pub fn set_vector_isa(&mut self, isa: VectorIsa) {
+        self.vector_isa = Some(isa);
+        self.translation = OnceLock::new();
     }
 
     /// The translated code, if this program runs on the translation tier and it could be

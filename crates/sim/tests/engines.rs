@@ -1,8 +1,14 @@
 //! The translation tier against the interpreter: random programs over every database
 //! variant (translated ones weighted up), with branches, jumps through registers, partial
 //! and full EXEC and step limits, run by both engines from the same state; the end states
-//! (dump, status, counts) must be identical. `WARPKIT_ENGINE_CASES=N` runs N cases.
+//! (dump, status, counts) must be identical. The translation tier runs with each vector
+//! ISA the host has (AVX2, and AVX-512 where present). `WARPKIT_ENGINE_CASES=N` runs N
+//! cases.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{jits, On};
 use proptest::prelude::*;
 use warpkit_isa::{Flags, Instr, Op, OperandClass, ALL_OPS};
 use warpkit_sim::jit::{lane_local, translated};
@@ -51,9 +57,8 @@ fn instruction_over(op_index: usize, raw: [u32; 4], regs: u32) -> Vec<u8> {
     }
 }
 
-fn run(program: &Program, init: &Init, engine: Engine) -> (String, Warp, Core) {
-    let mut p = program.clone();
-    p.set_engine(engine);
+fn run(program: &Program, init: &Init, on: On) -> (String, Warp, Core) {
+    let p = on.program(program);
     let mut w = Warp::new(WarpId::default(), init.exec);
     for r in 0..8 {
         w.v[r] = init.v[r];
@@ -135,30 +140,34 @@ proptest! {
     #[test]
     fn engines_agree_on_random_programs((text, init) in program_and_init()) {
         let program = Program::new(text);
-        let (interp, wi, ci) = run(&program, &init, Engine::Interp);
-        let (jit, wj, cj) = run(&program, &init, Engine::Jit);
-        prop_assert_eq!(&interp, &jit);
-        prop_assert_eq!(wi.status, wj.status);
-        prop_assert_eq!(wi.steps, wj.steps);
-        prop_assert_eq!(wi.retired, wj.retired);
-        prop_assert_eq!(wi.lane_ops, wj.lane_ops);
-        prop_assert_eq!(ci.committed, cj.committed);
+        let (interp, wi, ci) = run(&program, &init, On::Interp);
         prop_assert_eq!(wi.translated_steps(), 0);
+        for on in jits() {
+            let (jit, wj, cj) = run(&program, &init, on);
+            prop_assert_eq!(&interp, &jit, "{:?}", on);
+            prop_assert_eq!(wi.status, wj.status);
+            prop_assert_eq!(wi.steps, wj.steps);
+            prop_assert_eq!(wi.retired, wj.retired);
+            prop_assert_eq!(wi.lane_ops, wj.lane_ops);
+            prop_assert_eq!(ci.committed, cj.committed);
+        }
     }
 }
 
-/// Straight runs of lane-local variants over ten registers: the translated code keeps
-/// rows in host registers across such a run, and with this few registers the cache fills,
-/// evicts and reuses often.
+/// Straight runs of lane-local variants over ten or twenty registers: the translated code
+/// keeps rows in host registers across such a run (four per quarter with AVX2, eight per
+/// half with AVX-512), and with this few registers the cache fills, evicts and reuses
+/// often.
 fn lane_run_and_init() -> impl Strategy<Value = (Vec<u8>, Init)> {
     let ops: Vec<usize> = (0..ALL_OPS.len())
         .filter(|&i| lane_local(ALL_OPS[i]))
         .collect();
     let op = proptest::sample::select(ops);
-    proptest::collection::vec((op, any::<[u32; 4]>()), 2..48).prop_flat_map(|insts| {
+    let insts = proptest::collection::vec((op, any::<[u32; 4]>()), 2..48);
+    (insts, prop_oneof![Just(10u32), Just(20u32)]).prop_flat_map(|(insts, regs)| {
         let text: Vec<u8> = insts
             .iter()
-            .flat_map(|&(op, raw)| instruction_over(op, raw, 10))
+            .flat_map(|&(op, raw)| instruction_over(op, raw, regs))
             .collect();
         let len = text.len() / 4;
         let full = init(len).prop_map(|init| Init {
@@ -176,9 +185,11 @@ proptest! {
     #[test]
     fn engines_agree_on_lane_local_runs((text, init) in lane_run_and_init()) {
         let program = Program::new(text);
-        let (interp, _, _) = run(&program, &init, Engine::Interp);
-        let (jit, _, _) = run(&program, &init, Engine::Jit);
-        prop_assert_eq!(&interp, &jit);
+        let (interp, _, _) = run(&program, &init, On::Interp);
+        for on in jits() {
+            let (jit, _, _) = run(&program, &init, on);
+            prop_assert_eq!(&interp, &jit, "{:?}", on);
+        }
     }
 }
 
@@ -220,20 +231,23 @@ fn every_translated_variant_agrees() {
                 u: [0, 1, 31, 0xffff_ffff, 0x8000_0000, 7, 0x1234_5678, 33],
                 max_steps: 100,
             };
-            let (interp, _, _) = run(&program, &init, Engine::Interp);
-            let (jit, wj, _) = run(&program, &init, Engine::Jit);
-            assert_eq!(interp, jit, "{} with EXEC {exec:#x}", op.mnemonic());
-            // Memory instructions and `waitcnt` are translated in full-EXEC blocks only,
-            // and reached by chaining only (a block starting with one is not entered from
-            // the interpreter, as here); with no memory attached the loads and stores
-            // always leave their block: tests/engines_memory.rs runs them.
-            let asynchronous = matches!(op, Op::GloadB32 | Op::GstoreB32 | Op::Waitcnt);
-            if Engine::jit_supported() && !asynchronous {
-                assert!(
-                    wj.translated_steps() > 0,
-                    "{} was not translated",
-                    op.mnemonic()
-                );
+            let (interp, _, _) = run(&program, &init, On::Interp);
+            for on in jits() {
+                let (jit, wj, _) = run(&program, &init, on);
+                assert_eq!(interp, jit, "{} with EXEC {exec:#x}, {on:?}", op.mnemonic());
+                // Memory instructions and `waitcnt` are translated in full-EXEC blocks
+                // only, and reached by chaining only (a block starting with one is not
+                // entered from the interpreter, as here); with no memory attached the
+                // loads and stores always leave their block: tests/engines_memory.rs runs
+                // them.
+                let asynchronous = matches!(op, Op::GloadB32 | Op::GstoreB32 | Op::Waitcnt);
+                if Engine::jit_supported() && !asynchronous {
+                    assert!(
+                        wj.translated_steps() > 0,
+                        "{} was not translated",
+                        op.mnemonic()
+                    );
+                }
             }
         }
         checked += 1;
@@ -268,11 +282,13 @@ fn a_cached_source_is_kept_while_its_instruction_loads_another() {
         u: [0; 8],
         max_steps: 100,
     };
-    let (interp, _, _) = run(&program, &init, Engine::Interp);
-    let (jit, wj, _) = run(&program, &init, Engine::Jit);
-    assert_eq!(interp, jit);
-    if Engine::jit_supported() {
-        assert_eq!(wj.translated_steps(), 13);
+    let (interp, _, _) = run(&program, &init, On::Interp);
+    for on in jits() {
+        let (jit, wj, _) = run(&program, &init, on);
+        assert_eq!(interp, jit, "{on:?}");
+        if Engine::jit_supported() {
+            assert_eq!(wj.translated_steps(), 13);
+        }
     }
 }
 
@@ -295,14 +311,16 @@ fn loops_run_translated_and_stop_at_the_step_limit() {
             u: [0; 8],
             max_steps,
         };
-        let (interp, wi, _) = run(&program, &init, Engine::Interp);
-        let (jit, wj, _) = run(&program, &init, Engine::Jit);
-        assert_eq!(interp, jit, "max_steps {max_steps}");
-        assert_eq!(wi.steps, wj.steps);
-        assert_eq!(wi.status, wj.status);
-        if Engine::jit_supported() && max_steps >= 10_000 {
-            assert_eq!(wj.status, WarpStatus::Ended);
-            assert!(wj.translated_steps() >= 4000, "{}", wj.translated_steps());
+        let (interp, wi, _) = run(&program, &init, On::Interp);
+        for on in jits() {
+            let (jit, wj, _) = run(&program, &init, on);
+            assert_eq!(interp, jit, "max_steps {max_steps}, {on:?}");
+            assert_eq!(wi.steps, wj.steps);
+            assert_eq!(wi.status, wj.status);
+            if Engine::jit_supported() && max_steps >= 10_000 {
+                assert_eq!(wj.status, WarpStatus::Ended);
+                assert!(wj.translated_steps() >= 4000, "{}", wj.translated_steps());
+            }
         }
     }
 }
@@ -317,9 +335,9 @@ fn a_different_result_is_noticed() {
         u: [0; 8],
         max_steps: 10,
     };
-    let (a, _, _) = run(&program, &init, Engine::Jit);
+    let (a, _, _) = run(&program, &init, On::Jit(VectorIsa::host_best()));
     let mut other = init.clone();
     other.v[2][5] = 4;
-    let (b, _, _) = run(&program, &other, Engine::Interp);
+    let (b, _, _) = run(&program, &other, On::Interp);
     assert_ne!(a, b);
 }

@@ -6,6 +6,10 @@
 //! pending operations, the hazard reports and the counts must be identical.
 //! `WARPKIT_ENGINE_CASES=N` runs N cases.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{jits, On};
 use proptest::prelude::*;
 use warpkit_sim::memory::{GlobalMemory, SharedMemory};
 use warpkit_sim::*;
@@ -135,14 +139,13 @@ fn bytes(seed: u64, n: usize) -> Vec<u8> {
 }
 
 /// Everything a run leaves that the engines must agree on.
-fn run(program: &Program, case: &Case, engine: Engine) -> String {
-    run_counted(program, case, engine).0
+fn run(program: &Program, case: &Case, on: On) -> String {
+    run_counted(program, case, on).0
 }
 
 /// As [`run`], with the steps translated code ran.
-fn run_counted(program: &Program, case: &Case, engine: Engine) -> (String, u64) {
-    let mut p = program.clone();
-    p.set_engine(engine);
+fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
+    let p = on.program(program);
     let mut global = GlobalMemory::default();
     assert!(global.map(RW, &bytes(case.seed, RW_BYTES)));
     assert!(global.map_read_only(RO, &bytes(!case.seed, RO_BYTES)));
@@ -188,9 +191,11 @@ proptest! {
     #[test]
     fn engines_agree_on_memory_programs(case in case()) {
         let program = assemble(&case.source);
-        let interp = run(&program, &case, Engine::Interp);
-        let jit = run(&program, &case, Engine::Jit);
-        prop_assert_eq!(interp, jit, "{}", case.source);
+        let interp = run(&program, &case, On::Interp);
+        for on in jits() {
+            let jit = run(&program, &case, on);
+            prop_assert_eq!(&interp, &jit, "{} {:?}", case.source, on);
+        }
     }
 }
 
@@ -213,13 +218,15 @@ fn the_madd_loop_runs_translated() {
     );
     for max_steps in [3, 40, 1000, 5000, 10_000] {
         let case = Case::directed(RW, 7, max_steps);
-        let (interp, _) = run_counted(&program, &case, Engine::Interp);
-        let (jit, translated) = run_counted(&program, &case, Engine::Jit);
-        assert_eq!(interp, jit, "max_steps {max_steps}");
-        if Engine::jit_supported() && max_steps == 10_000 {
-            assert!(interp.contains("Ended"), "{interp}");
-            // All but the first visit of each access (a hint miss) and `endpgm`.
-            assert!(translated >= 1390, "{translated}");
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        for on in jits() {
+            let (jit, translated) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "max_steps {max_steps}, {on:?}");
+            if max_steps == 10_000 {
+                assert!(interp.contains("Ended"), "{interp}");
+                // All but the first visit of each access (a hint miss) and `endpgm`.
+                assert!(translated >= 1390, "{translated}");
+            }
         }
     }
 }
@@ -243,11 +250,11 @@ fn a_run_crossing_the_end_of_its_region_faults() {
         ));
         let bytes = if start == RW { RW_BYTES } else { RO_BYTES };
         let case = Case::directed(start + bytes as u64 - 128 - 16, 3, 1000);
-        let interp = run(&program, &case, Engine::Interp);
+        let interp = run(&program, &case, On::Interp);
         assert!(interp.contains("Trapped"), "{interp}");
         assert_eq!(
             interp,
-            run(&program, &case, Engine::Jit),
+            run(&program, &case, On::Jit(VectorIsa::host_best())),
             "{op} at {start:#x}"
         );
     }
@@ -270,7 +277,10 @@ fn a_store_to_read_only_memory_faults_after_many_loads_from_it() {
     );
     let program = assemble(&source);
     let case = Case::directed(RO, 5, 10_000);
-    let interp = run(&program, &case, Engine::Interp);
+    let interp = run(&program, &case, On::Interp);
     assert!(interp.contains("Trapped"), "{interp}");
-    assert_eq!(interp, run(&program, &case, Engine::Jit));
+    assert_eq!(
+        interp,
+        run(&program, &case, On::Jit(VectorIsa::host_best()))
+    );
 }

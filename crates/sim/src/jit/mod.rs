@@ -205,6 +205,57 @@ impl Engine {
     }
 }
 
+/// The vector instructions translated code uses for runs of lane-local instructions in
+/// full-EXEC blocks (everything else uses AVX2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VectorIsa {
+    /// 256-bit AVX2: a row is four quarters.
+    Avx2,
+    /// 512-bit AVX-512 (F and BW): a row is two halves.
+    Avx512,
+}
+
+impl VectorIsa {
+    pub const ALL: [VectorIsa; 2] = [VectorIsa::Avx2, VectorIsa::Avx512];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VectorIsa::Avx2 => "avx2",
+            VectorIsa::Avx512 => "avx512",
+        }
+    }
+
+    /// Whether this host runs translated code with it.
+    pub fn supported(self) -> bool {
+        if !Engine::jit_supported() {
+            return false;
+        }
+        match self {
+            VectorIsa::Avx2 => true,
+            VectorIsa::Avx512 => {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    std::is_x86_feature_detected!("avx512f")
+                        && std::is_x86_feature_detected!("avx512bw")
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    false
+                }
+            }
+        }
+    }
+
+    /// The widest this host runs.
+    pub fn host_best() -> VectorIsa {
+        if VectorIsa::Avx512.supported() {
+            VectorIsa::Avx512
+        } else {
+            VectorIsa::Avx2
+        }
+    }
+}
+
 thread_local! {
     /// The direct state of entries whose environment has no direct memory.
     static SPARE: std::cell::RefCell<Box<Direct>> = std::cell::RefCell::new(Box::new(Direct::new()));
@@ -255,7 +306,7 @@ impl Translation {
                 return None;
             }
             let started = std::time::Instant::now();
-            let code = x64::translate(prog)?;
+            let code = x64::translate(prog, prog.vector_isa() == VectorIsa::Avx512)?;
             let base = code.buf.ptr(dynasmrt::AssemblyOffset(0)) as usize;
             let exit = base + code.exit.0;
             let enter = base + code.enter.0;

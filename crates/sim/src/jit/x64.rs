@@ -32,6 +32,8 @@ use crate::program::{Inst, Program};
 use crate::warp::{NUM_UREGS, NUM_VREGS};
 use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
 
+mod avx512;
+
 /// Instructions in one block at most: keeps the budget check of a block's prologue from
 /// forcing a long run back to the interpreter near the step limit.
 const MAX_BLOCK: usize = 64;
@@ -163,6 +165,10 @@ struct Emitter<'a> {
     stubs: Vec<Stub>,
     /// Loads and stores translated so far: each takes the next region hint of its half.
     accesses: [usize; 2],
+    /// Whether runs of lane-local instructions use AVX-512 (`avx512.rs`).
+    avx512: bool,
+    /// The encoder of AVX-512 instructions.
+    evex: avx512::Evex,
 }
 
 /// An exit before the instruction at `pc`, the `at`-th of its block: back to the
@@ -177,13 +183,19 @@ struct Stub {
     record: u32,
 }
 
-/// The row cache's registers, four for each of the two quarters emitted side by side: the
-/// load scratch registers (a run loads into the cache instead), `ymm11`, and
+/// The row cache's registers with AVX2, four for each of the two quarters emitted side by
+/// side: the load scratch registers (a run loads into the cache instead), `ymm11`, and
 /// `ymm12..ymm15`, free in the full variant (it has no lane mask to keep). Lane-local code
 /// writes only `ymm0` and `ymm4..ymm7`, so a cached row stays put; an instruction reads at
 /// most four rows, so a slot is always free to load into.
-const CACHE_REGS: [[u8; CACHE_SLOTS]; 2] = [[1, 2, 3, 11], [12, 13, 14, 15]];
+const CACHE_REGS: [[u8; MAX_SLOTS]; 2] = [[1, 2, 3, 11, 0, 0, 0, 0], [12, 13, 14, 15, 0, 0, 0, 0]];
 const CACHE_SLOTS: usize = 4;
+/// With AVX-512, eight for each half of a row: `zmm16..zmm31`, which nothing else uses.
+const CACHE_REGS_512: [[u8; MAX_SLOTS]; 2] = [
+    [16, 17, 18, 19, 20, 21, 22, 23],
+    [24, 25, 26, 27, 28, 29, 30, 31],
+];
+const MAX_SLOTS: usize = 8;
 /// Runs shorter than this are emitted row by row: the cache has nothing to reuse.
 const MIN_RUN: usize = 2;
 
@@ -204,13 +216,19 @@ struct Run {
     next: Vec<[u8; 256]>,
     /// The instruction being emitted.
     at: usize,
-    /// The quarter of the pair being emitted (0 or 1): which cache is in use.
+    /// The quarter of the pair (or the half of the row, with AVX-512) being emitted, 0 or
+    /// 1: which cache is in use.
     side: usize,
-    /// Per side, the row whose current quarter each cache register holds.
-    rows: [[Option<u8>; CACHE_SLOTS]; 2],
+    /// Whether the run is emitted with 512-bit vectors (by halves of rows).
+    wide: bool,
+    /// The cache's registers per side, of which the first `slots` are used.
+    regs: [[u8; MAX_SLOTS]; 2],
+    slots: usize,
+    /// Per side, the row whose current quarter (or half) each cache register holds.
+    rows: [[Option<u8>; MAX_SLOTS]; 2],
     /// Per side, the registers the instruction being emitted reads: not to be replaced
     /// under it.
-    pinned: [[bool; CACHE_SLOTS]; 2],
+    pinned: [[bool; MAX_SLOTS]; 2],
 }
 
 /// Up to four vector registers (the most an instruction reads or writes).
@@ -221,7 +239,7 @@ const NEVER: u8 = u8::MAX;
 const _: () = assert!(MAX_BLOCK < NEVER as usize);
 
 impl Run {
-    fn new(body: &[(u32, Inst, Kind)]) -> Run {
+    fn new(body: &[(u32, Inst, Kind)], wide: bool) -> Run {
         let mut next = vec![[NEVER; 256]; body.len() + 1];
         for (k, (_, inst, kind)) in body.iter().enumerate().rev() {
             next[k] = next[k + 1];
@@ -239,8 +257,11 @@ impl Run {
             next,
             at: 0,
             side: 0,
-            rows: [[None; CACHE_SLOTS]; 2],
-            pinned: [[false; CACHE_SLOTS]; 2],
+            wide,
+            regs: if wide { CACHE_REGS_512 } else { CACHE_REGS },
+            slots: if wide { MAX_SLOTS } else { CACHE_SLOTS },
+            rows: [[None; MAX_SLOTS]; 2],
+            pinned: [[false; MAX_SLOTS]; 2],
         }
     }
 
@@ -248,22 +269,29 @@ impl Run {
     /// caches (they hold the rows of other quarters).
     fn start(&mut self, at: usize, side: usize) {
         if at == 0 {
-            self.rows[side] = [None; CACHE_SLOTS];
+            self.rows[side] = [None; MAX_SLOTS];
         }
         self.at = at;
         self.side = side;
-        self.pinned[side] = [false; CACHE_SLOTS];
+        self.pinned[side] = [false; MAX_SLOTS];
     }
 
     fn slot_of(&self, r: u8) -> Option<usize> {
-        self.rows[self.side]
+        self.rows[self.side][..self.slots]
             .iter()
             .position(|&held| held == Some(r))
     }
 
     /// The register of `slot` on the current side.
     fn reg(&self, slot: usize) -> u8 {
-        CACHE_REGS[self.side][slot]
+        self.regs[self.side][slot]
+    }
+
+    /// The slot of cache register `reg` on the current side, if it is one.
+    fn slot_of_reg(&self, reg: u8) -> Option<usize> {
+        self.regs[self.side][..self.slots]
+            .iter()
+            .position(|&r| r == reg)
     }
 
     /// The index of the first instruction from `from` on that reads row `r` before any
@@ -293,11 +321,11 @@ impl Run {
     /// pins: an instruction reads at most four rows.
     fn victim(&self) -> usize {
         debug_assert!(
-            self.pinned[self.side].contains(&false),
+            self.pinned[self.side][..self.slots].contains(&false),
             "every cache slot pinned"
         );
         let mut best = (0, 0);
-        for slot in (0..CACHE_SLOTS).filter(|&s| !self.pinned[self.side][s]) {
+        for slot in (0..self.slots).filter(|&s| !self.pinned[self.side][s]) {
             let next = match self.rows[self.side][slot] {
                 None => return slot,
                 Some(r) => self.next_read(r, self.at + 1),
@@ -340,8 +368,9 @@ fn rows_written(inst: &Inst, kind: Kind) -> Rows {
     }
 }
 
-/// Translate every block of `prog`. `None` if the code buffer cannot be mapped.
-pub(super) fn translate(prog: &Program) -> Option<Code> {
+/// Translate every block of `prog`, with AVX-512 runs if `avx512` (the host must have
+/// AVX-512F and AVX-512BW). `None` if the code buffer cannot be mapped.
+pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
     let slots = (prog.text().len() / 4).min(MAX_TRANSLATED_SLOTS);
     // The full variant also translates the word runs and `waitcnt`, the masked one not.
     let full: Vec<Option<Kind>> = (0..slots)
@@ -379,6 +408,8 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
         at: 0,
         stubs: Vec::new(),
         accesses: [0, 0],
+        avx512,
+        evex: avx512::Evex::new(),
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -404,6 +435,9 @@ pub(super) fn translate(prog: &Program) -> Option<Code> {
             instructions += e.block(k, &kinds[variant], &leaders[variant], variant == 1);
             blocks_count += 1;
         }
+    }
+    if e.evex.failed() {
+        return None;
     }
     let buf = e.ops.finalize().ok()?;
     Some(Code {
@@ -499,6 +533,12 @@ impl Emitter<'_> {
             ; vmovdqu ymm8, [r11 + K_C31]
             ; vmovdqu ymm9, [r11 + K_SIGN]
             ; vpcmpeqd ymm10, ymm10, ymm10
+        );
+        if self.avx512 {
+            self.constants_512();
+        }
+        dynasm!(self.ops
+            ; .arch x64
             ; mov rsi, [rdi + CTX_V]
             ; mov rdx, [rdi + CTX_U]
             ; mov r9, [rdi + CTX_TABLE]
@@ -916,7 +956,22 @@ impl Emitter<'_> {
     /// A run of lane-local instructions of a full-EXEC block, by pairs of quarters
     /// ([`Run`]).
     fn emit_run(&mut self, run: &[(u32, Inst, Kind)]) {
-        self.run = Some(Run::new(run));
+        if self.avx512 {
+            // With AVX-512 a row is two 512-bit halves, emitted side by side.
+            self.run = Some(Run::new(run, true));
+            for (at, (_, inst, kind)) in run.iter().enumerate() {
+                self.lane_setup_512(inst, *kind);
+                for side in 0..2 {
+                    if let Some(r) = &mut self.run {
+                        r.start(at, side);
+                    }
+                    self.lane_half(inst, *kind, 2 * side);
+                }
+            }
+            self.run = None;
+            return;
+        }
+        self.run = Some(Run::new(run, false));
         for pair in [0, 2] {
             for (at, (_, inst, kind)) in run.iter().enumerate() {
                 // The broadcast operand serves both quarters.
@@ -942,7 +997,10 @@ impl Emitter<'_> {
             "the masked store uses ymm1 for the old quarter"
         );
         let at = row(d, q);
-        if masked {
+        let wide = self.run.as_ref().is_some_and(|run| run.wide);
+        if wide {
+            self.store_half(src, at);
+        } else if masked {
             dynasm!(self.ops
                 ; .arch x64
                 ; vmovdqu ymm1, [rsi + at]
@@ -960,7 +1018,7 @@ impl Emitter<'_> {
             run.rows[side][slot] = None;
         }
         let next = run.next_read(d, run.at + 1);
-        if let Some(slot) = CACHE_REGS[side].iter().position(|&reg| reg == src) {
+        if let Some(slot) = run.slot_of_reg(src) {
             // Computed into a cache register (or a move of a cached row): it holds the row
             // now, if a later instruction reads it (else it keeps the moved row, if any).
             if next != usize::MAX {
@@ -969,11 +1027,15 @@ impl Emitter<'_> {
             return;
         }
         // The instruction has read all its operands: any slot may take the result.
-        run.pinned[side] = [false; CACHE_SLOTS];
+        run.pinned[side] = [false; MAX_SLOTS];
         if let Some(slot) = run.claim(next) {
             run.rows[side][slot] = Some(d);
             let reg = run.reg(slot);
-            dynasm!(self.ops ; .arch x64 ; vmovdqa Ry(reg), Ry(src));
+            if wide {
+                self.move_half(reg, src);
+            } else {
+                dynasm!(self.ops ; .arch x64 ; vmovdqa Ry(reg), Ry(src));
+            }
         }
     }
 
@@ -1226,9 +1288,15 @@ impl Emitter<'_> {
         run.reg(slot)
     }
 
-    fn load(&mut self, ymm: u8, r: u8, q: usize) {
+    /// Load quarter `q` of row `r` into `ymm[reg]` (in a 512-bit run, the half starting at
+    /// quarter `q` into `zmm[reg]`).
+    fn load(&mut self, reg: u8, r: u8, q: usize) {
         let at = row(r, q);
-        dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(ymm), [rsi + at]);
+        if self.run.as_ref().is_some_and(|run| run.wide) {
+            self.load_half(reg, at);
+        } else {
+            dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(reg), [rsi + at]);
+        }
     }
 
     /// The per-instruction part of a lane-local instruction: its broadcast operand into

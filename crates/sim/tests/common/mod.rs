@@ -147,3 +147,35 @@ pub fn trap(w: &Warp) -> Trap {
 pub fn ended(w: &Warp) {
     assert_eq!(w.status, WarpStatus::Ended, "warp did not end: {w:?}");
 }
+
+/// What runs a program in the differential tests: the interpreter, or the translation tier
+/// with a vector ISA.
+#[derive(Debug, Clone, Copy)]
+pub enum On {
+    Interp,
+    Jit(VectorIsa),
+}
+
+impl On {
+    /// `program`, set to run on this.
+    pub fn program(self, program: &Program) -> Program {
+        let mut p = program.clone();
+        match self {
+            On::Interp => p.set_engine(Engine::Interp),
+            On::Jit(isa) => {
+                p.set_engine(Engine::Jit);
+                p.set_vector_isa(isa);
+            }
+        }
+        p
+    }
+}
+
+/// The translation tier with every vector ISA this host runs.
+pub fn jits() -> Vec<On> {
+    VectorIsa::ALL
+        .into_iter()
+        .filter(|isa| isa.supported())
+        .map(On::Jit)
+        .collect()
+}

@@ -1,0 +1,548 @@
+//! Runs of lane-local instructions with AVX-512 (F and BW), where the host has it. A row is
+//! two halves of sixteen lanes, one `zmm` register each, emitted side by side (two
+//! independent chains for the out-of-order core), and the row cache ([`super::Run`]) keeps
+//! eight rows per half in `zmm16..zmm31`. Against the AVX2 quarters this halves the vector
+//! instructions and the stores, and the opmask registers replace the compare-and-blend
+//! sequences (`cndmask`, `sel`, the carries of `add64`/`sub64`, `slt`).
+//!
+//! dynasmrt has no EVEX encodings, so these instructions are encoded with iced-x86's
+//! encoder and appended to the same buffer (none is relative to its address).
+//!
+//! The conventions of `x64.rs` hold, widened: the prologue broadcasts 31 / 0x8000_0000 /
+//! all ones into all of `zmm8` / `zmm9` / `zmm10` (their low halves are the AVX2 code's
+//! constants) and sets `k7` to the odd dwords (0xaaaa). `zmm7` is the broadcast operand;
+//! `zmm0`, `zmm4..zmm6`, `k1` and `k2` are scratch.
+
+use super::{row, ureg, Emitter, K_C31, K_C63, K_LANES, K_SIGN};
+use crate::jit::kind::{Kind, VBin, VSrc, VUn};
+use crate::program::Inst;
+use dynasmrt::{dynasm, DynasmApi};
+use iced_x86::{Code, Encoder, IcedError, Instruction, MemoryOperand, Register};
+
+/// The encoder of the AVX-512 instructions, and whether one could not be encoded (the
+/// program is then not translated: a guard, as every operand here is chosen by the
+/// emitter).
+pub(super) struct Evex {
+    encoder: Encoder,
+    failed: bool,
+}
+
+impl Evex {
+    pub(super) fn new() -> Evex {
+        Evex {
+            encoder: Encoder::new(64),
+            failed: false,
+        }
+    }
+
+    pub(super) fn failed(&self) -> bool {
+        self.failed
+    }
+}
+
+fn z(n: u8) -> Register {
+    Register::ZMM0 + u32::from(n)
+}
+
+fn k(n: u8) -> Register {
+    Register::K0 + u32::from(n)
+}
+
+/// `[base + disp]`.
+fn mem(base: Register, disp: i32) -> MemoryOperand {
+    MemoryOperand::with_base_displ(base, i64::from(disp))
+}
+
+/// `[base + disp]{1to16}`: one dword, broadcast.
+fn bcst(base: Register, disp: i32) -> MemoryOperand {
+    MemoryOperand::with_base_displ_bcst_seg(base, i64::from(disp), true, Register::None)
+}
+
+/// The opmask of an instruction's destination.
+#[derive(Clone, Copy)]
+enum Mask {
+    All,
+    /// Lanes outside `k[n]` keep the destination's value.
+    Merge(u8),
+    /// Lanes outside `k[n]` are zeroed.
+    Zero(u8),
+}
+
+/// `vpcmpd`/`vpcmpud` predicates.
+const LT: u32 = 1;
+
+/// The odd dwords' opmask, set by the prologue.
+const K_ODD: u8 = 7;
+
+impl Emitter<'_> {
+    fn put(&mut self, made: Result<Instruction, IcedError>, mask: Mask) {
+        let Ok(mut inst) = made else {
+            self.evex.failed = true;
+            return;
+        };
+        match mask {
+            Mask::All => {}
+            Mask::Merge(n) => inst.set_op_mask(k(n)),
+            Mask::Zero(n) => {
+                inst.set_op_mask(k(n));
+                inst.set_zeroing_masking(true);
+            }
+        }
+        if self.evex.encoder.encode(&inst, 0).is_err() {
+            self.evex.failed = true;
+            return;
+        }
+        let mut bytes = self.evex.encoder.take_buffer();
+        self.ops.extend(bytes.iter().copied());
+        bytes.clear();
+        self.evex.encoder.set_buffer(bytes);
+    }
+
+    /// `code zmm[d], zmm[a], zmm[b]`.
+    fn z3(&mut self, code: Code, d: u8, a: u8, b: u8) {
+        self.put(Instruction::with3(code, z(d), z(a), z(b)), Mask::All);
+    }
+
+    fn z3_masked(&mut self, code: Code, d: u8, a: u8, b: u8, mask: Mask) {
+        self.put(Instruction::with3(code, z(d), z(a), z(b)), mask);
+    }
+
+    /// `code zmm[d], zmm[a], imm`.
+    fn z2i(&mut self, code: Code, d: u8, a: u8, imm: u32) {
+        self.put(Instruction::with3(code, z(d), z(a), imm), Mask::All);
+    }
+
+    /// `code zmm[d], zmm[a], [r11 + disp]{1to16}`: an operation with a constant.
+    fn z2c(&mut self, code: Code, d: u8, a: u8, disp: i32) {
+        self.put(
+            Instruction::with3(code, z(d), z(a), bcst(Register::R11, disp)),
+            Mask::All,
+        );
+    }
+
+    /// `code k[d], zmm[a], zmm[b]` (with `imm`, a compare's predicate).
+    fn kz2(&mut self, code: Code, d: u8, a: u8, b: u8, imm: Option<u32>) {
+        let made = match imm {
+            Some(imm) => Instruction::with4(code, k(d), z(a), z(b), imm),
+            None => Instruction::with3(code, k(d), z(a), z(b)),
+        };
+        self.put(made, Mask::All);
+    }
+
+    /// `zmm[d] = zmm[s]`.
+    pub(super) fn move_half(&mut self, d: u8, s: u8) {
+        self.put(
+            Instruction::with2(Code::EVEX_Vmovdqa32_zmm_k1z_zmmm512, z(d), z(s)),
+            Mask::All,
+        );
+    }
+
+    /// Load the half at `[rsi + at]` into `zmm[reg]`.
+    pub(super) fn load_half(&mut self, reg: u8, at: i32) {
+        self.put(
+            Instruction::with2(
+                Code::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
+                z(reg),
+                mem(Register::RSI, at),
+            ),
+            Mask::All,
+        );
+    }
+
+    /// Store `zmm[src]` as the half at `[rsi + at]`.
+    pub(super) fn store_half(&mut self, src: u8, at: i32) {
+        self.put(
+            Instruction::with2(
+                Code::EVEX_Vmovdqu32_zmmm512_k1z_zmm,
+                mem(Register::RSI, at),
+                z(src),
+            ),
+            Mask::All,
+        );
+    }
+
+    /// The prologue's part: the constants in all sixteen lanes, and `k7`.
+    pub(super) fn constants_512(&mut self) {
+        for (reg, disp) in [(8, K_C31), (9, K_SIGN)] {
+            self.put(
+                Instruction::with2(
+                    Code::EVEX_Vpbroadcastd_zmm_k1z_xmmm32,
+                    z(reg),
+                    mem(Register::R11, disp),
+                ),
+                Mask::All,
+            );
+        }
+        self.put(
+            Instruction::with4(
+                Code::EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8,
+                z(10),
+                z(10),
+                z(10),
+                0xffu32,
+            ),
+            Mask::All,
+        );
+        // `rax` holds the block to enter.
+        dynasm!(self.ops ; .arch x64 ; mov ecx, 0xaaaa);
+        self.put(
+            Instruction::with2(Code::VEX_Kmovw_kr_r32, k(K_ODD), Register::ECX),
+            Mask::All,
+        );
+    }
+
+    /// The per-instruction part of a lane-local instruction: its broadcast operand into
+    /// `zmm7`; for `cndmask`, the lane mask into `k1` (lanes 0..16) and `k2` (16..32).
+    pub(super) fn lane_setup_512(&mut self, inst: &Inst, kind: Kind) {
+        let splat_ureg = |e: &mut Self, r: u8| {
+            e.put(
+                Instruction::with2(
+                    Code::EVEX_Vpbroadcastd_zmm_k1z_xmmm32,
+                    z(7),
+                    mem(Register::RDX, ureg(r)),
+                ),
+                Mask::All,
+            );
+        };
+        let splat_imm = |e: &mut Self, imm: u32| {
+            dynasm!(e.ops ; .arch x64 ; mov eax, imm as i32);
+            e.put(
+                Instruction::with2(Code::EVEX_Vpbroadcastd_zmm_k1z_r32, z(7), Register::EAX),
+                Mask::All,
+            );
+        };
+        match kind {
+            Kind::VBin(op, VSrc::Imm) if op.is_shift() => {}
+            Kind::VBin(_, VSrc::Ureg) | Kind::VBinRev(_, VSrc::Ureg) | Kind::MacVu => {
+                splat_ureg(self, inst.rs2)
+            }
+            Kind::VBin(_, VSrc::Imm) | Kind::VBinRev(_, VSrc::Imm) => splat_imm(self, inst.imm),
+            Kind::VSplat { imm: true } => splat_imm(self, inst.imm),
+            Kind::VSplat { imm: false } => splat_ureg(self, inst.rs1),
+            Kind::Cndmask => {
+                self.put(
+                    Instruction::with2(
+                        Code::VEX_Kmovd_kr_km32,
+                        k(1),
+                        mem(Register::RDX, ureg(inst.rs2)),
+                    ),
+                    Mask::All,
+                );
+                self.put(
+                    Instruction::with3(Code::VEX_Kshiftrd_kr_kr_imm8, k(2), k(1), 16u32),
+                    Mask::All,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// The half of a lane-local instruction starting at quarter `q` (0 or 2): as
+    /// [`Emitter::lane_quarter`], for sixteen lanes.
+    pub(super) fn lane_half(&mut self, inst: &Inst, kind: Kind, q: usize) {
+        let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
+        let half = (q / 2) as u8;
+        match kind {
+            Kind::Nop => {}
+            Kind::VBin(op, VSrc::Imm) if op.is_shift() => {
+                let x = self.src(a, q, 0);
+                let dst = self.dest(d);
+                let code = match op {
+                    VBin::Sll => Code::EVEX_Vpslld_zmm_k1z_zmmm512b32_imm8,
+                    VBin::Srl => Code::EVEX_Vpsrld_zmm_k1z_zmmm512b32_imm8,
+                    _ => Code::EVEX_Vpsrad_zmm_k1z_zmmm512b32_imm8,
+                };
+                self.z2i(code, dst, x, inst.imm & 31);
+                self.store(dst, d, q, false);
+            }
+            Kind::VBin(op, src) | Kind::VBinRev(op, src) => {
+                let x = self.src(a, q, 0);
+                let y = if src == VSrc::Row {
+                    self.src(b, q, 1)
+                } else {
+                    7
+                };
+                let dst = self.dest(d);
+                if matches!(kind, Kind::VBinRev(..)) {
+                    self.vbin_512(op, dst, y, x);
+                } else {
+                    self.vbin_512(op, dst, x, y);
+                }
+                self.store(dst, d, q, false);
+            }
+            Kind::VUn(op) => {
+                let x = self.src(a, q, 0);
+                let dst = if op == VUn::Mov { x } else { self.dest(d) };
+                match op {
+                    VUn::Mov => {}
+                    VUn::Not => self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, dst, x, 10),
+                    VUn::Neg => {
+                        self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, 4, 4, 4);
+                        self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, dst, 4, x);
+                    }
+                    VUn::Abs => self.put(
+                        Instruction::with2(Code::EVEX_Vpabsd_zmm_k1z_zmmm512b32, z(dst), z(x)),
+                        Mask::All,
+                    ),
+                    VUn::SextB | VUn::SextH | VUn::ZextB | VUn::ZextH => {
+                        // The field to the top, then back down, in sign or in zeros.
+                        let n = if matches!(op, VUn::SextB | VUn::ZextB) {
+                            24
+                        } else {
+                            16
+                        };
+                        self.z2i(Code::EVEX_Vpslld_zmm_k1z_zmmm512b32_imm8, dst, x, n);
+                        let down = if matches!(op, VUn::SextB | VUn::SextH) {
+                            Code::EVEX_Vpsrad_zmm_k1z_zmmm512b32_imm8
+                        } else {
+                            Code::EVEX_Vpsrld_zmm_k1z_zmmm512b32_imm8
+                        };
+                        self.z2i(down, dst, dst, n);
+                    }
+                }
+                self.store(dst, d, q, false);
+            }
+            Kind::VSplat { .. } => self.store(7, d, q, false),
+            Kind::Laneid => {
+                let dst = self.dest(d);
+                self.put(
+                    Instruction::with2(
+                        Code::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
+                        z(dst),
+                        mem(Register::R11, K_LANES + row(0, q)),
+                    ),
+                    Mask::All,
+                );
+                self.store(dst, d, q, false);
+            }
+            Kind::Mac | Kind::MacVu | Kind::Mad => {
+                let x = self.src(a, q, 0);
+                let y = if kind == Kind::MacVu {
+                    7
+                } else {
+                    self.src(b, q, 1)
+                };
+                let z_ = self.src(if kind == Kind::Mad { c } else { d }, q, 2);
+                let dst = self.dest(d);
+                self.z3(Code::EVEX_Vpmulld_zmm_k1z_zmm_zmmm512b32, 4, x, y);
+                self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, dst, 4, z_);
+                self.store(dst, d, q, false);
+            }
+            Kind::Sel | Kind::Bfi | Kind::BfeU => {
+                let x = self.src(a, q, 1);
+                let y = self.src(b, q, 2);
+                let z_ = self.src(c, q, 3);
+                let dst = self.dest(d);
+                match kind {
+                    // Where v[rs3] != 0 take v[rs1], else v[rs2].
+                    Kind::Sel => {
+                        self.kz2(Code::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32, 1, z_, z_, None);
+                        self.z3_masked(
+                            Code::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
+                            dst,
+                            y,
+                            x,
+                            Mask::Merge(1),
+                        );
+                    }
+                    // (x & y) | (!x & z): x selects bitwise between y and z.
+                    Kind::Bfi => {
+                        self.move_half(dst, x);
+                        self.put(
+                            Instruction::with4(
+                                Code::EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8,
+                                z(dst),
+                                z(y),
+                                z(z_),
+                                0xcau32,
+                            ),
+                            Mask::All,
+                        );
+                    }
+                    // (x >> (y & 31)) & !(ones << (z & 63)).
+                    _ => {
+                        self.field_shifted_512(z_);
+                        self.z3(Code::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32, 5, y, 8);
+                        self.z3(Code::EVEX_Vpsrlvd_zmm_k1z_zmm_zmmm512b32, dst, x, 5);
+                        self.z3(Code::EVEX_Vpandnd_zmm_k1z_zmm_zmmm512b32, dst, 4, dst);
+                    }
+                }
+                self.store(dst, d, q, false);
+            }
+            Kind::Cndmask => {
+                let x = self.src(a, q, 1);
+                let old = self.src(d, q, 2);
+                let dst = self.dest(d);
+                // Lane l picks v[rs1] where bit l of the mask is set.
+                self.z3_masked(
+                    Code::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
+                    dst,
+                    old,
+                    x,
+                    Mask::Merge(1 + half),
+                );
+                self.store(dst, d, q, false);
+            }
+            Kind::Pair64 { add } => {
+                let (lo_a, lo_b) = (self.src(a, q, 0), self.src(b, q, 1));
+                let (hi_a, hi_b) = (self.src(a + 1, q, 2), self.src(b + 1, q, 3));
+                if add {
+                    // The carry: the low sum below an addend.
+                    self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
+                    self.kz2(
+                        Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
+                        1,
+                        4,
+                        lo_a,
+                        Some(LT),
+                    );
+                    self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
+                    // hi - (-1) where the carry is.
+                    self.z3_masked(
+                        Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32,
+                        6,
+                        6,
+                        10,
+                        Mask::Merge(1),
+                    );
+                } else {
+                    // The borrow: a_lo below b_lo.
+                    self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
+                    self.kz2(
+                        Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
+                        1,
+                        lo_a,
+                        lo_b,
+                        Some(LT),
+                    );
+                    self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
+                    self.z3_masked(
+                        Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32,
+                        6,
+                        6,
+                        10,
+                        Mask::Merge(1),
+                    );
+                }
+                self.store(4, d, q, false);
+                self.store(6, d + 1, q, false);
+            }
+            _ => unreachable!("lane_half is only given lane-local kinds"),
+        }
+    }
+
+    /// `zmm4 = ones << (zmm[width] & 63)`, the complement of the field mask of
+    /// `bfm`/`bfe.u32` (a count of 32 or more shifts everything out).
+    fn field_shifted_512(&mut self, width: u8) {
+        self.z2c(Code::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32, 4, width, K_C63);
+        self.z3(Code::EVEX_Vpsllvd_zmm_k1z_zmm_zmmm512b32, 4, 10, 4);
+    }
+
+    /// `zmm[dst] = op(zmm[x], zmm[y])`; may use `zmm4..zmm6` and `k1`. `dst` is not `x`
+    /// or `y` (in a run, sources are cache registers and the destination is not one of
+    /// them).
+    fn vbin_512(&mut self, op: VBin, dst: u8, x: u8, y: u8) {
+        use Code as C;
+        let simple = match op {
+            VBin::Add => Some(C::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32),
+            VBin::Sub => Some(C::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32),
+            VBin::And => Some(C::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32),
+            VBin::Or => Some(C::EVEX_Vpord_zmm_k1z_zmm_zmmm512b32),
+            VBin::Xor => Some(C::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32),
+            VBin::Mul => Some(C::EVEX_Vpmulld_zmm_k1z_zmm_zmmm512b32),
+            // The rotates take their count modulo 32, as the ISA does.
+            VBin::Rol => Some(C::EVEX_Vprolvd_zmm_k1z_zmm_zmmm512b32),
+            VBin::Ror => Some(C::EVEX_Vprorvd_zmm_k1z_zmm_zmmm512b32),
+            VBin::Min => Some(C::EVEX_Vpminsd_zmm_k1z_zmm_zmmm512b32),
+            VBin::Max => Some(C::EVEX_Vpmaxsd_zmm_k1z_zmm_zmmm512b32),
+            VBin::Minu => Some(C::EVEX_Vpminud_zmm_k1z_zmm_zmmm512b32),
+            VBin::Maxu => Some(C::EVEX_Vpmaxud_zmm_k1z_zmm_zmmm512b32),
+            _ => None,
+        };
+        if let Some(code) = simple {
+            self.z3(code, dst, x, y);
+            return;
+        }
+        match op {
+            VBin::Andn => self.z3(C::EVEX_Vpandnd_zmm_k1z_zmm_zmmm512b32, dst, y, x),
+            VBin::Orn => {
+                self.z3(C::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, 4, y, 10);
+                self.z3(C::EVEX_Vpord_zmm_k1z_zmm_zmmm512b32, dst, x, 4);
+            }
+            VBin::Xnor => {
+                self.z3(C::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, dst, x, y);
+                self.z3(C::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, dst, dst, 10);
+            }
+            VBin::Sll | VBin::Srl | VBin::Sra => {
+                let code = match op {
+                    VBin::Sll => C::EVEX_Vpsllvd_zmm_k1z_zmm_zmmm512b32,
+                    VBin::Srl => C::EVEX_Vpsrlvd_zmm_k1z_zmm_zmmm512b32,
+                    _ => C::EVEX_Vpsravd_zmm_k1z_zmm_zmmm512b32,
+                };
+                self.z3(C::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32, 4, y, 8);
+                self.z3(code, dst, x, 4);
+            }
+            // 1 where x < y: all ones shifted down by 31, zeroed elsewhere.
+            VBin::Slt | VBin::Sltu => {
+                let cmp = if op == VBin::Slt {
+                    C::EVEX_Vpcmpd_kr_k1_zmm_zmmm512b32_imm8
+                } else {
+                    C::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8
+                };
+                self.kz2(cmp, 1, x, y, Some(LT));
+                self.put(
+                    Instruction::with3(
+                        C::EVEX_Vpsrld_zmm_k1z_zmmm512b32_imm8,
+                        z(dst),
+                        z(10),
+                        31u32,
+                    ),
+                    Mask::Zero(1),
+                );
+            }
+            // x where y != 0 (`czero.eqz`) or where y == 0 (`czero.nez`), else 0.
+            VBin::CzeroEqz | VBin::CzeroNez => {
+                let test = if op == VBin::CzeroEqz {
+                    C::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32
+                } else {
+                    C::EVEX_Vptestnmd_kr_k1_zmm_zmmm512b32
+                };
+                self.kz2(test, 1, y, y, None);
+                self.put(
+                    Instruction::with2(C::EVEX_Vmovdqa32_zmm_k1z_zmmm512, z(dst), z(x)),
+                    Mask::Zero(1),
+                );
+            }
+            VBin::Mulh | VBin::Mulhu => {
+                // As with AVX2: the even lanes' products, then the odd lanes' moved to even
+                // positions; the even products' high dwords moved down, and the odd
+                // products' high dwords (already in odd positions) blended in under `k7`.
+                let mul = if op == VBin::Mulh {
+                    C::EVEX_Vpmuldq_zmm_k1z_zmm_zmmm512b64
+                } else {
+                    C::EVEX_Vpmuludq_zmm_k1z_zmm_zmmm512b64
+                };
+                self.z2i(C::EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8, 5, x, 0xf5);
+                self.z2i(C::EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8, 6, y, 0xf5);
+                self.z3(mul, 4, x, y);
+                self.z3(mul, 5, 5, 6);
+                self.z2i(C::EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8, 4, 4, 0xf5);
+                self.z3_masked(
+                    C::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
+                    dst,
+                    4,
+                    5,
+                    Mask::Merge(K_ODD),
+                );
+            }
+            VBin::Bfm => {
+                // !(ones << (x & 63)) << (y & 31).
+                self.field_shifted_512(x);
+                self.z3(C::EVEX_Vpandnd_zmm_k1z_zmm_zmmm512b32, 4, 4, 10);
+                self.z3(C::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32, 5, y, 8);
+                self.z3(C::EVEX_Vpsllvd_zmm_k1z_zmm_zmmm512b32, dst, 4, 5);
+            }
+            _ => unreachable!("the simple operations are handled above"),
+        }
+    }
+}
