@@ -533,12 +533,6 @@ impl Emitter<'_> {
             ; vmovdqu ymm8, [r11 + K_C31]
             ; vmovdqu ymm9, [r11 + K_SIGN]
             ; vpcmpeqd ymm10, ymm10, ymm10
-        );
-        if self.avx512 {
-            self.constants_512();
-        }
-        dynasm!(self.ops
-            ; .arch x64
             ; mov rsi, [rdi + CTX_V]
             ; mov rdx, [rdi + CTX_U]
             ; mov r9, [rdi + CTX_TABLE]
@@ -957,7 +951,11 @@ impl Emitter<'_> {
     /// ([`Run`]).
     fn emit_run(&mut self, run: &[(u32, Inst, Kind)]) {
         if self.avx512 {
-            // With AVX-512 a row is two 512-bit halves, emitted side by side.
+            // With AVX-512 a row is two 512-bit halves, emitted side by side. The run sets
+            // its constants, and clears the upper halves of `zmm0..zmm15` after it: while
+            // they are in use, the core runs 256-bit code on two ports instead of three
+            // (`avx512.rs`).
+            self.constants_512();
             self.run = Some(Run::new(run, true));
             for (at, (_, inst, kind)) in run.iter().enumerate() {
                 self.lane_setup_512(inst, *kind);
@@ -969,6 +967,15 @@ impl Emitter<'_> {
                 }
             }
             self.run = None;
+            // `vzeroupper` clears bits 128.. of every register up to 15: the AVX2 constants
+            // are set again.
+            dynasm!(self.ops
+                ; .arch x64
+                ; vzeroupper
+                ; vmovdqu ymm8, [r11 + K_C31]
+                ; vmovdqu ymm9, [r11 + K_SIGN]
+                ; vpcmpeqd ymm10, ymm10, ymm10
+            );
             return;
         }
         self.run = Some(Run::new(run, false));

@@ -8,10 +8,12 @@
 //! dynasmrt has no EVEX encodings, so these instructions are encoded with iced-x86's
 //! encoder and appended to the same buffer (none is relative to its address).
 //!
-//! The conventions of `x64.rs` hold, widened: the prologue broadcasts 31 / 0x8000_0000 /
-//! all ones into all of `zmm8` / `zmm9` / `zmm10` (their low halves are the AVX2 code's
-//! constants) and sets `k7` to the odd dwords (0xaaaa). `zmm7` is the broadcast operand;
-//! `zmm0`, `zmm4..zmm6`, `k1` and `k2` are scratch.
+//! The conventions of `x64.rs` hold, widened: a run starts by broadcasting 31 /
+//! 0x8000_0000 / all ones into all of `zmm8` / `zmm9` / `zmm10` (their low halves are the
+//! AVX2 code's constants) and setting `k7` to the odd dwords (0xaaaa), and ends with
+//! `vzeroupper` (then sets the AVX2 constants again, which it clears): while the upper
+//! halves of `zmm0..zmm15` are in use the core runs 256-bit instructions on two ports
+//! instead of three, which would slow the AVX2 code around the run. `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`, `k1` and `k2` are scratch.
 
 use super::{row, ureg, Emitter, K_C31, K_C63, K_LANES, K_SIGN};
 use crate::jit::kind::{Kind, VBin, VSrc, VUn};
@@ -161,7 +163,7 @@ impl Emitter<'_> {
         );
     }
 
-    /// The prologue's part: the constants in all sixteen lanes, and `k7`.
+    /// The constants of a run in all sixteen lanes, and `k7`.
     pub(super) fn constants_512(&mut self) {
         for (reg, disp) in [(8, K_C31), (9, K_SIGN)] {
             self.put(
@@ -183,7 +185,6 @@ impl Emitter<'_> {
             ),
             Mask::All,
         );
-        // `rax` holds the block to enter.
         dynasm!(self.ops ; .arch x64 ; mov ecx, 0xaaaa);
         self.put(
             Instruction::with2(Code::VEX_Kmovw_kr_r32, k(K_ODD), Register::ECX),
