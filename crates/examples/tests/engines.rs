@@ -1,8 +1,9 @@
 //! Every example kernel on both engines: output buffers, final warp states (dumps), counts,
-//! traps and hazards must be identical between the interpreter and the translation tier.
+//! traps and hazards must be identical between the interpreter and the translation tier,
+//! the latter with each vector ISA the host runs.
 
 use warpkit_examples::{all, Size};
-use warpkit_sim::{dump_states_json, Engine};
+use warpkit_sim::{dump_states_json, Engine, VectorIsa};
 
 #[test]
 fn every_example_is_identical_on_both_engines() {
@@ -10,9 +11,14 @@ fn every_example_is_identical_on_both_engines() {
     for example in all() {
         let case = example.case(Size::Small);
         let mut outcomes = Vec::new();
-        for engine in [Engine::Interp, Engine::Jit] {
+        let jits = VectorIsa::ALL
+            .into_iter()
+            .filter(|isa| isa.supported())
+            .map(|isa| (Engine::Jit, isa));
+        for (engine, isa) in [(Engine::Interp, VectorIsa::Avx2)].into_iter().chain(jits) {
             let mut program = example.program().expect("assembles");
             program.set_engine(engine);
+            program.set_vector_isa(isa);
             let results = example
                 .launch_stages(&case, program, 2, true)
                 .unwrap_or_else(|e| panic!("{}: {e}", example.name));
@@ -35,11 +41,13 @@ fn every_example_is_identical_on_both_engines() {
             }
             outcomes.push(summary);
         }
-        assert_eq!(
-            outcomes[0], outcomes[1],
-            "{} differs between engines",
-            example.name
-        );
+        for (k, outcome) in outcomes.iter().enumerate().skip(1) {
+            assert_eq!(
+                &outcomes[0], outcome,
+                "{} differs between engines (translation {k})",
+                example.name
+            );
+        }
     }
     if Engine::jit_supported() {
         assert!(translated > 0, "no example ran translated code");

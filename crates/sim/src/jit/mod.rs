@@ -1,5 +1,6 @@
 //! The translation tier: blocks of pre-decoded instructions compiled to native code
-//! (x86-64 with AVX2), entered by the interpreter loop when no hooks observe the warp and
+//! (x86-64 with AVX2, and AVX-512 for runs of lane-local instructions where the host has
+//! it: [`VectorIsa`]), entered by the interpreter loop when no hooks observe the warp and
 //! no asynchronous hazard is being watched. The interpreter stays the reference: the tier
 //! translates only instructions that cannot trap or whose every trapping case leaves the
 //! block before the instruction (the word runs of `gload.b32`/`gstore.b32`), so a

@@ -1,4 +1,5 @@
-//! The x86-64 (AVX2) code generator of the translation tier.
+//! The x86-64 code generator of the translation tier: AVX2, with runs of lane-local
+//! instructions in AVX-512 where the host has it (`avx512.rs`).
 //!
 //! Register conventions inside translated code (System V; nothing callee-saved is used, and
 //! translated code calls nothing, so there is no frame):
@@ -17,6 +18,7 @@
 //! | `ymm8` / `ymm9` / `ymm10` | 31 / 0x8000_0000 / all ones in every lane |
 //! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
 //! | `ymm1..ymm3`, `ymm11..ymm15` | rows kept across a run of lane-local instructions (full variant; [`Run`]) |
+//! | `zmm16..zmm31`, `k1`, `k2`, `k7` | the same with AVX-512 (`avx512.rs`): rows kept, opmasks |
 //!
 //! `rax`, `rcx`, `ymm0..ymm7` are scratch (in a run, `ymm1..ymm3` hold cached rows). Two variants of every block are emitted: *full*
 //! assumes EXEC is all ones and stores rows whole; *masked* merges each result quarter into
@@ -187,7 +189,8 @@ struct Stub {
 /// side: the load scratch registers (a run loads into the cache instead), `ymm11`, and
 /// `ymm12..ymm15`, free in the full variant (it has no lane mask to keep). Lane-local code
 /// writes only `ymm0` and `ymm4..ymm7`, so a cached row stays put; an instruction reads at
-/// most four rows, so a slot is always free to load into.
+/// most four rows, so a slot is always free to load into. (Padded to [`MAX_SLOTS`]; only
+/// the first [`CACHE_SLOTS`] are used.)
 const CACHE_REGS: [[u8; MAX_SLOTS]; 2] = [[1, 2, 3, 11, 0, 0, 0, 0], [12, 13, 14, 15, 0, 0, 0, 0]];
 const CACHE_SLOTS: usize = 4;
 /// With AVX-512, eight for each half of a row: `zmm16..zmm31`, which nothing else uses.
