@@ -72,6 +72,18 @@ pub(crate) enum VUn {
     ZextH,
 }
 
+impl VUn {
+    /// For the sign and zero extensions, the shift that moves their field to the top of
+    /// the word (and back down).
+    pub(crate) fn field_shift(self) -> i8 {
+        if matches!(self, VUn::SextB | VUn::ZextB) {
+            24
+        } else {
+            16
+        }
+    }
+}
+
 /// A vector compare into a uniform lane mask (`u[rd] = mask & EXEC`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum VCmp {

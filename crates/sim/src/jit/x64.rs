@@ -347,7 +347,7 @@ fn rows_of(list: &[u8]) -> Rows {
     (rows, list.len())
 }
 
-/// The vector registers a lane-local instruction reads (as [`Emitter::lane_quarter`]
+/// The vector registers a lane-local instruction reads (as [`Emitter::lane_part`]
 /// loads them).
 fn rows_read(inst: &Inst, kind: Kind) -> Rows {
     let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
@@ -966,7 +966,7 @@ impl Emitter<'_> {
                     if let Some(r) = &mut self.run {
                         r.start(at, side);
                     }
-                    self.lane_half(inst, *kind, 2 * side);
+                    self.lane_part(inst, *kind, 2 * side, false);
                 }
             }
             self.run = None;
@@ -990,7 +990,7 @@ impl Emitter<'_> {
                     if let Some(r) = &mut self.run {
                         r.start(at, side);
                     }
-                    self.lane_quarter(inst, *kind, pair + side, false);
+                    self.lane_part(inst, *kind, pair + side, false);
                 }
             }
         }
@@ -1242,24 +1242,6 @@ impl Emitter<'_> {
         );
     }
 
-    /// Quarter `q` of a three-source lane operation: `op(dst, x, y, z)` computes into
-    /// `ymm[dst]` from the registers holding `v[rs1]`, `v[rs2]`, `v[rs3]`
-    /// ([`Emitter::src`]), and the result goes to `v[rd]`.
-    fn ternary(
-        &mut self,
-        inst: &Inst,
-        q: usize,
-        masked: bool,
-        op: impl Fn(&mut Self, u8, u8, u8, u8),
-    ) {
-        let x = self.src(inst.rs1, q, 1);
-        let y = self.src(inst.rs2, q, 2);
-        let z = self.src(inst.rs3, q, 3);
-        let dst = self.dest(inst.rd);
-        op(self, dst, x, y, z);
-        self.store(dst, inst.rd, q, masked);
-    }
-
     /// The register holding quarter `q` of row `r`: outside a run, `scratch`, loaded; in a
     /// run, its register in the row cache, loaded there first if it is not cached
     /// ([`Run::victim`]). The register is pinned until the instruction is emitted.
@@ -1325,19 +1307,26 @@ impl Emitter<'_> {
         }
     }
 
-    /// Quarter `q` (lanes `8q..8q+8`) of a lane-local instruction ([`Kind::lane_local`]):
-    /// its operands' quarters in, its result's quarter out, nothing else read or written
-    /// but the uniform registers, which no lane-local instruction writes. Sources come from
+    /// The part of a lane-local instruction ([`Kind::lane_local`]) starting at quarter `q`:
+    /// lanes `8q..8q+8`, or in a 512-bit run the half `8q..8q+16` (`avx512.rs`). Its
+    /// operands' parts in, its result's part out, nothing else read or written but the
+    /// uniform registers, which no lane-local instruction writes. Sources come from
     /// [`Emitter::src`] (the run's row cache or a scratch register); results go out through
-    /// [`Emitter::store`].
-    fn lane_quarter(&mut self, inst: &Inst, kind: Kind, q: usize, masked: bool) {
+    /// [`Emitter::store`]; the operation itself is emitted by the AVX2 methods below or
+    /// their 512-bit counterparts.
+    fn lane_part(&mut self, inst: &Inst, kind: Kind, q: usize, masked: bool) {
         let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
+        let wide = self.run.as_ref().is_some_and(|run| run.wide);
         match kind {
             Kind::Nop => {}
             Kind::VBin(op, VSrc::Imm) if op.is_shift() => {
                 let x = self.src(a, q, 0);
                 let dst = self.dest(d);
-                self.shift_by_imm(op, dst, x, inst.imm);
+                if wide {
+                    self.shift_by_imm_512(op, dst, x, inst.imm);
+                } else {
+                    self.shift_by_imm(op, dst, x, inst.imm);
+                }
                 self.store(dst, d, q, masked);
             }
             Kind::VBin(op, src) | Kind::VBinRev(op, src) => {
@@ -1348,8 +1337,13 @@ impl Emitter<'_> {
                     7
                 };
                 let dst = self.dest(d);
-                if matches!(kind, Kind::VBinRev(..)) {
-                    self.vbin(op, dst, y, x);
+                let (x, y) = if matches!(kind, Kind::VBinRev(..)) {
+                    (y, x)
+                } else {
+                    (x, y)
+                };
+                if wide {
+                    self.vbin_512(op, dst, x, y);
                 } else {
                     self.vbin(op, dst, x, y);
                 }
@@ -1359,37 +1353,22 @@ impl Emitter<'_> {
                 let x = self.src(a, q, 0);
                 // A move stores its source as it is.
                 let dst = if op == VUn::Mov { x } else { self.dest(d) };
-                match op {
-                    VUn::Mov => {}
-                    VUn::Not => dynasm!(self.ops ; .arch x64 ; vpxor Ry(dst), Ry(x), ymm10),
-                    VUn::Neg => dynasm!(self.ops
-                        ; .arch x64
-                        ; vpxor ymm4, ymm4, ymm4
-                        ; vpsubd Ry(dst), ymm4, Ry(x)
-                    ),
-                    VUn::Abs => dynasm!(self.ops ; .arch x64 ; vpabsd Ry(dst), Ry(x)),
-                    VUn::SextB | VUn::SextH | VUn::ZextB | VUn::ZextH => {
-                        // The field to the top, then back down, in sign or in zeros.
-                        let n = if matches!(op, VUn::SextB | VUn::ZextB) {
-                            24
-                        } else {
-                            16
-                        };
-                        dynasm!(self.ops ; .arch x64 ; vpslld Ry(dst), Ry(x), n);
-                        if matches!(op, VUn::SextB | VUn::SextH) {
-                            dynasm!(self.ops ; .arch x64 ; vpsrad Ry(dst), Ry(dst), n);
-                        } else {
-                            dynasm!(self.ops ; .arch x64 ; vpsrld Ry(dst), Ry(dst), n);
-                        }
-                    }
+                if wide {
+                    self.vun_512(op, dst, x);
+                } else {
+                    self.vun(op, dst, x);
                 }
                 self.store(dst, d, q, masked);
             }
             Kind::VSplat { .. } => self.store(7, d, q, masked),
             Kind::Laneid => {
-                let at = K_LANES + (q as i32) * 32;
                 let dst = self.dest(d);
-                dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(dst), [r11 + at]);
+                let at = K_LANES + row(0, q);
+                if wide {
+                    self.load_const_512(dst, at);
+                } else {
+                    dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(dst), [r11 + at]);
+                }
                 self.store(dst, d, q, masked);
             }
             Kind::Mac | Kind::MacVu | Kind::Mad => {
@@ -1401,84 +1380,141 @@ impl Emitter<'_> {
                 };
                 let z = self.src(if kind == Kind::Mad { c } else { d }, q, 2);
                 let dst = self.dest(d);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; vpmulld ymm4, Ry(x), Ry(y)
-                    ; vpaddd Ry(dst), ymm4, Ry(z)
-                );
+                if wide {
+                    self.mul_add_512(dst, x, y, z);
+                } else {
+                    dynasm!(self.ops
+                        ; .arch x64
+                        ; vpmulld ymm4, Ry(x), Ry(y)
+                        ; vpaddd Ry(dst), ymm4, Ry(z)
+                    );
+                }
                 self.store(dst, d, q, masked);
             }
-            // Where v[rs3] == 0 take v[rs2], else v[rs1].
-            Kind::Sel => self.ternary(inst, q, masked, |e, dst, x, y, z| {
-                dynasm!(e.ops
-                    ; .arch x64
-                    ; vpxor ymm4, ymm4, ymm4
-                    ; vpcmpeqd ymm4, ymm4, Ry(z)
-                    ; vpblendvb Ry(dst), Ry(x), Ry(y), ymm4
-                )
-            }),
-            Kind::Bfi => self.ternary(inst, q, masked, |e, dst, x, y, z| {
-                dynasm!(e.ops
-                    ; .arch x64
-                    ; vpand ymm4, Ry(x), Ry(y)
-                    ; vpandn ymm5, Ry(x), Ry(z)
-                    ; vpor Ry(dst), ymm4, ymm5
-                )
-            }),
+            Kind::Sel | Kind::Bfi | Kind::BfeU => {
+                let x = self.src(a, q, 1);
+                let y = self.src(b, q, 2);
+                let z = self.src(c, q, 3);
+                let dst = self.dest(d);
+                if wide {
+                    self.ternary_512(kind, dst, x, y, z);
+                } else {
+                    self.ternary(kind, dst, x, y, z);
+                }
+                self.store(dst, d, q, masked);
+            }
             Kind::Cndmask => {
-                let at = K_BITS + (q as i32) * 32;
                 let x = self.src(a, q, 1);
                 let old = self.src(d, q, 2);
                 let dst = self.dest(d);
                 // Lane l picks v[rs1] where bit l of the mask is set.
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; vmovdqu ymm5, [r11 + at]
-                    ; vpand ymm4, ymm7, ymm5
-                    ; vpcmpeqd ymm4, ymm4, ymm5
-                    ; vpblendvb Ry(dst), Ry(old), Ry(x), ymm4
-                );
+                if wide {
+                    self.cndmask_512(dst, old, x, q);
+                } else {
+                    let at = K_BITS + (q as i32) * 32;
+                    dynasm!(self.ops
+                        ; .arch x64
+                        ; vmovdqu ymm5, [r11 + at]
+                        ; vpand ymm4, ymm7, ymm5
+                        ; vpcmpeqd ymm4, ymm4, ymm5
+                        ; vpblendvb Ry(dst), Ry(old), Ry(x), ymm4
+                    );
+                }
                 self.store(dst, d, q, masked);
             }
-            Kind::BfeU => self.ternary(inst, q, masked, |e, dst, x, y, z| {
-                e.field_ones(z);
-                dynasm!(e.ops
-                    ; .arch x64
-                    ; vpand ymm5, Ry(y), ymm8
-                    ; vpsrlvd Ry(dst), Ry(x), ymm5
-                    ; vpand Ry(dst), Ry(dst), ymm4
-                )
-            }),
             Kind::Pair64 { add } => {
                 let (lo_a, lo_b) = (self.src(a, q, 0), self.src(b, q, 1));
                 let (hi_a, hi_b) = (self.src(a + 1, q, 2), self.src(b + 1, q, 3));
-                if add {
-                    // carry = a_lo >u lo
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; vpaddd ymm4, Ry(lo_a), Ry(lo_b)
-                        ; vpxor ymm5, Ry(lo_a), ymm9
-                        ; vpxor ymm6, ymm4, ymm9
-                        ; vpcmpgtd ymm5, ymm5, ymm6
-                        ; vpaddd ymm6, Ry(hi_a), Ry(hi_b)
-                        ; vpsubd ymm6, ymm6, ymm5
-                    );
+                // The low words into `4`, the high words into `6`.
+                if wide {
+                    self.pair64_512(add, [lo_a, lo_b, hi_a, hi_b]);
                 } else {
-                    // borrow = b_lo >u a_lo
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; vpsubd ymm4, Ry(lo_a), Ry(lo_b)
-                        ; vpxor ymm5, Ry(lo_b), ymm9
-                        ; vpxor ymm6, Ry(lo_a), ymm9
-                        ; vpcmpgtd ymm5, ymm5, ymm6
-                        ; vpsubd ymm6, Ry(hi_a), Ry(hi_b)
-                        ; vpaddd ymm6, ymm6, ymm5
-                    );
+                    self.pair64(add, [lo_a, lo_b, hi_a, hi_b]);
                 }
                 self.store(4, d, q, masked);
                 self.store(6, d + 1, q, masked);
             }
-            _ => unreachable!("lane_quarter is only given lane-local kinds"),
+            _ => unreachable!("lane_part is only given lane-local kinds"),
+        }
+    }
+
+    /// `ymm[dst] = op(ymm[x])`; `dst` is `x` for a move.
+    fn vun(&mut self, op: VUn, dst: u8, x: u8) {
+        match op {
+            VUn::Mov => {}
+            VUn::Not => dynasm!(self.ops ; .arch x64 ; vpxor Ry(dst), Ry(x), ymm10),
+            VUn::Neg => dynasm!(self.ops
+                ; .arch x64
+                ; vpxor ymm4, ymm4, ymm4
+                ; vpsubd Ry(dst), ymm4, Ry(x)
+            ),
+            VUn::Abs => dynasm!(self.ops ; .arch x64 ; vpabsd Ry(dst), Ry(x)),
+            VUn::SextB | VUn::SextH | VUn::ZextB | VUn::ZextH => {
+                let n = op.field_shift();
+                dynasm!(self.ops ; .arch x64 ; vpslld Ry(dst), Ry(x), n);
+                if matches!(op, VUn::SextB | VUn::SextH) {
+                    dynasm!(self.ops ; .arch x64 ; vpsrad Ry(dst), Ry(dst), n);
+                } else {
+                    dynasm!(self.ops ; .arch x64 ; vpsrld Ry(dst), Ry(dst), n);
+                }
+            }
+        }
+    }
+
+    /// `ymm[dst]` from `ymm[x]`, `ymm[y]`, `ymm[z]` (`v[rs1]`, `v[rs2]`, `v[rs3]`) for
+    /// `sel`, `bfi` and `bfe.u32`.
+    fn ternary(&mut self, kind: Kind, dst: u8, x: u8, y: u8, z: u8) {
+        match kind {
+            // Where v[rs3] == 0 take v[rs2], else v[rs1].
+            Kind::Sel => dynasm!(self.ops
+                ; .arch x64
+                ; vpxor ymm4, ymm4, ymm4
+                ; vpcmpeqd ymm4, ymm4, Ry(z)
+                ; vpblendvb Ry(dst), Ry(x), Ry(y), ymm4
+            ),
+            Kind::Bfi => dynasm!(self.ops
+                ; .arch x64
+                ; vpand ymm4, Ry(x), Ry(y)
+                ; vpandn ymm5, Ry(x), Ry(z)
+                ; vpor Ry(dst), ymm4, ymm5
+            ),
+            _ => {
+                self.field_ones(z);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; vpand ymm5, Ry(y), ymm8
+                    ; vpsrlvd Ry(dst), Ry(x), ymm5
+                    ; vpand Ry(dst), Ry(dst), ymm4
+                );
+            }
+        }
+    }
+
+    /// The 64-bit add or subtract of the pairs `[lo_a, lo_b, hi_a, hi_b]` (registers) into
+    /// `ymm4` (low words) and `ymm6` (high words).
+    fn pair64(&mut self, add: bool, [lo_a, lo_b, hi_a, hi_b]: [u8; 4]) {
+        if add {
+            // carry = a_lo >u lo
+            dynasm!(self.ops
+                ; .arch x64
+                ; vpaddd ymm4, Ry(lo_a), Ry(lo_b)
+                ; vpxor ymm5, Ry(lo_a), ymm9
+                ; vpxor ymm6, ymm4, ymm9
+                ; vpcmpgtd ymm5, ymm5, ymm6
+                ; vpaddd ymm6, Ry(hi_a), Ry(hi_b)
+                ; vpsubd ymm6, ymm6, ymm5
+            );
+        } else {
+            // borrow = b_lo >u a_lo
+            dynasm!(self.ops
+                ; .arch x64
+                ; vpsubd ymm4, Ry(lo_a), Ry(lo_b)
+                ; vpxor ymm5, Ry(lo_b), ymm9
+                ; vpxor ymm6, Ry(lo_a), ymm9
+                ; vpcmpgtd ymm5, ymm5, ymm6
+                ; vpsubd ymm6, Ry(hi_a), Ry(hi_b)
+                ; vpaddd ymm6, ymm6, ymm5
+            );
         }
     }
 
@@ -1487,7 +1523,7 @@ impl Emitter<'_> {
         if kind.lane_local() {
             self.lane_setup(inst, kind);
             for q in 0..4 {
-                self.lane_quarter(inst, kind, q, masked);
+                self.lane_part(inst, kind, q, masked);
             }
             return;
         }

@@ -15,7 +15,7 @@
 //! halves of `zmm0..zmm15` are in use the core runs 256-bit instructions on two ports
 //! instead of three, which would slow the AVX2 code around the run. `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`, `k1` and `k2` are scratch.
 
-use super::{row, ureg, Emitter, K_C31, K_C63, K_LANES, K_SIGN};
+use super::{ureg, Emitter, K_C31, K_C63, K_SIGN};
 use crate::jit::kind::{Kind, VBin, VSrc, VUn};
 use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
@@ -238,197 +238,151 @@ impl Emitter<'_> {
         }
     }
 
-    /// The half of a lane-local instruction starting at quarter `q` (0 or 2): as
-    /// [`Emitter::lane_quarter`], for sixteen lanes.
-    pub(super) fn lane_half(&mut self, inst: &Inst, kind: Kind, q: usize) {
-        let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
-        let half = (q / 2) as u8;
+    /// `zmm[dst] = op(zmm[x], imm)` for a shift by an immediate ([`VBin::is_shift`]).
+    pub(super) fn shift_by_imm_512(&mut self, op: VBin, dst: u8, x: u8, imm: u32) {
+        let code = match op {
+            VBin::Sll => Code::EVEX_Vpslld_zmm_k1z_zmmm512b32_imm8,
+            VBin::Srl => Code::EVEX_Vpsrld_zmm_k1z_zmmm512b32_imm8,
+            _ => Code::EVEX_Vpsrad_zmm_k1z_zmmm512b32_imm8,
+        };
+        self.z2i(code, dst, x, imm & 31);
+    }
+
+    /// `zmm[dst] = op(zmm[x])`; `dst` is `x` for a move.
+    pub(super) fn vun_512(&mut self, op: VUn, dst: u8, x: u8) {
+        match op {
+            VUn::Mov => {}
+            VUn::Not => self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, dst, x, 10),
+            VUn::Neg => {
+                self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, 4, 4, 4);
+                self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, dst, 4, x);
+            }
+            VUn::Abs => self.put(
+                Instruction::with2(Code::EVEX_Vpabsd_zmm_k1z_zmmm512b32, z(dst), z(x)),
+                Mask::All,
+            ),
+            VUn::SextB | VUn::SextH | VUn::ZextB | VUn::ZextH => {
+                let n = op.field_shift() as u32;
+                self.z2i(Code::EVEX_Vpslld_zmm_k1z_zmmm512b32_imm8, dst, x, n);
+                let down = if matches!(op, VUn::SextB | VUn::SextH) {
+                    Code::EVEX_Vpsrad_zmm_k1z_zmmm512b32_imm8
+                } else {
+                    Code::EVEX_Vpsrld_zmm_k1z_zmmm512b32_imm8
+                };
+                self.z2i(down, dst, dst, n);
+            }
+        }
+    }
+
+    /// `zmm[dst]` = the 64 bytes at `[r11 + at]`, a constant row's half.
+    pub(super) fn load_const_512(&mut self, dst: u8, at: i32) {
+        self.put(
+            Instruction::with2(
+                Code::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
+                z(dst),
+                mem(Register::R11, at),
+            ),
+            Mask::All,
+        );
+    }
+
+    /// `zmm[dst] = zmm[x] * zmm[y] + zmm[z]`.
+    pub(super) fn mul_add_512(&mut self, dst: u8, x: u8, y: u8, z_: u8) {
+        self.z3(Code::EVEX_Vpmulld_zmm_k1z_zmm_zmmm512b32, 4, x, y);
+        self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, dst, 4, z_);
+    }
+
+    /// `zmm[dst]` from `zmm[x]`, `zmm[y]`, `zmm[z]` (`v[rs1]`, `v[rs2]`, `v[rs3]`) for
+    /// `sel`, `bfi` and `bfe.u32`.
+    pub(super) fn ternary_512(&mut self, kind: Kind, dst: u8, x: u8, y: u8, z_: u8) {
         match kind {
-            Kind::Nop => {}
-            Kind::VBin(op, VSrc::Imm) if op.is_shift() => {
-                let x = self.src(a, q, 0);
-                let dst = self.dest(d);
-                let code = match op {
-                    VBin::Sll => Code::EVEX_Vpslld_zmm_k1z_zmmm512b32_imm8,
-                    VBin::Srl => Code::EVEX_Vpsrld_zmm_k1z_zmmm512b32_imm8,
-                    _ => Code::EVEX_Vpsrad_zmm_k1z_zmmm512b32_imm8,
-                };
-                self.z2i(code, dst, x, inst.imm & 31);
-                self.store(dst, d, q, false);
-            }
-            Kind::VBin(op, src) | Kind::VBinRev(op, src) => {
-                let x = self.src(a, q, 0);
-                let y = if src == VSrc::Row {
-                    self.src(b, q, 1)
-                } else {
-                    7
-                };
-                let dst = self.dest(d);
-                if matches!(kind, Kind::VBinRev(..)) {
-                    self.vbin_512(op, dst, y, x);
-                } else {
-                    self.vbin_512(op, dst, x, y);
-                }
-                self.store(dst, d, q, false);
-            }
-            Kind::VUn(op) => {
-                let x = self.src(a, q, 0);
-                let dst = if op == VUn::Mov { x } else { self.dest(d) };
-                match op {
-                    VUn::Mov => {}
-                    VUn::Not => self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, dst, x, 10),
-                    VUn::Neg => {
-                        self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, 4, 4, 4);
-                        self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, dst, 4, x);
-                    }
-                    VUn::Abs => self.put(
-                        Instruction::with2(Code::EVEX_Vpabsd_zmm_k1z_zmmm512b32, z(dst), z(x)),
-                        Mask::All,
-                    ),
-                    VUn::SextB | VUn::SextH | VUn::ZextB | VUn::ZextH => {
-                        // The field to the top, then back down, in sign or in zeros.
-                        let n = if matches!(op, VUn::SextB | VUn::ZextB) {
-                            24
-                        } else {
-                            16
-                        };
-                        self.z2i(Code::EVEX_Vpslld_zmm_k1z_zmmm512b32_imm8, dst, x, n);
-                        let down = if matches!(op, VUn::SextB | VUn::SextH) {
-                            Code::EVEX_Vpsrad_zmm_k1z_zmmm512b32_imm8
-                        } else {
-                            Code::EVEX_Vpsrld_zmm_k1z_zmmm512b32_imm8
-                        };
-                        self.z2i(down, dst, dst, n);
-                    }
-                }
-                self.store(dst, d, q, false);
-            }
-            Kind::VSplat { .. } => self.store(7, d, q, false),
-            Kind::Laneid => {
-                let dst = self.dest(d);
-                self.put(
-                    Instruction::with2(
-                        Code::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
-                        z(dst),
-                        mem(Register::R11, K_LANES + row(0, q)),
-                    ),
-                    Mask::All,
-                );
-                self.store(dst, d, q, false);
-            }
-            Kind::Mac | Kind::MacVu | Kind::Mad => {
-                let x = self.src(a, q, 0);
-                let y = if kind == Kind::MacVu {
-                    7
-                } else {
-                    self.src(b, q, 1)
-                };
-                let z_ = self.src(if kind == Kind::Mad { c } else { d }, q, 2);
-                let dst = self.dest(d);
-                self.z3(Code::EVEX_Vpmulld_zmm_k1z_zmm_zmmm512b32, 4, x, y);
-                self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, dst, 4, z_);
-                self.store(dst, d, q, false);
-            }
-            Kind::Sel | Kind::Bfi | Kind::BfeU => {
-                let x = self.src(a, q, 1);
-                let y = self.src(b, q, 2);
-                let z_ = self.src(c, q, 3);
-                let dst = self.dest(d);
-                match kind {
-                    // Where v[rs3] != 0 take v[rs1], else v[rs2].
-                    Kind::Sel => {
-                        self.kz2(Code::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32, 1, z_, z_, None);
-                        self.z3_masked(
-                            Code::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
-                            dst,
-                            y,
-                            x,
-                            Mask::Merge(1),
-                        );
-                    }
-                    // (x & y) | (!x & z): x selects bitwise between y and z.
-                    Kind::Bfi => {
-                        self.move_half(dst, x);
-                        self.put(
-                            Instruction::with4(
-                                Code::EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8,
-                                z(dst),
-                                z(y),
-                                z(z_),
-                                0xcau32,
-                            ),
-                            Mask::All,
-                        );
-                    }
-                    // (x >> (y & 31)) & !(ones << (z & 63)).
-                    _ => {
-                        self.field_shifted_512(z_);
-                        self.z3(Code::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32, 5, y, 8);
-                        self.z3(Code::EVEX_Vpsrlvd_zmm_k1z_zmm_zmmm512b32, dst, x, 5);
-                        self.z3(Code::EVEX_Vpandnd_zmm_k1z_zmm_zmmm512b32, dst, 4, dst);
-                    }
-                }
-                self.store(dst, d, q, false);
-            }
-            Kind::Cndmask => {
-                let x = self.src(a, q, 1);
-                let old = self.src(d, q, 2);
-                let dst = self.dest(d);
-                // Lane l picks v[rs1] where bit l of the mask is set.
+            // Where v[rs3] != 0 take v[rs1], else v[rs2].
+            Kind::Sel => {
+                self.kz2(Code::EVEX_Vptestmd_kr_k1_zmm_zmmm512b32, 1, z_, z_, None);
                 self.z3_masked(
                     Code::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
                     dst,
-                    old,
+                    y,
                     x,
-                    Mask::Merge(1 + half),
+                    Mask::Merge(1),
                 );
-                self.store(dst, d, q, false);
             }
-            Kind::Pair64 { add } => {
-                let (lo_a, lo_b) = (self.src(a, q, 0), self.src(b, q, 1));
-                let (hi_a, hi_b) = (self.src(a + 1, q, 2), self.src(b + 1, q, 3));
-                if add {
-                    // The carry: the low sum below an addend.
-                    self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
-                    self.kz2(
-                        Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
-                        1,
-                        4,
-                        lo_a,
-                        Some(LT),
-                    );
-                    self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
-                    // hi - (-1) where the carry is.
-                    self.z3_masked(
-                        Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32,
-                        6,
-                        6,
-                        10,
-                        Mask::Merge(1),
-                    );
-                } else {
-                    // The borrow: a_lo below b_lo.
-                    self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
-                    self.kz2(
-                        Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
-                        1,
-                        lo_a,
-                        lo_b,
-                        Some(LT),
-                    );
-                    self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
-                    self.z3_masked(
-                        Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32,
-                        6,
-                        6,
-                        10,
-                        Mask::Merge(1),
-                    );
-                }
-                self.store(4, d, q, false);
-                self.store(6, d + 1, q, false);
+            // (x & y) | (!x & z): x selects bitwise between y and z.
+            Kind::Bfi => {
+                self.move_half(dst, x);
+                self.put(
+                    Instruction::with4(
+                        Code::EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8,
+                        z(dst),
+                        z(y),
+                        z(z_),
+                        0xcau32,
+                    ),
+                    Mask::All,
+                );
             }
-            _ => unreachable!("lane_half is only given lane-local kinds"),
+            // (x >> (y & 31)) & !(ones << (z & 63)).
+            _ => {
+                self.field_shifted_512(z_);
+                self.z3(Code::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32, 5, y, 8);
+                self.z3(Code::EVEX_Vpsrlvd_zmm_k1z_zmm_zmmm512b32, dst, x, 5);
+                self.z3(Code::EVEX_Vpandnd_zmm_k1z_zmm_zmmm512b32, dst, 4, dst);
+            }
+        }
+    }
+
+    /// `cndmask` on the half starting at quarter `q`: `zmm[x]` where the lane's bit of the
+    /// mask (`k1` or `k2`, [`Emitter::lane_setup_512`]) is set, else `zmm[old]`.
+    pub(super) fn cndmask_512(&mut self, dst: u8, old: u8, x: u8, q: usize) {
+        let mask = if q < 2 { 1 } else { 2 };
+        self.z3_masked(
+            Code::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
+            dst,
+            old,
+            x,
+            Mask::Merge(mask),
+        );
+    }
+
+    /// The 64-bit add or subtract of the pairs `[lo_a, lo_b, hi_a, hi_b]` (registers) into
+    /// `zmm4` (low words) and `zmm6` (high words).
+    pub(super) fn pair64_512(&mut self, add: bool, [lo_a, lo_b, hi_a, hi_b]: [u8; 4]) {
+        if add {
+            // The carry: the low sum below an addend; then hi - (-1) where it is.
+            self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
+            self.kz2(
+                Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
+                1,
+                4,
+                lo_a,
+                Some(LT),
+            );
+            self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
+            self.z3_masked(
+                Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32,
+                6,
+                6,
+                10,
+                Mask::Merge(1),
+            );
+        } else {
+            // The borrow: a_lo below b_lo; then hi + (-1) where it is.
+            self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
+            self.kz2(
+                Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
+                1,
+                lo_a,
+                lo_b,
+                Some(LT),
+            );
+            self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
+            self.z3_masked(
+                Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32,
+                6,
+                6,
+                10,
+                Mask::Merge(1),
+            );
         }
     }
 
@@ -442,7 +396,7 @@ impl Emitter<'_> {
     /// `zmm[dst] = op(zmm[x], zmm[y])`; may use `zmm4..zmm6` and `k1`. `dst` is not `x`
     /// or `y` (in a run, sources are cache registers and the destination is not one of
     /// them).
-    fn vbin_512(&mut self, op: VBin, dst: u8, x: u8, y: u8) {
+    pub(super) fn vbin_512(&mut self, op: VBin, dst: u8, x: u8, y: u8) {
         use Code as C;
         let simple = match op {
             VBin::Add => Some(C::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32),
