@@ -18,7 +18,7 @@
 //! | `ymm8` / `ymm9` / `ymm10` | 31 / 0x8000_0000 / all ones in every lane |
 //! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
 //! | `ymm1..ymm3`, `ymm11..ymm15` | rows kept across a run of lane-local instructions (full variant; [`Run`]) |
-//! | `zmm16..zmm31`, `k1`, `k2`, `k7` | the same with AVX-512 (`avx512.rs`): rows kept, opmasks |
+//! | `zmm16..zmm31`, `k1..k4`, `k7` | the same with AVX-512 (`avx512.rs`, both variants): rows kept, opmasks (`k3`/`k4`: EXEC) |
 //!
 //! `rax`, `rcx`, `ymm0..ymm7` are scratch (in a run, `ymm1..ymm3` hold cached rows). Two variants of every block are emitted: *full*
 //! assumes EXEC is all ones and stores rows whole; *masked* merges each result quarter into
@@ -639,8 +639,8 @@ impl Emitter<'_> {
                 .iter()
                 .take_while(|(_, _, kind)| kind.lane_local())
                 .count();
-            if !masked && len >= MIN_RUN {
-                self.emit_run(&body[k..k + len]);
+            if (!masked || self.avx512) && len >= MIN_RUN {
+                self.emit_run(&body[k..k + len], masked);
                 k += len;
             } else {
                 let (pc, inst, kind) = body[k];
@@ -952,13 +952,13 @@ impl Emitter<'_> {
 
     /// A run of lane-local instructions of a full-EXEC block, by pairs of quarters
     /// ([`Run`]).
-    fn emit_run(&mut self, run: &[(u32, Inst, Kind)]) {
+    fn emit_run(&mut self, run: &[(u32, Inst, Kind)], masked: bool) {
         if self.avx512 {
             // With AVX-512 a row is two 512-bit halves, emitted side by side. The run sets
-            // its constants, and clears the upper halves of `zmm0..zmm15` after it: while
-            // they are in use, the core runs 256-bit code on two ports instead of three
-            // (`avx512.rs`).
-            self.constants_512();
+            // its constants (and, in the masked variant, EXEC's halves in `k3`/`k4`), and
+            // clears the upper halves of `zmm0..zmm15` after it: while they are in use, the
+            // core runs 256-bit code on two ports instead of three (`avx512.rs`).
+            self.constants_512(masked);
             self.run = Some(Run::new(run, true));
             for (at, (_, inst, kind)) in run.iter().enumerate() {
                 self.lane_setup_512(inst, *kind);
@@ -966,12 +966,12 @@ impl Emitter<'_> {
                     if let Some(r) = &mut self.run {
                         r.start(at, side);
                     }
-                    self.lane_part(inst, *kind, 2 * side, false);
+                    self.lane_part(inst, *kind, 2 * side, masked);
                 }
             }
             self.run = None;
             // `vzeroupper` clears bits 128.. of every register up to 15: the AVX2 constants
-            // are set again.
+            // (and the lane masks of the masked variant) are set again.
             dynasm!(self.ops
                 ; .arch x64
                 ; vzeroupper
@@ -979,8 +979,12 @@ impl Emitter<'_> {
                 ; vmovdqu ymm9, [r11 + K_SIGN]
                 ; vpcmpeqd ymm10, ymm10, ymm10
             );
+            if masked {
+                self.lane_masks();
+            }
             return;
         }
+        debug_assert!(!masked, "AVX2 runs are emitted in the full variant only");
         self.run = Some(Run::new(run, false));
         for pair in [0, 2] {
             for (at, (_, inst, kind)) in run.iter().enumerate() {
@@ -1327,7 +1331,7 @@ impl Emitter<'_> {
                 } else {
                     self.shift_by_imm(op, dst, x, inst.imm);
                 }
-                self.store(dst, d, q, masked);
+                self.result(dst, d, q, masked);
             }
             Kind::VBin(op, src) | Kind::VBinRev(op, src) => {
                 let x = self.src(a, q, 0);
@@ -1347,20 +1351,23 @@ impl Emitter<'_> {
                 } else {
                     self.vbin(op, dst, x, y);
                 }
-                self.store(dst, d, q, masked);
+                self.result(dst, d, q, masked);
+            }
+            Kind::VUn(VUn::Mov) => {
+                let x = self.src(a, q, 0);
+                self.copy_result(x, d, q, masked);
             }
             Kind::VUn(op) => {
                 let x = self.src(a, q, 0);
-                // A move stores its source as it is.
-                let dst = if op == VUn::Mov { x } else { self.dest(d) };
+                let dst = self.dest(d);
                 if wide {
                     self.vun_512(op, dst, x);
                 } else {
                     self.vun(op, dst, x);
                 }
-                self.store(dst, d, q, masked);
+                self.result(dst, d, q, masked);
             }
-            Kind::VSplat { .. } => self.store(7, d, q, masked),
+            Kind::VSplat { .. } => self.copy_result(7, d, q, masked),
             Kind::Laneid => {
                 let dst = self.dest(d);
                 let at = K_LANES + row(0, q);
@@ -1369,7 +1376,7 @@ impl Emitter<'_> {
                 } else {
                     dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(dst), [r11 + at]);
                 }
-                self.store(dst, d, q, masked);
+                self.result(dst, d, q, masked);
             }
             Kind::Mac | Kind::MacVu | Kind::Mad => {
                 let x = self.src(a, q, 0);
@@ -1389,7 +1396,7 @@ impl Emitter<'_> {
                         ; vpaddd Ry(dst), ymm4, Ry(z)
                     );
                 }
-                self.store(dst, d, q, masked);
+                self.result(dst, d, q, masked);
             }
             Kind::Sel | Kind::Bfi | Kind::BfeU => {
                 let x = self.src(a, q, 1);
@@ -1401,7 +1408,7 @@ impl Emitter<'_> {
                 } else {
                     self.ternary(kind, dst, x, y, z);
                 }
-                self.store(dst, d, q, masked);
+                self.result(dst, d, q, masked);
             }
             Kind::Cndmask => {
                 let x = self.src(a, q, 1);
@@ -1420,7 +1427,7 @@ impl Emitter<'_> {
                         ; vpblendvb Ry(dst), Ry(old), Ry(x), ymm4
                     );
                 }
-                self.store(dst, d, q, masked);
+                self.result(dst, d, q, masked);
             }
             Kind::Pair64 { add } => {
                 let (lo_a, lo_b) = (self.src(a, q, 0), self.src(b, q, 1));
@@ -1431,17 +1438,41 @@ impl Emitter<'_> {
                 } else {
                     self.pair64(add, [lo_a, lo_b, hi_a, hi_b]);
                 }
-                self.store(4, d, q, masked);
-                self.store(6, d + 1, q, masked);
+                self.result(4, d, q, masked);
+                self.result(6, d + 1, q, masked);
             }
             _ => unreachable!("lane_part is only given lane-local kinds"),
         }
     }
 
-    /// `ymm[dst] = op(ymm[x])`; `dst` is `x` for a move.
+    /// Store the part of row `d` computed into `dst`, a register the instruction owns. In
+    /// a masked 512-bit run the lanes EXEC leaves off first get the row's old values back
+    /// (the AVX2 masked store merges instead, [`Emitter::store`]).
+    fn result(&mut self, dst: u8, d: u8, q: usize, masked: bool) {
+        if masked && self.run.as_ref().is_some_and(|run| run.wide) {
+            let old = self.src(d, q, 0);
+            self.merge_exec_512(dst, old, dst, q);
+        }
+        self.store(dst, d, q, masked);
+    }
+
+    /// As [`Emitter::result`], for a part that is a copy of `new` (a source's register or
+    /// the broadcast operand), which must stay as it is.
+    fn copy_result(&mut self, new: u8, d: u8, q: usize, masked: bool) {
+        if masked && self.run.as_ref().is_some_and(|run| run.wide) {
+            let dst = self.dest(d);
+            let old = self.src(d, q, 0);
+            self.merge_exec_512(dst, old, new, q);
+            self.store(dst, d, q, masked);
+        } else {
+            self.store(new, d, q, masked);
+        }
+    }
+
+    /// `ymm[dst] = op(ymm[x])` (a move is a copy: [`Emitter::copy_result`]).
     fn vun(&mut self, op: VUn, dst: u8, x: u8) {
         match op {
-            VUn::Mov => {}
+            VUn::Mov => dynasm!(self.ops ; .arch x64 ; vmovdqa Ry(dst), Ry(x)),
             VUn::Not => dynasm!(self.ops ; .arch x64 ; vpxor Ry(dst), Ry(x), ymm10),
             VUn::Neg => dynasm!(self.ops
                 ; .arch x64
@@ -1629,6 +1660,21 @@ impl Emitter<'_> {
 
     /// An EXEC writer at `pc`, the last instruction of its block: the new EXEC to `ctx`,
     /// the lane masks and lane count, then on to the next block in the variant it needs.
+    /// `ymm12..ymm15` = the lane masks of `ctx.exec`, one quarter each (uses `ymm4`,
+    /// `ymm5`, `ymm7`).
+    fn lane_masks(&mut self) {
+        dynasm!(self.ops ; .arch x64 ; vpbroadcastd ymm7, [rdi + CTX_EXEC]);
+        for q in 0..4u8 {
+            let at = K_BITS + i32::from(q) * 32;
+            dynasm!(self.ops
+                ; .arch x64
+                ; vmovdqu ymm5, [r11 + at]
+                ; vpand ymm4, ymm7, ymm5
+                ; vpcmpeqd Ry(12 + q), ymm4, ymm5
+            );
+        }
+    }
+
     fn exec_write(&mut self, pc: u32, inst: &Inst, w: ExecWrite) {
         let next = pc.wrapping_add(u32::from(inst.len));
         let (ua, ud) = (ureg(inst.rs1), ureg(inst.rd));
@@ -1653,18 +1699,8 @@ impl Emitter<'_> {
             ; .arch x64
             ; mov [rdi + CTX_EXEC], ecx
             ; popcnt ebx, ecx
-            ; vmovd xmm7, ecx
-            ; vpbroadcastd ymm7, xmm7
         );
-        for q in 0..4u8 {
-            let at = K_BITS + i32::from(q) * 32;
-            dynasm!(self.ops
-                ; .arch x64
-                ; vmovdqu ymm5, [r11 + at]
-                ; vpand ymm4, ymm7, ymm5
-                ; vpcmpeqd Ry(12 + q), ymm4, ymm5
-            );
-        }
+        self.lane_masks();
         dynasm!(self.ops
             ; .arch x64
             ; cmp ecx, -1

@@ -3,19 +3,25 @@
 //! independent chains for the out-of-order core), and the row cache ([`super::Run`]) keeps
 //! eight rows per half in `zmm16..zmm31`. Against the AVX2 quarters this halves the vector
 //! instructions and the stores, and the opmask registers replace the compare-and-blend
-//! sequences (`cndmask`, `sel`, the carries of `add64`/`sub64`, `slt`).
+//! sequences (`cndmask`, `sel`, the carries of `add64`/`sub64`, `slt`). In the masked
+//! variant (partial EXEC) runs are emitted the same way, each result merged with its
+//! row's old value under EXEC's opmask before it is stored and kept
+//! ([`Emitter::merge_exec_512`]); the AVX2 masked variant has no runs.
 //!
 //! dynasmrt has no EVEX encodings, so these instructions are encoded with iced-x86's
 //! encoder and appended to the same buffer (none is relative to its address).
 //!
-//! The conventions of `x64.rs` hold, widened: a run starts by broadcasting 31 /
+//! The conventions of `x64.rs` hold, widened. A run starts by broadcasting 31 /
 //! 0x8000_0000 / all ones into all of `zmm8` / `zmm9` / `zmm10` (their low halves are the
-//! AVX2 code's constants) and setting `k7` to the odd dwords (0xaaaa), and ends with
-//! `vzeroupper` (then sets the AVX2 constants again, which it clears): while the upper
-//! halves of `zmm0..zmm15` are in use the core runs 256-bit instructions on two ports
-//! instead of three, which would slow the AVX2 code around the run. `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`, `k1` and `k2` are scratch.
+//! AVX2 code's constants), setting `k7` to the odd dwords (0xaaaa) and, in the masked
+//! variant, `k3`/`k4` to EXEC's lanes 0..16 / 16..32. It ends with `vzeroupper`, then sets
+//! again what that clears of the AVX2 code's registers (the constants, and the lane masks
+//! of the masked variant): while the upper halves of `zmm0..zmm15` are in use the core
+//! runs 256-bit instructions on two ports instead of three, which would slow the AVX2 code
+//! around the run. `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`, `k1` and `k2`
+//! are scratch.
 
-use super::{ureg, Emitter, K_C31, K_C63, K_SIGN};
+use super::{ureg, Emitter, CTX_EXEC, K_C31, K_C63, K_SIGN};
 use crate::jit::kind::{Kind, VBin, VSrc, VUn};
 use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
@@ -163,8 +169,19 @@ impl Emitter<'_> {
         );
     }
 
-    /// The constants of a run in all sixteen lanes, and `k7`.
-    pub(super) fn constants_512(&mut self) {
+    /// The constants of a run in all sixteen lanes, and `k7`; in the masked variant,
+    /// EXEC's lanes 0..16 in `k3` and 16..32 in `k4`.
+    pub(super) fn constants_512(&mut self, masked: bool) {
+        if masked {
+            self.put(
+                Instruction::with2(Code::VEX_Kmovd_kr_km32, k(3), mem(Register::RDI, CTX_EXEC)),
+                Mask::All,
+            );
+            self.put(
+                Instruction::with3(Code::VEX_Kshiftrd_kr_kr_imm8, k(4), k(3), 16u32),
+                Mask::All,
+            );
+        }
         for (reg, disp) in [(8, K_C31), (9, K_SIGN)] {
             self.put(
                 Instruction::with2(
@@ -248,10 +265,10 @@ impl Emitter<'_> {
         self.z2i(code, dst, x, imm & 31);
     }
 
-    /// `zmm[dst] = op(zmm[x])`; `dst` is `x` for a move.
+    /// `zmm[dst] = op(zmm[x])` (a move is a copy: [`Emitter::copy_result`]).
     pub(super) fn vun_512(&mut self, op: VUn, dst: u8, x: u8) {
         match op {
-            VUn::Mov => {}
+            VUn::Mov => self.move_half(dst, x),
             VUn::Not => self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, dst, x, 10),
             VUn::Neg => {
                 self.z3(Code::EVEX_Vpxord_zmm_k1z_zmm_zmmm512b32, 4, 4, 4);
@@ -329,6 +346,19 @@ impl Emitter<'_> {
                 self.z3(Code::EVEX_Vpandnd_zmm_k1z_zmm_zmmm512b32, dst, 4, dst);
             }
         }
+    }
+
+    /// `zmm[dst]` = `zmm[new]` in the lanes of the half starting at quarter `q` that EXEC
+    /// has on (`k3`, `k4`), `zmm[old]` in the others.
+    pub(super) fn merge_exec_512(&mut self, dst: u8, old: u8, new: u8, q: usize) {
+        let mask = if q < 2 { 3 } else { 4 };
+        self.z3_masked(
+            Code::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
+            dst,
+            old,
+            new,
+            Mask::Merge(mask),
+        );
     }
 
     /// `cndmask` on the half starting at quarter `q`: `zmm[x]` where the lane's bit of the
