@@ -271,7 +271,7 @@ fn summary_bytes(name: &str, bytes: Vec<u8>, exec: u32) -> f64 {
         rates.push(census.lane_ops.max(census.instructions) as f64 / best);
     }
     // The host's default: the widest vector ISA it runs.
-    let jit = *rates.last().expect("three configurations at most");
+    let jit = *rates.last().expect("the interpreter's rate at least");
     println!(
         "{:<31} {:>8.2}x",
         format!("{name} jit/interp"),

@@ -206,8 +206,8 @@ impl Engine {
     }
 }
 
-/// The vector instructions translated code uses for runs of lane-local instructions in
-/// full-EXEC blocks (everything else uses AVX2).
+/// The vector instructions translated code uses for runs of lane-local instructions
+/// (everything else uses AVX2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum VectorIsa {
     /// 256-bit AVX2: a row is four quarters.

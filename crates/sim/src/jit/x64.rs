@@ -950,8 +950,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// A run of lane-local instructions of a full-EXEC block, by pairs of quarters
-    /// ([`Run`]).
+    /// A run of lane-local instructions ([`Run`]): with AVX2, in a full-EXEC block, by
+    /// pairs of quarters; with AVX-512, in either variant, by the two halves of each row
+    /// side by side (`avx512.rs`).
     fn emit_run(&mut self, run: &[(u32, Inst, Kind)], masked: bool) {
         if self.avx512 {
             // With AVX-512 a row is two 512-bit halves, emitted side by side. The run sets
@@ -1011,7 +1012,7 @@ impl Emitter<'_> {
             "the masked store uses ymm1 for the old quarter"
         );
         let at = row(d, q);
-        let wide = self.run.as_ref().is_some_and(|run| run.wide);
+        let wide = self.wide_run();
         if wide {
             self.store_half(src, at);
         } else if masked {
@@ -1284,11 +1285,16 @@ impl Emitter<'_> {
         run.reg(slot)
     }
 
+    /// Whether a 512-bit run is being emitted.
+    fn wide_run(&self) -> bool {
+        self.run.as_ref().is_some_and(|run| run.wide)
+    }
+
     /// Load quarter `q` of row `r` into `ymm[reg]` (in a 512-bit run, the half starting at
     /// quarter `q` into `zmm[reg]`).
     fn load(&mut self, reg: u8, r: u8, q: usize) {
         let at = row(r, q);
-        if self.run.as_ref().is_some_and(|run| run.wide) {
+        if self.wide_run() {
             self.load_half(reg, at);
         } else {
             dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(reg), [rsi + at]);
@@ -1320,7 +1326,7 @@ impl Emitter<'_> {
     /// their 512-bit counterparts.
     fn lane_part(&mut self, inst: &Inst, kind: Kind, q: usize, masked: bool) {
         let (d, a, b, c) = (inst.rd, inst.rs1, inst.rs2, inst.rs3);
-        let wide = self.run.as_ref().is_some_and(|run| run.wide);
+        let wide = self.wide_run();
         match kind {
             Kind::Nop => {}
             Kind::VBin(op, VSrc::Imm) if op.is_shift() => {
@@ -1449,7 +1455,7 @@ impl Emitter<'_> {
     /// a masked 512-bit run the lanes EXEC leaves off first get the row's old values back
     /// (the AVX2 masked store merges instead, [`Emitter::store`]).
     fn result(&mut self, dst: u8, d: u8, q: usize, masked: bool) {
-        if masked && self.run.as_ref().is_some_and(|run| run.wide) {
+        if masked && self.wide_run() {
             let old = self.src(d, q, 0);
             self.merge_exec_512(dst, old, dst, q);
         }
@@ -1459,7 +1465,7 @@ impl Emitter<'_> {
     /// As [`Emitter::result`], for a part that is a copy of `new` (a source's register or
     /// the broadcast operand), which must stay as it is.
     fn copy_result(&mut self, new: u8, d: u8, q: usize, masked: bool) {
-        if masked && self.run.as_ref().is_some_and(|run| run.wide) {
+        if masked && self.wide_run() {
             let dst = self.dest(d);
             let old = self.src(d, q, 0);
             self.merge_exec_512(dst, old, new, q);
@@ -1658,8 +1664,6 @@ impl Emitter<'_> {
         }
     }
 
-    /// An EXEC writer at `pc`, the last instruction of its block: the new EXEC to `ctx`,
-    /// the lane masks and lane count, then on to the next block in the variant it needs.
     /// `ymm12..ymm15` = the lane masks of `ctx.exec`, one quarter each (uses `ymm4`,
     /// `ymm5`, `ymm7`).
     fn lane_masks(&mut self) {
@@ -1675,6 +1679,8 @@ impl Emitter<'_> {
         }
     }
 
+    /// An EXEC writer at `pc`, the last instruction of its block: the new EXEC to `ctx`,
+    /// the lane masks and lane count, then on to the next block in the variant it needs.
     fn exec_write(&mut self, pc: u32, inst: &Inst, w: ExecWrite) {
         let next = pc.wrapping_add(u32::from(inst.len));
         let (ua, ud) = (ureg(inst.rs1), ureg(inst.rd));

@@ -11,9 +11,9 @@
 //! dynasmrt has no EVEX encodings, so these instructions are encoded with iced-x86's
 //! encoder and appended to the same buffer (none is relative to its address).
 //!
-//! The conventions of `x64.rs` hold, widened. A run starts by broadcasting 31 /
-//! 0x8000_0000 / all ones into all of `zmm8` / `zmm9` / `zmm10` (their low halves are the
-//! AVX2 code's constants), setting `k7` to the odd dwords (0xaaaa) and, in the masked
+//! The conventions of `x64.rs` hold, widened. A run starts by broadcasting 31 and all
+//! ones into all of `zmm8` and `zmm10` (their low halves are the AVX2 code's constants),
+//! setting `k7` to the odd dwords (0xaaaa) and, in the masked
 //! variant, `k3`/`k4` to EXEC's lanes 0..16 / 16..32. It ends with `vzeroupper`, then sets
 //! again what that clears of the AVX2 code's registers (the constants, and the lane masks
 //! of the masked variant): while the upper halves of `zmm0..zmm15` are in use the core
@@ -21,7 +21,7 @@
 //! around the run. `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`, `k1` and `k2`
 //! are scratch.
 
-use super::{ureg, Emitter, CTX_EXEC, K_C31, K_C63, K_SIGN};
+use super::{ureg, Emitter, CTX_EXEC, K_C31, K_C63};
 use crate::jit::kind::{Kind, VBin, VSrc, VUn};
 use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
@@ -79,7 +79,7 @@ enum Mask {
 /// `vpcmpd`/`vpcmpud` predicates.
 const LT: u32 = 1;
 
-/// The odd dwords' opmask, set by the prologue.
+/// The odd dwords' opmask, set at the start of every run ([`Emitter::constants_512`]).
 const K_ODD: u8 = 7;
 
 impl Emitter<'_> {
@@ -169,29 +169,34 @@ impl Emitter<'_> {
         );
     }
 
-    /// The constants of a run in all sixteen lanes, and `k7`; in the masked variant,
-    /// EXEC's lanes 0..16 in `k3` and 16..32 in `k4`.
+    /// The 32-bit lane mask at `at`: lanes 0..16 into `k[lo]`, 16..32 into `k[lo + 1]`.
+    fn mask_halves(&mut self, lo: u8, at: MemoryOperand) {
+        self.put(
+            Instruction::with2(Code::VEX_Kmovd_kr_km32, k(lo), at),
+            Mask::All,
+        );
+        self.put(
+            Instruction::with3(Code::VEX_Kshiftrd_kr_kr_imm8, k(lo + 1), k(lo), 16u32),
+            Mask::All,
+        );
+    }
+
+    /// The constants of a run: 31 and all ones in all sixteen lanes of `zmm8` and `zmm10`
+    /// (the 512-bit code has no use for `zmm9`'s sign bits: it compares unsigned
+    /// directly), and `k7`; in the masked variant, EXEC's lanes 0..16 in `k3` and 16..32
+    /// in `k4`.
     pub(super) fn constants_512(&mut self, masked: bool) {
         if masked {
-            self.put(
-                Instruction::with2(Code::VEX_Kmovd_kr_km32, k(3), mem(Register::RDI, CTX_EXEC)),
-                Mask::All,
-            );
-            self.put(
-                Instruction::with3(Code::VEX_Kshiftrd_kr_kr_imm8, k(4), k(3), 16u32),
-                Mask::All,
-            );
+            self.mask_halves(3, mem(Register::RDI, CTX_EXEC));
         }
-        for (reg, disp) in [(8, K_C31), (9, K_SIGN)] {
-            self.put(
-                Instruction::with2(
-                    Code::EVEX_Vpbroadcastd_zmm_k1z_xmmm32,
-                    z(reg),
-                    mem(Register::R11, disp),
-                ),
-                Mask::All,
-            );
-        }
+        self.put(
+            Instruction::with2(
+                Code::EVEX_Vpbroadcastd_zmm_k1z_xmmm32,
+                z(8),
+                mem(Register::R11, K_C31),
+            ),
+            Mask::All,
+        );
         self.put(
             Instruction::with4(
                 Code::EVEX_Vpternlogd_zmm_k1z_zmm_zmmm512b32_imm8,
@@ -237,20 +242,7 @@ impl Emitter<'_> {
             Kind::VBin(_, VSrc::Imm) | Kind::VBinRev(_, VSrc::Imm) => splat_imm(self, inst.imm),
             Kind::VSplat { imm: true } => splat_imm(self, inst.imm),
             Kind::VSplat { imm: false } => splat_ureg(self, inst.rs1),
-            Kind::Cndmask => {
-                self.put(
-                    Instruction::with2(
-                        Code::VEX_Kmovd_kr_km32,
-                        k(1),
-                        mem(Register::RDX, ureg(inst.rs2)),
-                    ),
-                    Mask::All,
-                );
-                self.put(
-                    Instruction::with3(Code::VEX_Kshiftrd_kr_kr_imm8, k(2), k(1), 16u32),
-                    Mask::All,
-                );
-            }
+            Kind::Cndmask => self.mask_halves(1, mem(Register::RDX, ureg(inst.rs2))),
             _ => {}
         }
     }
@@ -377,43 +369,21 @@ impl Emitter<'_> {
     /// The 64-bit add or subtract of the pairs `[lo_a, lo_b, hi_a, hi_b]` (registers) into
     /// `zmm4` (low words) and `zmm6` (high words).
     pub(super) fn pair64_512(&mut self, add: bool, [lo_a, lo_b, hi_a, hi_b]: [u8; 4]) {
-        if add {
-            // The carry: the low sum below an addend; then hi - (-1) where it is.
-            self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
-            self.kz2(
-                Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
-                1,
-                4,
-                lo_a,
-                Some(LT),
-            );
-            self.z3(Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
-            self.z3_masked(
-                Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32,
-                6,
-                6,
-                10,
-                Mask::Merge(1),
-            );
+        use Code as C;
+        // The carry of an add is the low sum below an addend, the borrow of a subtract
+        // a_lo below b_lo; the high words then take -(-1) or +(-1) where it is.
+        let (op, fix, below) = if add {
+            let op = C::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32;
+            (op, C::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, [4, lo_a])
         } else {
-            // The borrow: a_lo below b_lo; then hi + (-1) where it is.
-            self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 4, lo_a, lo_b);
-            self.kz2(
-                Code::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8,
-                1,
-                lo_a,
-                lo_b,
-                Some(LT),
-            );
-            self.z3(Code::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32, 6, hi_a, hi_b);
-            self.z3_masked(
-                Code::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32,
-                6,
-                6,
-                10,
-                Mask::Merge(1),
-            );
-        }
+            let op = C::EVEX_Vpsubd_zmm_k1z_zmm_zmmm512b32;
+            (op, C::EVEX_Vpaddd_zmm_k1z_zmm_zmmm512b32, [lo_a, lo_b])
+        };
+        self.z3(op, 4, lo_a, lo_b);
+        let cmp = C::EVEX_Vpcmpud_kr_k1_zmm_zmmm512b32_imm8;
+        self.kz2(cmp, 1, below[0], below[1], Some(LT));
+        self.z3(op, 6, hi_a, hi_b);
+        self.z3_masked(fix, 6, 6, 10, Mask::Merge(1));
     }
 
     /// `zmm4 = ones << (zmm[width] & 63)`, the complement of the field mask of
