@@ -2,7 +2,9 @@
 //! and the RAW/WAW hazard reports on registers with a pending write-back.
 
 use crate::program::Program;
-use crate::warp::{Warp, LANES, NUM_UREGS, NUM_VREGS};
+use crate::regs::{range_mask128, range_mask64};
+use crate::regs::{LANES, NUM_UREGS, NUM_VREGS};
+use crate::warp::Warp;
 use std::collections::VecDeque;
 use warpkit_isa::COUNTERS;
 
@@ -39,24 +41,6 @@ pub(crate) enum Part {
     Low16,
     /// Bits [31:16]; the low half keeps its value at retirement.
     High16,
-}
-
-pub(crate) fn range_mask128(first: u8, count: u8) -> u128 {
-    let ones = if count >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << count) - 1
-    };
-    ones.checked_shl(u32::from(first)).unwrap_or(0)
-}
-
-pub(crate) fn range_mask64(first: u8, count: u8) -> u64 {
-    let ones = if count >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << count) - 1
-    };
-    ones.checked_shl(u32::from(first)).unwrap_or(0)
 }
 
 /// One issued, not yet retired, operation, as tracers and [`AsyncQueue::ops`] see it.
@@ -376,7 +360,7 @@ impl Warp {
                 if mask == u32::MAX && part == Part::Whole {
                     for (k, &r) in rows.iter().enumerate().take(usize::from(count)) {
                         let src = self.queue.rows[usize::from(r)];
-                        if let Some(row) = self.v.get_mut(usize::from(first) + k) {
+                        if let Some(row) = self.v.retiring(usize::from(first) + k) {
                             *row = src;
                         }
                     }
@@ -396,7 +380,7 @@ impl Warp {
                 let mut merged = None;
                 for (k, &r) in rows.iter().enumerate().take(usize::from(count)) {
                     let src = &self.queue.rows[usize::from(r)];
-                    let Some(row) = self.v.get_mut(usize::from(first) + k) else {
+                    let Some(row) = self.v.retiring(usize::from(first) + k) else {
                         continue;
                     };
                     for l in 0..LANES {
@@ -411,7 +395,7 @@ impl Warp {
             }
             Target::U { first, count, data } => {
                 for (k, &value) in data.iter().enumerate().take(usize::from(count)) {
-                    if let Some(u) = self.u.get_mut(usize::from(first) + k) {
+                    if let Some(u) = self.u.retiring(usize::from(first) + k) {
                         *u = value;
                     }
                 }

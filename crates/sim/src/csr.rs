@@ -54,28 +54,104 @@ pub mod mode {
 pub const FFLAGS_MASK: u32 = 0x1f;
 
 /// The per-warp CSRs stored as plain values. `exec`, `clock*` and `time*` live elsewhere
-/// (the warp's EXEC and retired count, the core's committed count).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// (the warp's EXEC and retired count, the core's committed count). Every write marks the
+/// CSR (see `crate::regs` for why), so the fields are private: reads through the getters
+/// or [`CsrFile::get`], writes through [`CsrFile::set`] and [`CsrFile::accrue_fflags`].
+/// Access rights are not checked here but by the CSR instructions (`Warp::csr_write`).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct CsrFile {
-    pub mode: u32,
-    pub fflags: u32,
-    pub trapctl: u32,
-    pub warpid: u32,
-    pub spid: u32,
-    pub coreid: u32,
-    pub wgslot: u32,
-    pub scratch_lo: u32,
-    pub scratch_hi: u32,
-    pub scratch_size: u32,
-    pub code_lo: u32,
-    pub code_hi: u32,
-    pub trapbase: u32,
-    pub trapcause: u32,
-    pub trappc: u32,
-    pub trapinfo: u32,
+    mode: u32,
+    fflags: u32,
+    trapctl: u32,
+    warpid: u32,
+    spid: u32,
+    coreid: u32,
+    wgslot: u32,
+    scratch_lo: u32,
+    scratch_hi: u32,
+    scratch_size: u32,
+    code_lo: u32,
+    code_hi: u32,
+    trapbase: u32,
+    trapcause: u32,
+    trappc: u32,
+    trapinfo: u32,
+    /// The CSRs written since the last [`CsrFile::clear_written`], bit n for CSR number n.
+    #[serde(skip)]
+    written: u128,
+}
+
+// Every CSR number fits a bit of `CsrFile::written`.
+const _: () = {
+    let mut k = 0;
+    while k < warpkit_isa::CSRS.len() {
+        assert!(warpkit_isa::CSRS[k].number < 128);
+        k += 1;
+    }
+};
+
+/// The marks say what an instruction did, not what the file holds.
+impl PartialEq for CsrFile {
+    fn eq(&self, other: &CsrFile) -> bool {
+        self.values() == other.values()
+    }
+}
+
+impl Eq for CsrFile {}
+
+macro_rules! getters {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("The value of `", stringify!($name), "`.")]
+            #[inline(always)]
+            pub fn $name(&self) -> u32 {
+                self.$name
+            }
+        )*
+    };
 }
 
 impl CsrFile {
+    getters!(
+        mode,
+        fflags,
+        trapctl,
+        warpid,
+        spid,
+        coreid,
+        wgslot,
+        scratch_lo,
+        scratch_hi,
+        scratch_size,
+        code_lo,
+        code_hi,
+        trapbase,
+        trapcause,
+        trappc,
+        trapinfo
+    );
+
+    fn values(&self) -> [u32; 16] {
+        [
+            self.mode,
+            self.fflags,
+            self.trapctl,
+            self.warpid,
+            self.spid,
+            self.coreid,
+            self.wgslot,
+            self.scratch_lo,
+            self.scratch_hi,
+            self.scratch_size,
+            self.code_lo,
+            self.code_hi,
+            self.trapbase,
+            self.trapcause,
+            self.trappc,
+            self.trapinfo,
+        ]
+    }
+
     /// CODE_BASE, the 64-bit address of PC 0.
     pub fn code_base(&self) -> u64 {
         u64::from(self.code_lo) | (u64::from(self.code_hi) << 32)
@@ -104,9 +180,10 @@ impl CsrFile {
         })
     }
 
-    /// The stored value of a CSR this file holds.
-    pub(crate) fn slot(&mut self, number: u32) -> Option<&mut u32> {
-        Some(match number {
+    /// Store `value` in a CSR this file holds, marking it; false (nothing written) for any
+    /// other number. `fflags` keeps bits [4:0].
+    pub fn set(&mut self, number: u32, value: u32) -> bool {
+        let slot = match number {
             num::MODE => &mut self.mode,
             num::FFLAGS => &mut self.fflags,
             num::TRAPCTL => &mut self.trapctl,
@@ -123,8 +200,36 @@ impl CsrFile {
             num::TRAPCAUSE => &mut self.trapcause,
             num::TRAPPC => &mut self.trappc,
             num::TRAPINFO => &mut self.trapinfo,
-            _ => return None,
-        })
+            _ => return false,
+        };
+        *slot = if number == num::FFLAGS {
+            value & FFLAGS_MASK
+        } else {
+            value
+        };
+        self.written |= 1u128 << number;
+        true
+    }
+
+    /// A floating-point instruction's exception flags (fflags layout), ORed into `fflags`;
+    /// raising any flag writes `fflags`, even one already set, as it would in hardware.
+    #[inline(always)]
+    pub fn accrue_fflags(&mut self, flags: u32) {
+        if flags & FFLAGS_MASK != 0 {
+            self.fflags |= flags & FFLAGS_MASK;
+            self.written |= 1u128 << num::FFLAGS;
+        }
+    }
+
+    /// The CSRs written since the last [`CsrFile::clear_written`], bit n for CSR number n.
+    #[inline(always)]
+    pub fn written(&self) -> u128 {
+        self.written
+    }
+
+    #[inline(always)]
+    pub fn clear_written(&mut self) {
+        self.written = 0;
     }
 }
 

@@ -11,8 +11,9 @@
 use crate::asyncq::Part;
 use crate::csr::mode;
 use crate::program::Inst;
+use crate::regs::LANES;
 use crate::trap::CAUSE_FP_EXCEPTION;
-use crate::warp::{Warp, LANES};
+use crate::warp::Warp;
 use warpkit_float::{self as wf, Flags, Int, Round, BF16, F16, F32, F64};
 use warpkit_isa::Op;
 
@@ -140,7 +141,7 @@ impl Warp {
         dst: Ty,
         f: impl Fn(Lane3, Round) -> (u64, Flags),
     ) -> Lanes {
-        let mode_value = self.csr.mode;
+        let mode_value = self.csr.mode();
         let neg = (inst.imm >> packed::NEG) & 7;
         let abs = (inst.imm >> packed::ABS) & 7;
         let sat = inst.imm & (1 << packed::SAT) != 0;
@@ -197,7 +198,7 @@ impl Warp {
 
     /// The trap an instruction's flags raise, if `mode` enables one of them.
     fn fp_trap(&self, flags: Flags) -> Option<FpOutcome> {
-        let enabled = (self.csr.mode & mode::TRAP_ENABLES) >> 5;
+        let enabled = (self.csr.mode() & mode::TRAP_ENABLES) >> 5;
         (u32::from(flags.bits()) & enabled != 0)
             .then(|| FpOutcome::Trap(CAUSE_FP_EXCEPTION, u32::from(flags.bits())))
     }
@@ -205,20 +206,28 @@ impl Warp {
     fn fp_write(&mut self, loc: Loc, reg: u8, values: &[u64; LANES]) {
         let exec = self.exec();
         let r = usize::from(reg);
-        for (lane, &x) in values.iter().enumerate() {
-            if exec & (1 << lane) == 0 {
-                continue;
-            }
-            match loc {
-                Loc::R32 => self.v[r][lane] = x as u32,
-                Loc::R64 => {
-                    self.v[r][lane] = x as u32;
-                    self.v[r + 1][lane] = (x >> 32) as u32;
+        let active = |lane: usize| exec & (1 << lane) != 0;
+        match loc {
+            Loc::R32 => {
+                let row = &mut self.v[r];
+                for (lane, &x) in values.iter().enumerate().filter(|&(l, _)| active(l)) {
+                    row[lane] = x as u32;
                 }
-                Loc::H16 => {
-                    let shift = 16 * (r & 1);
-                    let row = &mut self.v[r >> 1][lane];
-                    *row = (*row & !(0xffff << shift)) | (((x as u32) & 0xffff) << shift);
+            }
+            Loc::R64 => {
+                for half in 0..2 {
+                    let row = &mut self.v[r + half];
+                    for (lane, &x) in values.iter().enumerate().filter(|&(l, _)| active(l)) {
+                        row[lane] = (x >> (32 * half)) as u32;
+                    }
+                }
+            }
+            Loc::H16 => {
+                let shift = 16 * (r & 1);
+                let row = &mut self.v[r >> 1];
+                for (lane, &x) in values.iter().enumerate().filter(|&(l, _)| active(l)) {
+                    let w = &mut row[lane];
+                    *w = (*w & !(0xffff << shift)) | (((x as u32) & 0xffff) << shift);
                 }
             }
         }
@@ -236,7 +245,7 @@ impl Warp {
         if let Some(t) = self.fp_trap(lanes.flags) {
             return t;
         }
-        self.csr.fflags |= u32::from(lanes.flags.bits());
+        self.csr.accrue_fflags(u32::from(lanes.flags.bits()));
         self.fp_write(dst.0, inst.rd, &lanes.values);
         FpOutcome::Done
     }
@@ -256,7 +265,7 @@ impl Warp {
         if let Some(t) = self.fp_trap(lanes.flags) {
             return t;
         }
-        self.csr.fflags |= u32::from(lanes.flags.bits());
+        self.csr.accrue_fflags(u32::from(lanes.flags.bits()));
         let counter = warpkit_isa::counter_by_name("sfu").map_or(0, |(c, _)| c);
         let mut rows = [[0u32; LANES]; 2];
         for (lane, &x) in lanes.values.iter().enumerate() {
@@ -283,7 +292,7 @@ impl Warp {
         if let Some(t) = self.fp_trap(lanes.flags) {
             return t;
         }
-        self.csr.fflags |= u32::from(lanes.flags.bits());
+        self.csr.accrue_fflags(u32::from(lanes.flags.bits()));
         let exec = self.exec();
         let mask = (0..LANES)
             .filter(|&l| exec & (1 << l) != 0 && lanes.values[l] != 0)
@@ -301,7 +310,7 @@ impl Warp {
     /// [`fp_fpu`]: crate::fp_fpu
     fn fp_f32_fpu(&mut self, op: Op, inst: &Inst) -> Option<FpOutcome> {
         use crate::fp_fpu::{self, Kind, Mods};
-        let mode_value = self.csr.mode;
+        let mode_value = self.csr.mode();
         if mode_value & mode::FTZ32 != 0 {
             return None;
         }
@@ -325,15 +334,16 @@ impl Warp {
         // Flags the row may report without raising them: ORed into `fflags`, which holds
         // them already, they change nothing, as long as none of them traps.
         let enabled = (mode_value & mode::TRAP_ENABLES) >> 5;
-        let accrued = Flags::from_bits((self.csr.fflags & !enabled) as u8);
+        let accrued = Flags::from_bits((self.csr.fflags() & !enabled) as u8);
         // The common case, written straight to the destination register: every lane
         // active, no modifier, no `sat`, and no trap enabled (a trapping instruction must
         // write nothing).
         if exec == u32::MAX && neg == 0 && abs == 0 && !sat && enabled == 0 {
             let sources = [inst.rs1, inst.rs2, inst.rs3].map(usize::from);
             let d = usize::from(inst.rd);
-            let flags = fp_fpu::row_in_place(kind, rm, &mut self.v[..], d, sources, accrued)?;
-            self.csr.fflags |= u32::from(flags.bits());
+            let flags =
+                fp_fpu::row_in_place(kind, rm, &mut self.v.writing(d)[..], d, sources, accrued)?;
+            self.csr.accrue_fflags(u32::from(flags.bits()));
             return Some(FpOutcome::Done);
         }
         let mods = Mods::new(neg, abs);
@@ -350,7 +360,7 @@ impl Warp {
         if let Some(t) = self.fp_trap(flags) {
             return Some(t);
         }
-        self.csr.fflags |= u32::from(flags.bits());
+        self.csr.accrue_fflags(u32::from(flags.bits()));
         let dst = &mut self.v[usize::from(inst.rd)];
         if exec == u32::MAX && !sat {
             *dst = values;
@@ -375,7 +385,7 @@ impl Warp {
     /// lanes the host path cannot decide are computed by warpkit-float; the outcome (trap,
     /// `fflags`, the write of the active lanes) is the per-lane path's.
     fn fp_f32_rows(&mut self, op: Op, inst: &Inst) -> Option<FpOutcome> {
-        let mode_value = self.csr.mode;
+        let mode_value = self.csr.mode();
         let rm_field = (inst.imm >> packed::RM) & 7;
         let rm_value = if rm_field == 7 {
             mode_value & mode::RM_MASK
@@ -433,7 +443,7 @@ impl Warp {
         if let Some(t) = self.fp_trap(flags) {
             return Some(t);
         }
-        self.csr.fflags |= u32::from(flags.bits());
+        self.csr.accrue_fflags(u32::from(flags.bits()));
         let dst = &mut self.v[usize::from(inst.rd)];
         for (lane, (d, r)) in dst.iter_mut().zip(rows).enumerate() {
             // Branch-free select, so that the loop vectorises.

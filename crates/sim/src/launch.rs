@@ -10,9 +10,10 @@ use crate::env::Core;
 use crate::hooks::{Hooks, NoHooks, StepBudget};
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::program::Program;
+use crate::regs::LANES;
 use crate::trace::{TraceFormat, WriteTracer};
 use crate::trap::{Trap, CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
-use crate::warp::{Warp, WarpId, WarpStatus, LANES};
+use crate::warp::{Warp, WarpId, WarpStatus};
 use crate::workgroup::{Deadlock, Workgroup};
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
 use rayon::prelude::*;
@@ -312,10 +313,11 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
             }
         }
     }
-    warp.csr.warpid = w;
-    warp.csr.wgslot = flat_wg;
-    warp.csr.code_lo = CODE_BASE as u32;
-    warp.csr.code_hi = (CODE_BASE >> 32) as u32;
+    use crate::csr::num;
+    warp.csr.set(num::WARPID, w);
+    warp.csr.set(num::WGSLOT, flat_wg);
+    warp.csr.set(num::CODE_LO, CODE_BASE as u32);
+    warp.csr.set(num::CODE_HI, (CODE_BASE >> 32) as u32);
 }
 
 /// What one workgroup's run produced: its reports, and its warps only when kept.

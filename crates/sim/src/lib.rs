@@ -23,6 +23,7 @@ pub mod launch;
 mod mem_exec;
 pub mod memory;
 mod program;
+mod regs;
 pub mod sfu;
 mod trace;
 pub mod trace_diff;
@@ -39,9 +40,10 @@ pub use hooks::{Control, Hooks, NoHooks};
 pub use jit::{Engine, TranslationStats, UnknownEngine, VectorIsa};
 pub use mem_exec::MemEnv;
 pub use program::{resolve, Code, Inst, Program, RegUse};
+pub use regs::{Row, URegs, VRegs, LANES, NUM_UREGS, NUM_VREGS};
 pub use trace::{Commit, TraceFormat, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION};
 pub use trap::Trap;
-pub use warp::{URegs, VRegs, Warp, WarpId, WarpStatus, LANES, NUM_UREGS, NUM_VREGS};
+pub use warp::{Warp, WarpId, WarpStatus};
 pub use workgroup::{Deadlock, RunSummary, Workgroup};
 
 /// The default per-warp step limit of `warpkit run`.

@@ -92,7 +92,7 @@ pub struct RegUse {
 }
 
 fn reg_use(ins: &Instr) -> RegUse {
-    use crate::asyncq::{range_mask128, range_mask64};
+    use crate::regs::{range_mask128, range_mask64};
     use warpkit_isa::Role;
     let mut u = RegUse::default();
     for (k, o) in ins.def().operands.iter().enumerate() {

@@ -6,8 +6,9 @@
 use crate::control::Interrupt;
 use crate::hooks::{Control, Hooks, MemAccess};
 use crate::program::Program;
+use crate::regs::LANES;
 use crate::trap::Trap;
-use crate::warp::{Warp, WarpStatus, LANES};
+use crate::warp::{Warp, WarpStatus};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use warpkit_isa::csr_by_number;
@@ -86,15 +87,8 @@ impl Commit {
             let handled = !matches!(warp.status, WarpStatus::Trapped(_));
             c.trap = Some((t, handled));
             c.mem.clear();
-            if handled {
-                for (n, v) in [
-                    (crate::csr::num::TRAPCAUSE, t.cause),
-                    (crate::csr::num::TRAPPC, t.pc),
-                    (crate::csr::num::TRAPINFO, t.info),
-                ] {
-                    c.push_csr(n, v);
-                }
-            }
+            // Only the handler's entry writes (the trap CSRs); a stop writes nothing.
+            c.push_csrs(warp);
             return c;
         }
         // A vector write covers the lanes active when it happened; no instruction that
@@ -125,21 +119,25 @@ impl Commit {
         if warp.wrote_exec() {
             c.writes.push(Written::Exec(exec));
         }
-        if let Some(number) = warp.written_csr() {
-            if let Some(value) = warp.csr.get(number) {
-                c.push_csr(number, value);
-            }
-        }
+        c.push_csrs(warp);
         c
     }
 
-    fn push_csr(&mut self, number: u32, value: u32) {
-        let name = csr_by_number(number).map_or("?", |d| d.name);
-        self.writes.push(Written::Csr {
-            number,
-            name,
-            value,
-        });
+    /// The CSRs other than EXEC the instruction wrote, by number.
+    fn push_csrs(&mut self, warp: &Warp) {
+        let mut numbers = warp.written_csrs();
+        while numbers != 0 {
+            let number = numbers.trailing_zeros();
+            numbers &= numbers - 1;
+            if let Some(value) = warp.csr.get(number) {
+                let name = csr_by_number(number).map_or("?", |d| d.name);
+                self.writes.push(Written::Csr {
+                    number,
+                    name,
+                    value,
+                });
+            }
+        }
     }
 
     fn encoding_hex(&self) -> String {

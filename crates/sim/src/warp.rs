@@ -7,103 +7,10 @@ use crate::csr::{self, num, CsrFile, CsrWrite};
 use crate::env::{Core, Env};
 use crate::hooks::{Control, Hooks, MemAccess};
 use crate::program::{Code, Program};
+use crate::regs::{URegs, VRegs, LANES, NUM_UREGS, NUM_VREGS};
 use crate::trap::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use warpkit_isa::Op;
-
-/// Lanes per warp.
-pub const LANES: usize = 32;
-/// Vector registers per lane (v0..v127).
-pub const NUM_VREGS: usize = 128;
-/// Uniform registers per warp (u0..u63).
-pub const NUM_UREGS: usize = 64;
-
-/// The vector register file, register-major and lane-contiguous: `v[r]` is one SIMD row.
-pub type VRegs = [[u32; LANES]; NUM_VREGS];
-
-/// The uniform register file. Every write through indexing (`u[r] = x`, the
-/// interpreter's only way of writing a uniform register) marks the register in a mask that
-/// the hooks read after the instruction: writes are recorded where they happen. Writes
-/// through `get_mut`/slices (launch set-up, asynchronous write-backs, which are recorded at
-/// retirement) leave the mask alone.
-#[derive(Clone, PartialEq, Eq)]
-pub struct URegs {
-    regs: [u32; NUM_UREGS],
-    written: u64,
-}
-
-impl URegs {
-    /// Registers written by indexing since the last [`URegs::clear_written`].
-    #[inline(always)]
-    pub fn written(&self) -> u64 {
-        self.written
-    }
-
-    #[inline(always)]
-    pub fn clear_written(&mut self) {
-        self.written = 0;
-    }
-}
-
-impl Default for URegs {
-    fn default() -> URegs {
-        URegs {
-            regs: [0; NUM_UREGS],
-            written: 0,
-        }
-    }
-}
-
-impl std::fmt::Debug for URegs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.regs.fmt(f)
-    }
-}
-
-impl std::ops::Deref for URegs {
-    type Target = [u32; NUM_UREGS];
-    #[inline(always)]
-    fn deref(&self) -> &[u32; NUM_UREGS] {
-        &self.regs
-    }
-}
-
-impl std::ops::DerefMut for URegs {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut [u32; NUM_UREGS] {
-        &mut self.regs
-    }
-}
-
-impl std::ops::Index<usize> for URegs {
-    type Output = u32;
-    #[inline(always)]
-    fn index(&self, r: usize) -> &u32 {
-        &self.regs[r]
-    }
-}
-
-impl std::ops::IndexMut<usize> for URegs {
-    #[inline(always)]
-    fn index_mut(&mut self, r: usize) -> &mut u32 {
-        self.written |= 1u64 << (r & 63);
-        &mut self.regs[r]
-    }
-}
-
-/// A range of uniform registers; a write through it is not marked (set-up code only).
-impl std::ops::Index<std::ops::Range<usize>> for URegs {
-    type Output = [u32];
-    fn index(&self, r: std::ops::Range<usize>) -> &[u32] {
-        &self.regs[r]
-    }
-}
-
-impl std::ops::IndexMut<std::ops::Range<usize>> for URegs {
-    fn index_mut(&mut self, r: std::ops::Range<usize>) -> &mut [u32] {
-        &mut self.regs[r]
-    }
-}
 
 /// Where a warp is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -131,7 +38,7 @@ pub struct WarpId {
 #[derive(Clone)]
 pub struct Warp {
     pub id: WarpId,
-    pub v: Box<VRegs>,
+    pub v: VRegs,
     pub u: URegs,
     exec: u32,
     /// `exec` expanded to one all-ones / all-zeros word per lane, so masked writes are plain
@@ -165,12 +72,8 @@ pub struct Warp {
     pub(crate) retire_log: Option<Vec<crate::PendingOp>>,
     /// Memory accesses of the last step, kept only while hooks observe the warp.
     pub(crate) mem_log: Option<Vec<MemAccess>>,
-    /// Vector registers written (by `vput`) since the hooks last cleared the marks.
-    written_v: u128,
     /// Whether EXEC was written since the hooks last cleared the marks.
     written_exec: bool,
-    /// The CSR a CSR instruction wrote since the hooks last cleared the marks.
-    written_csr: Option<u32>,
     /// Instructions of `steps` that translated code executed (not architectural state:
     /// engines differ only here).
     pub(crate) translated: u64,
@@ -352,7 +255,7 @@ impl Warp {
     pub fn new(id: WarpId, exec: u32) -> Warp {
         let mut w = Warp {
             id,
-            v: Box::new([[0; LANES]; NUM_VREGS]),
+            v: VRegs::default(),
             u: URegs::default(),
             exec: 0,
             lane_mask: [0; LANES],
@@ -371,9 +274,7 @@ impl Warp {
             retire_log: None,
             mem_log: None,
             fault_address: None,
-            written_v: 0,
             written_exec: false,
-            written_csr: None,
             translated: 0,
         };
         w.set_exec(exec);
@@ -413,20 +314,19 @@ impl Warp {
             fault_address,
             retire_log,
             mem_log,
-            written_v,
             written_exec,
-            written_csr,
             translated,
         } = self;
         *w_id = id;
         if dirty == u128::MAX {
-            **v = [[0; LANES]; NUM_VREGS];
+            v.zero_all();
         } else {
             let mut bits = dirty;
             while bits != 0 {
-                v[bits.trailing_zeros() as usize] = [0; LANES];
+                v.zero(bits.trailing_zeros() as usize);
                 bits &= bits - 1;
             }
+            v.clear_written();
         }
         *u = URegs::default();
         *pc = 0;
@@ -443,9 +343,7 @@ impl Warp {
         *fault_address = None;
         *retire_log = None;
         *mem_log = None;
-        *written_v = 0;
         *written_exec = false;
-        *written_csr = None;
         *translated = 0;
         self.set_exec(exec);
     }
@@ -519,14 +417,11 @@ impl Warp {
         match number {
             num::EXEC => self.set_exec(new),
             num::MODE if !csr::mode::is_valid(new) => return Err((CAUSE_ILLEGAL_MODE, new)),
-            num::FFLAGS => self.csr.fflags = new & csr::FFLAGS_MASK,
-            n => match self.csr.slot(n) {
-                Some(slot) => *slot = new,
-                None => return Err((CAUSE_ILLEGAL_CSR, number)),
-            },
-        }
-        if number != num::EXEC {
-            self.written_csr = Some(number);
+            n => {
+                if !self.csr.set(n, new) {
+                    return Err((CAUSE_ILLEGAL_CSR, number));
+                }
+            }
         }
         Ok(())
     }
@@ -539,12 +434,13 @@ impl Warp {
     pub fn raise(&mut self, pc: u32, cause: u32, info: u32) -> bool {
         let trap = Trap { cause, pc, info };
         self.last_trap = Some(trap);
-        let unreachable_handler = cause == CAUSE_FETCH_FAULT && pc == self.csr.trapbase;
-        if self.csr.trapbase != 0 && !unreachable_handler {
-            self.csr.trapcause = cause;
-            self.csr.trappc = pc;
-            self.csr.trapinfo = info;
-            self.pc = self.csr.trapbase;
+        let trapbase = self.csr.trapbase();
+        let unreachable_handler = cause == CAUSE_FETCH_FAULT && pc == trapbase;
+        if trapbase != 0 && !unreachable_handler {
+            self.csr.set(num::TRAPCAUSE, cause);
+            self.csr.set(num::TRAPPC, pc);
+            self.csr.set(num::TRAPINFO, info);
+            self.pc = trapbase;
             true
         } else {
             self.status = WarpStatus::Trapped(trap);
@@ -557,7 +453,6 @@ impl Warp {
     /// Write `r` to the EXEC-active lanes of `v[d]`.
     #[inline(always)]
     fn vput(&mut self, d: usize, r: &[u32; LANES]) {
-        self.written_v |= 1u128 << (d & 127);
         let dst = &mut self.v[d];
         if self.exec == u32::MAX {
             *dst = *r;
@@ -1283,9 +1178,9 @@ impl Warp {
     fn clear_marks(&mut self) {
         self.last_trap = None;
         self.u.clear_written();
-        self.written_v = 0;
+        self.v.clear_written();
         self.written_exec = false;
-        self.written_csr = None;
+        self.csr.clear_written();
         self.retire_log.get_or_insert_with(Vec::new).clear();
         self.mem_log.get_or_insert_with(Vec::new).clear();
     }
@@ -1379,7 +1274,7 @@ impl Warp {
     /// Meaningful inside [`Hooks::after`]; asynchronous results are in
     /// [`Warp::retired_ops`].
     pub fn written_vregs(&self) -> u128 {
-        self.written_v
+        self.v.written()
     }
 
     /// The uniform registers the last instruction wrote synchronously (one bit each).
@@ -1392,9 +1287,10 @@ impl Warp {
         self.written_exec
     }
 
-    /// The CSR (other than EXEC) the last instruction wrote, if any.
-    pub fn written_csr(&self) -> Option<u32> {
-        self.written_csr
+    /// The CSRs other than EXEC the last instruction wrote (bit n for CSR number n), the
+    /// trap CSRs of a trap its handler took included.
+    pub fn written_csrs(&self) -> u128 {
+        self.csr.written()
     }
 
     /// The trap the last instruction raised, taken by a handler or not.
@@ -1517,9 +1413,7 @@ impl Warp {
             fault_address,
             retire_log: _,
             mem_log: _,
-            written_v: _,
             written_exec: _,
-            written_csr: _,
             translated: _,
         } = self;
         WarpImage {
@@ -1560,7 +1454,7 @@ impl Warp {
                 image.u.len()
             ));
         }
-        w.u.copy_from_slice(&image.u);
+        w.u[0..NUM_UREGS].copy_from_slice(&image.u);
         if image.vgprs > NUM_VREGS as u32 {
             return Err(format!("{} vector registers allocated", image.vgprs));
         }

@@ -85,9 +85,9 @@ fn initial_registers_follow_the_abi() {
     assert_eq!((w.v[0][0], w.v[1][0], w.v[3][0]), (0, 4, 32));
     // Lane 9 is thread 41, past the 40 of the block: it holds the ids it would have.
     assert_eq!((w.v[0][9], w.v[1][9], w.v[2][9], w.v[3][9]), (1, 0, 1, 41));
-    assert_eq!(w.csr.code_lo, CODE_BASE as u32);
-    assert_eq!(w.csr.warpid, 1);
-    assert_eq!(w.csr.wgslot, 1);
+    assert_eq!(w.csr.code_lo(), CODE_BASE as u32);
+    assert_eq!(w.csr.warpid(), 1);
+    assert_eq!(w.csr.wgslot(), 1);
 }
 
 #[test]
@@ -773,7 +773,7 @@ fn the_trap_handler_of_provisional_md_resumes_after_the_instruction() {
     let w = &r.warps[0];
     assert_eq!(w.v[6][0], 7, "resumed after the 64-bit load");
     assert_eq!(w.v[7][31], 9, "resumed after the 32-bit csrw");
-    assert_eq!(w.csr.trapcause, 9);
+    assert_eq!(w.csr.trapcause(), 9);
     assert_eq!(w.v[4][0], 0, "the faulting load wrote nothing");
 }
 

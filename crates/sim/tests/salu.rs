@@ -184,8 +184,8 @@ fn pc_relative() {
 fn upca_adds_code_base() {
     let prog = warpkit_sim::Program::new(asm("nop\nupca u[2:3], 16\nendpgm"));
     let mut w = warpkit_sim::Warp::new(Default::default(), ONES);
-    w.csr.code_lo = 0xffff_fff0;
-    w.csr.code_hi = 0x10;
+    w.csr.set(warpkit_sim::csr::num::CODE_LO, 0xffff_fff0);
+    w.csr.set(warpkit_sim::csr::num::CODE_HI, 0x10);
     let mut core = warpkit_sim::Core::default();
     w.run(
         &prog,

@@ -114,7 +114,7 @@ fn trap_handler_is_entered() {
     ended(&w);
     assert_eq!((w.u[2], w.u[3], w.u[4]), (9, 8, 0x20));
     assert_eq!(w.u[9], 0, "the trapping instruction's successor never ran");
-    assert_eq!(w.csr.trapcause, 9);
+    assert_eq!(w.csr.trapcause(), 9);
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn handler_can_return_past_the_faulting_instruction() {
     let w = run(src);
     ended(&w);
     assert_eq!(w.u[9], 7);
-    assert_eq!(w.csr.trapinfo, 0xffff_ffff);
+    assert_eq!(w.csr.trapinfo(), 0xffff_ffff);
 }
 
 #[test]
@@ -200,7 +200,7 @@ fn mode_values() {
             info: u32::MAX
         }
     );
-    assert_eq!(w.csr.mode, 3);
+    assert_eq!(w.csr.mode(), 3);
     for (v, legal) in [
         (5u32, false),
         (6, false),
@@ -213,7 +213,7 @@ fn mode_values() {
         let w = run(&format!("umov.l u1, {v}\ncsrw mode, u1\nendpgm"));
         if legal {
             ended(&w);
-            assert_eq!(w.csr.mode, v);
+            assert_eq!(w.csr.mode(), v);
         } else {
             assert_eq!(
                 trap(&w),
@@ -224,7 +224,7 @@ fn mode_values() {
                 },
                 "{v:#x}"
             );
-            assert_eq!(w.csr.mode, 0);
+            assert_eq!(w.csr.mode(), 0);
         }
     }
     // csrs/csrc: the combined value is checked.
@@ -237,7 +237,7 @@ fn mode_values() {
             info: 5
         }
     );
-    assert_eq!(w.csr.mode, 4);
+    assert_eq!(w.csr.mode(), 4);
     let w = run("umovi u1, 7\ncsrc mode, u1\nendpgm");
     ended(&w);
 }
@@ -254,7 +254,7 @@ fn csrw_exec_sets_exec() {
 fn writable_trap_csrs_and_trapctl() {
     let w = run("umovi u1, 77\ncsrw trapctl, u1\ncsrw trapcause, u1\ncsrw trappc, u1\ncsrw trapinfo, u1\ncsrr u2, trapctl\ncsrr u3, trapinfo\nendpgm");
     ended(&w);
-    assert_eq!((w.u[2], w.u[3], w.csr.trappc), (77, 77, 77));
+    assert_eq!((w.u[2], w.u[3], w.csr.trappc()), (77, 77, 77));
 }
 
 #[test]

@@ -889,7 +889,7 @@ impl<'p> Debugger<'p> {
             "pc   {:#010x}  exec {:#010x}  mode {:#010x}",
             w.pc,
             w.exec(),
-            w.csr.mode
+            w.csr.mode()
         );
         for row in 0..warpkit_sim::NUM_UREGS / 8 {
             for r in row * 8..row * 8 + 8 {

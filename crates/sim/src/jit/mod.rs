@@ -19,7 +19,8 @@ use crate::asyncq::NUM_COUNTERS;
 use crate::env::Core;
 use crate::memory::GlobalMemory;
 use crate::program::Program;
-use crate::warp::{Warp, LANES};
+use crate::regs::LANES;
+use crate::warp::Warp;
 use pending::PendingLoad;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -420,7 +421,7 @@ impl Translation {
             let mut ctx = x64::Ctx {
                 mask: warp.lane_mask().as_ptr(),
                 consts: &*self.consts,
-                v: warp.v.as_mut_ptr().cast::<u32>(),
+                v: warp.v.as_mut_ptr(),
                 u: warp.u.as_mut_ptr(),
                 table: table.as_ptr(),
                 budget,

@@ -31,7 +31,7 @@ use super::pending::{limit, load_counter, store_counter, Pending, PendingLoad};
 use super::{Direct, HINTS, MISS_WRITE, RING};
 use crate::asyncq::NUM_COUNTERS;
 use crate::program::{Inst, Program};
-use crate::warp::{NUM_UREGS, NUM_VREGS};
+use crate::regs::{NUM_UREGS, NUM_VREGS};
 use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
 
 mod avx512;
