@@ -1,6 +1,7 @@
 //! Static diagnostics: each has a code (`E-WMIX`, `W-UNTYPED`, ...), a location and a
 //! message; [`Diagnostics::render`] prints them as `file:line:col: error[E-CODE]: message`
-//! with the source line and a caret, through the assembler's renderer.
+//! with the source line and a caret, through the assembler's renderer. [`Sink`] collects
+//! them while a file is read, locating each byte span as a line and column.
 
 use std::fmt;
 use std::ops::Range;
@@ -83,5 +84,71 @@ impl Diagnostics {
             ));
         }
         out
+    }
+}
+
+/// Collects the diagnostics of one file while it is read and checked.
+pub(crate) struct Sink<'a> {
+    file: String,
+    src: &'a str,
+    line_starts: Vec<usize>,
+    diags: Vec<Diagnostic>,
+}
+
+impl<'a> Sink<'a> {
+    pub(crate) fn new(file: &str, src: &'a str) -> Sink<'a> {
+        Sink {
+            file: file.to_string(),
+            src,
+            line_starts: std::iter::once(0)
+                .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+            diags: Vec::new(),
+        }
+    }
+
+    /// The 1-based line and column (in characters) of byte `at`.
+    pub(crate) fn locate(&self, at: usize) -> (usize, usize) {
+        let line = self.line_starts.partition_point(|&s| s <= at).max(1);
+        let start = self.line_starts[line - 1];
+        let col = self
+            .src
+            .get(start..at.min(self.src.len()))
+            .map_or(1, |s| s.chars().count() + 1);
+        (line, col)
+    }
+
+    fn push(&mut self, severity: Severity, code: &'static str, span: Range<usize>, msg: String) {
+        if self.diags.len() >= MAX_DIAGNOSTICS {
+            return;
+        }
+        let (line, column) = self.locate(span.start);
+        self.diags.push(Diagnostic {
+            file: self.file.clone(),
+            severity,
+            code,
+            line,
+            column,
+            span,
+            message: msg,
+        });
+    }
+
+    pub(crate) fn err(&mut self, code: &'static str, span: Range<usize>, msg: impl Into<String>) {
+        self.push(Severity::Error, code, span, msg.into());
+    }
+
+    pub(crate) fn warn(&mut self, code: &'static str, span: Range<usize>, msg: impl Into<String>) {
+        self.push(Severity::Warning, code, span, msg.into());
+    }
+
+    /// Every diagnostic, in source order.
+    pub(crate) fn finish(self) -> Diagnostics {
+        let mut items = self.diags;
+        items.sort_by_key(|d| (d.span.start, d.line, d.column));
+        Diagnostics {
+            file: self.file,
+            items,
+        }
     }
 }
