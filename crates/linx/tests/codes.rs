@@ -154,6 +154,30 @@ fn all_static_errors_are_reported_at_once_with_location() {
     assert!(text.contains("^^^^^^"), "{text}");
 }
 
+#[test]
+fn block_rules_run_beside_instruction_errors() {
+    // Errors of single instructions (a width mix, a store width, a branch without its
+    // reconvergence label) do not hide the rules spanning the block.
+    let src = prog(
+        "SIMT",
+        4,
+        "  add lc0.uw, lc0.ud, ->t.d
+  sw lc0.ud, [a0.ud, lc0.ud<<2]
+  b.eq lc0.ud, lb0.ud, l
+l:
+  rdadd lc0.ud, ->x1.d
+  rdmax lc0.ud, ->x1.d
+  lbstop",
+    );
+    let d = check("t.s", &src).unwrap_err();
+    assert_eq!(d.codes(), ["E-WMIX", "E-STW", "E-NORC", "E-GTWICE"]);
+    let text = d.render(&src);
+    assert!(
+        text.contains("t.s:13:3: error[E-GTWICE]: x1 is already written by the reduce on line 12"),
+        "{text}"
+    );
+}
+
 // ---- run-time codes ----------------------------------------------------------------------
 
 #[test]

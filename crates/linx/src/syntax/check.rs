@@ -31,63 +31,17 @@ pub fn check(file: &str, source: &str) -> Result<Program, Diagnostics> {
         raws,
     } = parsed;
 
-    let mut body = Vec::with_capacity(raws.len());
-    for (i, raw) in raws.iter().enumerate() {
-        let pc = BODY_BASE + 8 * i as u64;
-        if let Some(insn) = resolve(&mut sink, raw, pc, &labels) {
-            body.push(insn);
-        }
-    }
-
-    // Whole-block rules of the reduces (only when every instruction resolved, so the
-    // indices line up).
-    if body.len() == raws.len() {
-        let mut reduce_dst: HashMap<u8, usize> = HashMap::new();
-        for (i, insn) in body.iter().enumerate() {
-            if let Dest::Gpr(r) = insn.dest {
-                if let Some(&first) = reduce_dst.get(&r) {
-                    sink.err(
-                        "E-GTWICE",
-                        raws[i].mspan.clone(),
-                        format!(
-                            "{} is already written by the reduce on line {}: each global register is written at most once per block [003]",
-                            crate::GPR_NAMES[r as usize], body[first].line
-                        ),
-                    );
-                } else {
-                    reduce_dst.insert(r, i);
-                }
-            }
-        }
-        for (i, insn) in body.iter().enumerate() {
-            for read in &insn.srcs {
-                if let Src::Gpr(r) = read.src {
-                    if let Some(&at) = reduce_dst.get(&r) {
-                        sink.err(
-                            "E-RDREAD",
-                            raws[i].mspan.clone(),
-                            format!(
-                                "reads {}, which the reduce on line {} writes at block end",
-                                crate::GPR_NAMES[r as usize],
-                                body[at].line
-                            ),
-                        );
-                    }
-                }
-            }
-            if insn.def.form == Form::Branch {
-                let ok = (insn.rc - BODY_BASE) / 8 < body.len() as u64
-                    && body[((insn.rc - BODY_BASE) / 8) as usize].def.op == Op::PcPop;
-                if !ok {
-                    sink.warn(
-                        "W-RCLABEL",
-                        raws[i].mspan.clone(),
-                        "the reconvergence label does not hold pc.pop: a diverging run stops with E-RCLABEL",
-                    );
-                }
-            }
-        }
-    }
+    let resolved: Vec<Resolved> = raws
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| resolve(&mut sink, raw, BODY_BASE + 8 * i as u64, &labels))
+        .collect();
+    block_rules(&mut sink, &raws, &resolved);
+    let body: Vec<Insn> = resolved
+        .into_iter()
+        .filter(|r| r.ok)
+        .filter_map(|r| r.insn)
+        .collect();
 
     let lanes_v = lanes.unwrap_or(4);
     let cstk = cstk_depth.unwrap_or(DEFAULT_CSTK_DEPTH);
@@ -108,6 +62,73 @@ pub fn check(file: &str, source: &str) -> Result<Program, Diagnostics> {
         body,
         warnings: diags,
     })
+}
+
+/// The rules that span the block: one reduce per global register, no reads of a reduced
+/// register, `pc.pop` at every reconvergence label. They run over every instruction as far
+/// as it resolved, `resolved[i]` being `raws[i]`: an instruction that broke a rule of its
+/// own still shows its reads and its reduce destination, so its error hides no other.
+fn block_rules(sink: &mut Sink, raws: &[RawInsn], resolved: &[Resolved]) {
+    let insns = || {
+        resolved
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r.insn.as_ref()?)))
+    };
+    let mut reduce_dst: HashMap<u8, usize> = HashMap::new();
+    for (i, insn) in insns() {
+        // A reduce into zero is E-RDDST already and writes nothing, so it leaves no
+        // register for E-GTWICE or E-RDREAD to follow up on.
+        let Dest::Gpr(r @ 1..) = insn.dest else {
+            continue;
+        };
+        if let Some(&first) = reduce_dst.get(&r) {
+            sink.err(
+                "E-GTWICE",
+                raws[i].mspan.clone(),
+                format!(
+                    "{} is already written by the reduce on line {}: each global register is written at most once per block [003]",
+                    crate::GPR_NAMES[r as usize], raws[first].line
+                ),
+            );
+        } else {
+            reduce_dst.insert(r, i);
+        }
+    }
+    for (i, insn) in insns() {
+        for read in &insn.srcs {
+            if let Src::Gpr(r) = read.src {
+                if let Some(&at) = reduce_dst.get(&r) {
+                    sink.err(
+                        "E-RDREAD",
+                        raws[i].mspan.clone(),
+                        format!(
+                            "reads {}, which the reduce on line {} writes at block end",
+                            crate::GPR_NAMES[r as usize],
+                            raws[at].line
+                        ),
+                    );
+                }
+            }
+        }
+        // The reconvergence label is known only once the branch resolved completely.
+        if insn.def.form == Form::Branch && resolved[i].complete {
+            let at = ((insn.rc - BODY_BASE) / 8) as usize;
+            let warn = match resolved.get(at) {
+                // An unknown mnemonic there (already an error) may be a misspelt pc.pop.
+                Some(Resolved { insn: None, .. }) => false,
+                Some(Resolved { insn: Some(t), .. }) => t.def.op != Op::PcPop,
+                None => true,
+            };
+            if warn {
+                sink.warn(
+                    "W-RCLABEL",
+                    raws[i].mspan.clone(),
+                    "the reconvergence label does not hold pc.pop: a diverging run stops with E-RCLABEL",
+                );
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -417,14 +438,30 @@ const OUT_OF_SCOPE: &[(&str, &str)] = &[
     ("rev", "bit manipulation"),
 ];
 
-fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<Insn> {
+/// One body instruction after resolution.
+struct Resolved {
+    /// The instruction as far as its operands resolved; `None` when the mnemonic is unknown
+    /// or outside the model.
+    insn: Option<Insn>,
+    /// Every operand resolved, so every field of `insn` holds.
+    complete: bool,
+    /// Complete, and no rule of the instruction failed: `insn` goes into the program.
+    ok: bool,
+}
+
+fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Resolved {
+    let unknown = Resolved {
+        insn: None,
+        complete: false,
+        ok: false,
+    };
     if let Some((_, what)) = OUT_OF_SCOPE.iter().find(|(m, _)| *m == raw.mnemonic) {
         sink.err(
             "E-UNSUP",
             raw.mspan.clone(),
             format!("`{}` ({what}) is outside this model", raw.mnemonic),
         );
-        return None;
+        return unknown;
     }
     let Some((def, ne, rd)) = split_modifiers(&raw.mnemonic) else {
         let near = tables::INSNS
@@ -439,17 +476,8 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
                 None => format!("unknown mnemonic `{}`", raw.mnemonic),
             },
         );
-        return None;
+        return unknown;
     };
-    if raw.broken {
-        return None;
-    }
-    let mut r = Resolver {
-        sink,
-        def,
-        ok: true,
-    };
-    let ops = &raw.operands;
     let mut insn = Insn {
         def,
         srcs: Vec::new(),
@@ -469,6 +497,39 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
         line: raw.line,
         text: raw.text.clone(),
     };
+    // An operand whose text did not parse (already reported) is missing from the list, so
+    // no operand's role is known: the instruction stays as named, with no operands.
+    if raw.broken {
+        return Resolved {
+            insn: Some(insn),
+            complete: false,
+            ok: false,
+        };
+    }
+    let mut r = Resolver {
+        sink,
+        def,
+        ok: true,
+    };
+    let complete = operands(&mut r, raw, pc, labels, &mut insn).is_some();
+    Resolved {
+        insn: Some(insn),
+        complete,
+        ok: complete && r.ok,
+    }
+}
+
+/// Resolve the operands of `raw` into `insn`. `None` when some operand did not resolve,
+/// leaving `insn` partly filled in.
+fn operands(
+    r: &mut Resolver,
+    raw: &RawInsn,
+    pc: u64,
+    labels: &Labels,
+    insn: &mut Insn,
+) -> Option<()> {
+    let def = r.def;
+    let ops = &raw.operands;
     let count = |r: &mut Resolver, n: usize, syntax: &str| -> bool {
         if ops.len() != n {
             r.err(
@@ -498,7 +559,7 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
                 _ => 1,
             };
             let has_imm = matches!(def.form, Form::AluImm | Form::CmpImm);
-            if !count(&mut r, nregs + usize::from(has_imm) + 1, syntax) {
+            if !count(r, nregs + usize::from(has_imm) + 1, syntax) {
                 return None;
             }
             let mut reads = Vec::new();
@@ -532,7 +593,7 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
             insn.out_bits = out;
         }
         Form::Cvt => {
-            if !count(&mut r, 2, syntax) {
+            if !count(r, 2, syntax) {
                 return None;
             }
             let from_float = matches!(def.op, Op::Fcvt | Op::Fcvti);
@@ -588,7 +649,7 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
         }
         Form::Falu | Form::Falu1 | Form::Fcmp => {
             let nregs = if def.form == Form::Falu1 { 1 } else { 2 };
-            if !count(&mut r, nregs + 1, syntax) {
+            if !count(r, nregs + 1, syntax) {
                 return None;
             }
             let mut reads = Vec::new();
@@ -634,7 +695,7 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
                 Form::AmoLoad => (3, 0),
                 _ => (2, 0),
             };
-            if !count(&mut r, n, syntax) {
+            if !count(r, n, syntax) {
                 return None;
             }
             let Tok::Mem {
@@ -721,7 +782,7 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
             }
         }
         Form::Reduce | Form::Freduce => {
-            if !count(&mut r, 2, syntax) {
+            if !count(r, 2, syntax) {
                 return None;
             }
             let s = r.read(&ops[0], Some(def.form == Form::Freduce), false)?;
@@ -767,13 +828,13 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
             }
         }
         Form::J => {
-            if !count(&mut r, 1, syntax) {
+            if !count(r, 1, syntax) {
                 return None;
             }
-            insn.target = jump_label(&mut r, &ops[0], labels)?;
+            insn.target = jump_label(r, &ops[0], labels)?;
         }
         Form::Jr => {
-            if !count(&mut r, 2, syntax) {
+            if !count(r, 2, syntax) {
                 return None;
             }
             let s = r.read(&ops[0], Some(false), true)?;
@@ -794,7 +855,7 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
             insn.imm = *v as u64;
         }
         Form::Addtpc => {
-            if !count(&mut r, 2, syntax) {
+            if !count(r, 2, syntax) {
                 return None;
             }
             insn.imm = r.imm(&ops[0], ImmKind::Simm, 64, pc, labels)?;
@@ -821,7 +882,7 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
                 );
                 return None;
             }
-            if !count(&mut r, 4, syntax) {
+            if !count(r, 4, syntax) {
                 return None;
             }
             let mut reads = Vec::new();
@@ -837,11 +898,11 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
             insn.w = w;
             insn.signed = signed;
             insn.srcs = reads.iter().map(|x| x.0).collect();
-            insn.target = jump_label(&mut r, &ops[2], labels)?;
-            insn.rc = jump_label(&mut r, &ops[3], labels)?;
+            insn.target = jump_label(r, &ops[2], labels)?;
+            insn.rc = jump_label(r, &ops[3], labels)?;
         }
         Form::Bcond => {
-            if !count(&mut r, 3, syntax) {
+            if !count(r, 3, syntax) {
                 return None;
             }
             for t in ops {
@@ -850,12 +911,12 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Option<I
             }
         }
         Form::PcPop | Form::Lbstop => {
-            if !count(&mut r, 0, syntax) {
+            if !count(r, 0, syntax) {
                 return None;
             }
         }
     }
-    r.ok.then_some(insn)
+    Some(())
 }
 
 fn jump_label(r: &mut Resolver, tok: &Tok, labels: &Labels) -> Option<u64> {
