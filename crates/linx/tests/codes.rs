@@ -178,6 +178,41 @@ l:
     );
 }
 
+#[test]
+fn an_error_hides_no_other_and_causes_none() {
+    let codes = |body: &str| static_codes(&prog("SIMT", 4, body));
+    // A reduce whose source is wrong still writes its register; an instruction with a
+    // typing error still reads what it names.
+    assert_eq!(
+        codes("  rdadd lc0.w, ->x1.d\n  rdmax lc0.ud, ->x1.d\n  lbstop"),
+        ["E-CLASS", "E-GTWICE"]
+    );
+    assert_eq!(
+        codes("  rdadd lc0.ud, ->x1.d\n  add x1.uw, lc0.ud, ->t.d\n  lbstop"),
+        ["E-RDREAD", "E-WMIX"]
+    );
+    // The operands of one instruction are checked independently of each other.
+    assert_eq!(
+        codes("  sw lc0.ud, [a0.ud, t#1.fs]\n  lbstop"),
+        ["E-STW", "E-CLASS"]
+    );
+    assert_eq!(
+        codes("  b.eq lc0.uw, lc0.ud, l\nl:\n  lbstop"),
+        ["E-NORC", "E-WMIX"]
+    );
+    // No follow-ons: a reduce into zero writes nothing, so reading zero is fine and a
+    // second one is not E-GTWICE; an unknown mnemonic at a reconvergence label may be a
+    // misspelt pc.pop.
+    assert_eq!(
+        codes("  rdadd lc0.ud, ->zero.d\n  add zero.ud, lc0.ud, ->t.d\n  rdmax lc0.ud, ->zero.d\n  lbstop"),
+        ["E-RDDST", "E-RDDST"]
+    );
+    assert_eq!(
+        codes("  b.eq lc0.ud, lc0.ud, l, l\nl:\n  pc.popp\n  lbstop"),
+        ["E-MNEM"]
+    );
+}
+
 // ---- run-time codes ----------------------------------------------------------------------
 
 #[test]

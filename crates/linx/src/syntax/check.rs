@@ -519,8 +519,11 @@ fn resolve(sink: &mut Sink, raw: &RawInsn, pc: u64, labels: &Labels) -> Resolved
     }
 }
 
-/// Resolve the operands of `raw` into `insn`. `None` when some operand did not resolve,
-/// leaving `insn` partly filled in.
+/// Resolve the operands of `raw` into `insn`. Each operand is resolved even when another
+/// one failed, so that every error of the instruction is reported at once; a rule that
+/// combines operands (the input widths, the output width against them) runs only when
+/// those operands resolved. `None` when some operand did not resolve, leaving `insn`
+/// partly filled in.
 fn operands(
     r: &mut Resolver,
     raw: &RawInsn,
@@ -568,29 +571,46 @@ fn operands(
                     reads.push((rd, t.span(), reg_suffix(t)));
                 }
             }
-            if reads.len() != nregs {
-                return None;
-            }
-            let (w, signed) = r.same_type(&reads);
-            insn.w = w;
-            insn.signed = signed;
             insn.srcs = reads.iter().map(|x| x.0).collect();
-            if has_imm {
-                insn.imm = r.imm(&ops[nregs], def.imm, w, pc, labels)?;
+            let typed = (reads.len() == nregs).then(|| r.same_type(&reads));
+            if let Some((w, signed)) = typed {
+                insn.w = w;
+                insn.signed = signed;
             }
-            let (q, suf, dspan) = r.queue_dest(ops.last(), raw.mspan.clone())?;
-            let out = suf.map_or(64, |s| s.bits);
-            if !matches!(def.form, Form::Cmp | Form::CmpImm) && out < w {
-                r.err(
-                    "E-ONARROW",
-                    dspan,
-                    format!(
-                        "output width {out} is narrower than the input width {w} [P; 004 rule 1]"
-                    ),
-                );
+            let imm = if has_imm {
+                // Only a shift amount's range depends on the input width.
+                let w = typed
+                    .map(|t| t.0)
+                    .or((def.imm != ImmKind::Shamt).then_some(64));
+                match w {
+                    Some(w) => r.imm(&ops[nregs], def.imm, w, pc, labels).map(|v| {
+                        insn.imm = v;
+                    }),
+                    None => None,
+                }
+            } else {
+                Some(())
+            };
+            let dest = r.queue_dest(ops.last(), raw.mspan.clone());
+            if let Some((q, suf, dspan)) = &dest {
+                let out = suf.map_or(64, |s| s.bits);
+                if let Some((w, _)) = typed {
+                    if !matches!(def.form, Form::Cmp | Form::CmpImm) && out < w {
+                        r.err(
+                            "E-ONARROW",
+                            dspan.clone(),
+                            format!(
+                                "output width {out} is narrower than the input width {w} [P; 004 rule 1]"
+                            ),
+                        );
+                    }
+                }
+                insn.dest = Dest::Queue { q: *q, bits: out };
+                insn.out_bits = out;
             }
-            insn.dest = Dest::Queue { q, bits: out };
-            insn.out_bits = out;
+            typed?;
+            imm?;
+            dest?;
         }
         Form::Cvt => {
             if !count(r, 2, syntax) {
@@ -598,54 +618,55 @@ fn operands(
             }
             let from_float = matches!(def.op, Op::Fcvt | Op::Fcvti);
             let to_float = matches!(def.op, Op::Fcvt | Op::Icvtf);
-            let a = r.read(&ops[0], Some(from_float), false)?;
-            if !from_float {
-                if let Some(Suffix {
-                    class: Class::Bare, ..
-                }) = reg_suffix(&ops[0])
-                {
-                    return None;
-                }
+            let a = r.read(&ops[0], Some(from_float), false);
+            if let Some(a) = a {
+                insn.srcs = vec![a];
+                insn.w = a.bits;
+                insn.signed = a.signed;
             }
-            insn.srcs = vec![a];
-            insn.w = a.bits;
-            insn.signed = a.signed;
-            let (q, suf, dspan) = r.queue_dest(ops.last(), raw.mspan.clone())?;
-            let s = suf.unwrap_or(Suffix {
-                class: Class::Unsigned,
-                bits: 64,
-            });
-            match (s.class, to_float) {
-                (Class::Fp8, _) => {
-                    r.err(
-                        "E-UNSUP",
-                        dspan,
-                        "fp8 (.fb) and fp8.1 (.flb) formats are not defined by the sources [P]",
-                    );
-                }
-                (Class::Float(k), true) => insn.out_float = Some(k),
-                (Class::Unsigned | Class::Signed | Class::Bare, false) => {
-                    insn.out_signed = s.class == Class::Signed;
-                }
-                (_, true) => r.err(
-                    "E-CLASS",
-                    dspan,
-                    format!(
-                        "`{}` converts to a float type: .fd, .fs, .fh or .bf [004]",
-                        def.mnemonic
+            let dest = r.queue_dest(ops.last(), raw.mspan.clone());
+            if let Some((q, suf, dspan)) = &dest {
+                let s = suf.unwrap_or(Suffix {
+                    class: Class::Unsigned,
+                    bits: 64,
+                });
+                match (s.class, to_float) {
+                    (Class::Fp8, _) => {
+                        r.err(
+                            "E-UNSUP",
+                            dspan.clone(),
+                            "fp8 (.fb) and fp8.1 (.flb) formats are not defined by the sources [P]",
+                        );
+                    }
+                    (Class::Float(k), true) => insn.out_float = Some(k),
+                    (Class::Unsigned | Class::Signed | Class::Bare, false) => {
+                        insn.out_signed = s.class == Class::Signed;
+                    }
+                    (_, true) => r.err(
+                        "E-CLASS",
+                        dspan.clone(),
+                        format!(
+                            "`{}` converts to a float type: .fd, .fs, .fh or .bf [004]",
+                            def.mnemonic
+                        ),
                     ),
-                ),
-                (_, false) => r.err(
-                    "E-CLASS",
-                    dspan,
-                    format!(
-                        "`{}` converts to an integer type: .u*/.s* [004]",
-                        def.mnemonic
+                    (_, false) => r.err(
+                        "E-CLASS",
+                        dspan.clone(),
+                        format!(
+                            "`{}` converts to an integer type: .u*/.s* [004]",
+                            def.mnemonic
+                        ),
                     ),
-                ),
+                }
+                insn.dest = Dest::Queue {
+                    q: *q,
+                    bits: s.bits,
+                };
+                insn.out_bits = s.bits;
             }
-            insn.dest = Dest::Queue { q, bits: s.bits };
-            insn.out_bits = s.bits;
+            a?;
+            dest?;
         }
         Form::Falu | Form::Falu1 | Form::Fcmp => {
             let nregs = if def.form == Form::Falu1 { 1 } else { 2 };
@@ -658,35 +679,39 @@ fn operands(
                     reads.push((rd, t.span()));
                 }
             }
-            if reads.len() != nregs {
-                return None;
+            insn.srcs = reads.iter().map(|x| x.0).collect();
+            let typed = reads.len() == nregs;
+            if typed {
+                let k = reads[0].0.float;
+                for (rd, span) in &reads[1..] {
+                    if rd.float != k {
+                        r.err(
+                            "E-WMIX",
+                            span.clone(),
+                            "float inputs of different formats: unpredictable [004 rule 1]",
+                        );
+                    }
+                }
+                insn.w = reads[0].0.bits;
             }
-            let k = reads[0].0.float;
-            for (rd, span) in &reads[1..] {
-                if rd.float != k {
+            let dest = r.queue_dest(ops.last(), raw.mspan.clone());
+            if let Some((q, suf, dspan)) = &dest {
+                let out = suf.map_or(64, |s| s.bits);
+                if typed && def.form != Form::Fcmp && out != insn.w {
                     r.err(
-                        "E-WMIX",
-                        span.clone(),
-                        "float inputs of different formats: unpredictable [004 rule 1]",
+                        "E-FWIDTH",
+                        dspan.clone(),
+                        format!(
+                            "a float result is written at its format's width ({} bits), not {out} [004: input and output widths correspond]",
+                            insn.w
+                        ),
                     );
                 }
+                insn.dest = Dest::Queue { q: *q, bits: out };
+                insn.out_bits = out;
             }
-            insn.w = reads[0].0.bits;
-            insn.srcs = reads.iter().map(|x| x.0).collect();
-            let (q, suf, dspan) = r.queue_dest(ops.last(), raw.mspan.clone())?;
-            let out = suf.map_or(64, |s| s.bits);
-            if def.form != Form::Fcmp && out != insn.w {
-                r.err(
-                    "E-FWIDTH",
-                    dspan,
-                    format!(
-                        "a float result is written at its format's width ({} bits), not {out} [004: input and output widths correspond]",
-                        insn.w
-                    ),
-                );
-            }
-            insn.dest = Dest::Queue { q, bits: out };
-            insn.out_bits = out;
+            typed.then_some(())?;
+            dest?;
         }
         Form::Load | Form::Store | Form::AmoLoad | Form::AmoStore => {
             let (n, mem_index) = match def.form {
@@ -712,83 +737,102 @@ fn operands(
                 );
                 return None;
             };
-            let b = r.read(base, None, true)?;
-            if b.bits != 64 || b.float.is_some() {
-                r.err(
-                    "E-BASEW",
-                    base.span(),
-                    "the address base is 64-bit: .ud, .sd or .d [004 rule 2]",
-                );
+            let b = r.read(base, None, true);
+            if let Some(b) = b {
+                if b.bits != 64 || b.float.is_some() {
+                    r.err(
+                        "E-BASEW",
+                        base.span(),
+                        "the address base is 64-bit: .ud, .sd or .d [004 rule 2]",
+                    );
+                }
+                insn.srcs.push(b);
             }
-            insn.srcs.push(b);
             insn.shift = *shift;
             let amo = matches!(def.form, Form::AmoLoad | Form::AmoStore);
-            match offset.as_deref() {
-                None => {}
+            let o = match offset.as_deref() {
+                None => Some(()),
                 Some(_) if amo => {
                     r.err(
                         "E-OPERAND",
                         mspan.clone(),
                         "atomics take a plain address `[A.T]` [003 adj.11]",
                     );
+                    Some(())
                 }
                 Some(Tok::Int(v, s)) => {
                     if *v < i64::MIN as i128 {
                         r.err("E-IMM", s.clone(), "offset does not fit in 64 bits");
                     }
                     insn.offset = Offset::Imm(*v as u64);
+                    Some(())
                 }
-                Some(t) => {
-                    let o = r.read(t, Some(false), true)?;
+                Some(t) => r.read(t, Some(false), true).map(|o| {
                     insn.offset = Offset::Reg(o);
-                }
-            }
+                }),
+            };
             let access = def.access;
-            if matches!(def.form, Form::Store | Form::AmoLoad | Form::AmoStore) {
+            let d = if matches!(def.form, Form::Store | Form::AmoLoad | Form::AmoStore) {
                 let dt = if def.form == Form::Store {
                     &ops[0]
                 } else {
                     &ops[1]
                 };
-                let d = r.read(dt, if amo { Some(false) } else { None }, true)?;
-                if d.bits != access {
-                    r.err(
-                        "E-STW",
-                        dt.span(),
-                        format!(
-                            "the data is {} bits but `{}` stores {access} [004 rule 2]",
-                            d.bits, def.mnemonic
-                        ),
-                    );
+                let d = r.read(dt, if amo { Some(false) } else { None }, true);
+                if let Some(d) = d {
+                    if d.bits != access {
+                        r.err(
+                            "E-STW",
+                            dt.span(),
+                            format!(
+                                "the data is {} bits but `{}` stores {access} [004 rule 2]",
+                                d.bits, def.mnemonic
+                            ),
+                        );
+                    }
+                    insn.srcs.push(d);
                 }
-                insn.srcs.push(d);
-            }
+                d.map(|_| ())
+            } else {
+                Some(())
+            };
             insn.w = access;
-            if matches!(def.form, Form::Load | Form::AmoLoad) {
-                let (q, suf, dspan) = r.queue_dest(ops.last(), raw.mspan.clone())?;
-                let out = suf.map_or(64, |s| s.bits);
-                if out != access {
-                    r.err(
-                        "E-LDW",
-                        dspan,
-                        format!(
-                            "the destination is {out} bits but `{}` loads {access} [004 rule 2]",
-                            def.mnemonic
-                        ),
-                    );
+            let dest = if matches!(def.form, Form::Load | Form::AmoLoad) {
+                let dest = r.queue_dest(ops.last(), raw.mspan.clone());
+                if let Some((q, suf, dspan)) = &dest {
+                    let out = suf.map_or(64, |s| s.bits);
+                    if out != access {
+                        r.err(
+                            "E-LDW",
+                            dspan.clone(),
+                            format!(
+                                "the destination is {out} bits but `{}` loads {access} [004 rule 2]",
+                                def.mnemonic
+                            ),
+                        );
+                    }
+                    insn.dest = Dest::Queue { q: *q, bits: out };
+                    insn.out_bits = out;
                 }
-                insn.dest = Dest::Queue { q, bits: out };
-                insn.out_bits = out;
-            }
+                dest.map(|_| ())
+            } else {
+                Some(())
+            };
+            b?;
+            o?;
+            d?;
+            dest?;
         }
         Form::Reduce | Form::Freduce => {
             if !count(r, 2, syntax) {
                 return None;
             }
-            let s = r.read(&ops[0], Some(def.form == Form::Freduce), false)?;
-            insn.srcs = vec![s];
-            insn.w = s.bits;
-            insn.signed = s.signed;
+            let s = r.read(&ops[0], Some(def.form == Form::Freduce), false);
+            if let Some(s) = s {
+                insn.srcs = vec![s];
+                insn.w = s.bits;
+                insn.signed = s.signed;
+            }
             match &ops[1] {
                 Tok::Dest {
                     dest: DestName::Gpr(g),
@@ -826,6 +870,7 @@ fn operands(
                     "a reduce's destination is a global register at .d (`->x1.d`) [003 adj.7]",
                 ),
             }
+            s?;
         }
         Form::J => {
             if !count(r, 1, syntax) {
@@ -837,10 +882,12 @@ fn operands(
             if !count(r, 2, syntax) {
                 return None;
             }
-            let s = r.read(&ops[0], Some(false), true)?;
-            insn.srcs = vec![s];
-            insn.w = s.bits;
-            insn.signed = s.signed;
+            let s = r.read(&ops[0], Some(false), true);
+            if let Some(s) = s {
+                insn.srcs = vec![s];
+                insn.w = s.bits;
+                insn.signed = s.signed;
+            }
             let Tok::Int(v, span) = &ops[1] else {
                 r.err("E-OPERAND", ops[1].span(), "`jr` takes a byte offset");
                 return None;
@@ -853,24 +900,35 @@ fn operands(
                 );
             }
             insn.imm = *v as u64;
+            s?;
         }
         Form::Addtpc => {
             if !count(r, 2, syntax) {
                 return None;
             }
-            insn.imm = r.imm(&ops[0], ImmKind::Simm, 64, pc, labels)?;
-            let (q, suf, dspan) = r.queue_dest(ops.last(), raw.mspan.clone())?;
-            let out = suf.map_or(64, |s| s.bits);
-            if out != 64 {
-                r.err(
-                    "E-ONARROW",
-                    dspan,
-                    "addtpc writes a 64-bit address: ->q.d [P]",
-                );
+            let imm = r.imm(&ops[0], ImmKind::Simm, 64, pc, labels);
+            if let Some(v) = imm {
+                insn.imm = v;
             }
-            insn.dest = Dest::Queue { q, bits: 64 };
+            let dest = r.queue_dest(ops.last(), raw.mspan.clone());
+            if let Some((q, suf, dspan)) = &dest {
+                let out = suf.map_or(64, |s| s.bits);
+                if out != 64 {
+                    r.err(
+                        "E-ONARROW",
+                        dspan.clone(),
+                        "addtpc writes a 64-bit address: ->q.d [P]",
+                    );
+                }
+                insn.dest = Dest::Queue { q: *q, bits: 64 };
+            }
+            imm?;
+            dest?;
         }
         Form::Branch => {
+            // Without its reconvergence label the branch's other operands are still
+            // checked; the instruction stays incomplete.
+            let has_rc = ops.len() == 4;
             if ops.len() == 3 {
                 r.err(
                     "E-NORC",
@@ -880,9 +938,7 @@ fn operands(
                         def.mnemonic
                     ),
                 );
-                return None;
-            }
-            if !count(r, 4, syntax) {
+            } else if !count(r, 4, syntax) {
                 return None;
             }
             let mut reads = Vec::new();
@@ -891,24 +947,40 @@ fn operands(
                     reads.push((rd, t.span(), reg_suffix(t)));
                 }
             }
-            if reads.len() != 2 {
-                return None;
-            }
-            let (w, signed) = r.same_type(&reads);
-            insn.w = w;
-            insn.signed = signed;
             insn.srcs = reads.iter().map(|x| x.0).collect();
-            insn.target = jump_label(r, &ops[2], labels)?;
-            insn.rc = jump_label(r, &ops[3], labels)?;
+            let typed = (reads.len() == 2).then(|| r.same_type(&reads));
+            if let Some((w, signed)) = typed {
+                insn.w = w;
+                insn.signed = signed;
+            }
+            let target = jump_label(r, &ops[2], labels);
+            if let Some(t) = target {
+                insn.target = t;
+            }
+            let rc = if has_rc {
+                jump_label(r, &ops[3], labels)
+            } else {
+                None
+            };
+            if let Some(rc) = rc {
+                insn.rc = rc;
+            }
+            typed?;
+            target?;
+            rc?;
         }
         Form::Bcond => {
             if !count(r, 3, syntax) {
                 return None;
             }
+            let mut all = true;
             for t in ops {
-                let rd = r.read(t, Some(false), true)?;
-                insn.srcs.push(rd);
+                match r.read(t, Some(false), true) {
+                    Some(rd) => insn.srcs.push(rd),
+                    None => all = false,
+                }
             }
+            all.then_some(())?;
         }
         Form::PcPop | Form::Lbstop => {
             if !count(r, 0, syntax) {
