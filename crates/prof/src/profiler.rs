@@ -6,9 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use warpkit_isa::Flags;
 use warpkit_sim::launch::{launch_observed, Arg, LaunchConfig, LaunchError, LaunchResult};
-use warpkit_sim::{
-    Code, Control, Hooks, Program, Warp, WarpStatus, Workgroup, LANES, NUM_COUNTERS,
-};
+use warpkit_sim::{Code, Control, Hooks, Program, Warp, WarpStatus, LANES, NUM_COUNTERS};
 
 /// Counts of one instruction (one 4-byte slot of the code).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -151,9 +149,9 @@ impl Hooks for Profiler {
         Control::Continue
     }
 
-    fn end_workgroup(&mut self, group: &Workgroup) {
+    fn end_workgroup(&mut self, _id: [u32; 3], warps: &[Warp]) {
         if let Some(mut cur) = self.current.take() {
-            cur.record.warps = group.warps.len() as u32;
+            cur.record.warps = warps.len() as u32;
             self.workgroups.push(cur.record);
         }
     }

@@ -296,7 +296,7 @@ fn summary_bytes(name: &str, bytes: Vec<u8>, exec: u32) -> f64 {
 fn translation_summary() {
     let mut prog = Program::new(common::asm(&valu_loop()));
     prog.set_engine(Engine::Jit);
-    let Some(stats) = prog.translation_stats() else {
+    let Some(stats) = warpkit_sim::jit::translation_stats(&prog) else {
         println!("translation: not supported on this host");
         return;
     };
@@ -325,7 +325,7 @@ fn translation_summary() {
                 let mut p = Program::new(warpkit_isa::mixed_stream(count));
                 p.set_engine(Engine::Jit);
                 p.set_vector_isa(isa);
-                let s = p.translation_stats().expect("translated");
+                let s = warpkit_sim::jit::translation_stats(&p).expect("translated");
                 best = best.min((s.nanos, s.instructions));
             }
             best

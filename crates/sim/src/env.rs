@@ -1,22 +1,9 @@
-//! The extension point between a warp and the rest of the machine: memory, the asynchronous
-//! operations of §2.6, and what a warp sees of the core that runs it.
+//! The extension point between a warp and the rest of the machine: memory and the
+//! asynchronous operations of §2.6.
 
+use crate::memory::DirectMemory;
 use crate::program::{Inst, Program};
-use crate::warp::Warp;
-
-/// What the core running a set of warps counts: `time`/`timeh` read `committed`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Core {
-    /// Instructions committed by every warp simulated on this core (one host thread).
-    pub committed: u64,
-}
-
-/// A failed environment operation: the trap the warp must take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fault {
-    pub cause: u32,
-    pub info: u32,
-}
+use crate::state::{Fault, Warp};
 
 /// The machine around a warp. The interpreter hands it every instruction with an
 /// asynchronous latency (memory, cache control); it performs the access and queues the
@@ -35,7 +22,7 @@ pub trait Env {
     /// The memory translated code may access directly, if any; without it translated
     /// code leaves its block at every memory access, for `issue_async`.
     #[inline(always)]
-    fn direct(&mut self) -> Option<crate::jit::DirectMemory<'_>> {
+    fn direct(&mut self) -> Option<DirectMemory<'_>> {
         None
     }
 }
@@ -54,7 +41,7 @@ impl Env for NoMemory {
         pc: u32,
     ) -> Result<(), Fault> {
         Err(Fault {
-            cause: crate::trap::CAUSE_UNSUPPORTED,
+            cause: crate::state::trap::CAUSE_UNSUPPORTED,
             info: prog.encoding(pc).0 as u32,
         })
     }

@@ -10,40 +10,48 @@
 //! instructions in a [`Core`], observed and controlled by [`Hooks`] chosen at compile time
 //! ([`NoHooks`] costs nothing; the commit trace, breakpoints and watchpoints are hooks).
 
-mod asyncq;
+//!
+//! Layers, lowest first (each imports only those before it; `tests/layers.rs` checks it,
+//! `docs/architecture.md` draws it): [`control`] and [`tier`] (run control, engine
+//! choices); `state` (registers, CSRs, traps, the asynchronous queue, [`Warp`]);
+//! `program` (pre-decode); [`memory`]; `env` (the [`Env`] boundary); [`hooks`]; `exec`
+//! (semantics, one module per family); `engine` (the interpreter and the translation
+//! tier); `workgroup`; `observe` (trace, dumps, trace comparison); [`launch`].
+
 pub mod control;
-pub mod csr;
-mod dump;
+mod engine;
 mod env;
-mod fp;
-mod fp_fpu;
+mod exec;
 pub mod hooks;
-pub mod jit;
 pub mod launch;
-mod mem_exec;
 pub mod memory;
+mod observe;
 mod program;
-mod regs;
-pub mod sfu;
-mod trace;
-pub mod trace_diff;
-pub mod trap;
-mod warp;
+mod state;
+pub mod tier;
 mod workgroup;
 
-pub use asyncq::{AsyncQueue, Hazard, HazardKind, PendingOp, Writeback, NUM_COUNTERS};
+// Module paths other crates use.
+pub use engine::jit;
+pub use exec::sfu;
+pub use observe::trace_diff;
+pub use state::{csr, trap};
+
 pub use control::{CancelFlag, Interrupt};
 pub use csr::{CsrFile, CsrWrite};
-pub use dump::{dump_state_json, dump_states_json, dump_states_json_at, status_name};
-pub use env::{Core, Env, Fault, NoMemory};
+pub use env::{Env, NoMemory};
+pub use exec::mem::MemEnv;
 pub use hooks::{Control, Hooks, NoHooks};
-pub use jit::{Engine, TranslationStats, UnknownEngine, VectorIsa};
-pub use mem_exec::MemEnv;
+pub use observe::dump::{dump_state_json, dump_states_json, dump_states_json_at, status_name};
+pub use observe::trace::{
+    Commit, TraceFormat, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION,
+};
 pub use program::{resolve, Code, Inst, Program, RegUse};
-pub use regs::{Row, URegs, VRegs, LANES, NUM_UREGS, NUM_VREGS};
-pub use trace::{Commit, TraceFormat, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION};
-pub use trap::Trap;
-pub use warp::{Warp, WarpId, WarpStatus};
+pub use state::{
+    AsyncQueue, Core, Fault, Hazard, HazardKind, PendingOp, Row, Trap, URegs, VRegs, Warp, WarpId,
+    WarpStatus, Writeback, LANES, NUM_COUNTERS, NUM_UREGS, NUM_VREGS,
+};
+pub use tier::{Engine, TranslationStats, UnknownEngine, VectorIsa};
 pub use workgroup::{Deadlock, RunSummary, Workgroup};
 
 /// The default per-warp step limit of `warpkit run`.

@@ -2,10 +2,20 @@
 //! operands resolved to register indices, sign-extended scaled immediates and branch
 //! targets, so the interpreter never looks at encoding tables.
 
-use crate::asyncq::NUM_COUNTERS;
-use crate::jit::{Engine, Translation, TranslationStats, VectorIsa};
+use crate::state::queue::NUM_COUNTERS;
+use crate::tier::{Engine, VectorIsa};
+use std::any::Any;
 use std::sync::{Arc, OnceLock};
 use warpkit_isa::{decode, Flags, Instr, Op, OperandClass};
+
+/// Where the pre-decoded `imm` of a floating-point instruction keeps its modifier fields
+/// (filled by [`resolve`], read by `crate::exec::fp`).
+pub(crate) mod packed {
+    pub const NEG: u32 = 0;
+    pub const ABS: u32 = 3;
+    pub const SAT: u32 = 6;
+    pub const RM: u32 = 7;
+}
 
 /// What the interpreter dispatches on: a database variant, or a word that must raise
 /// IllegalInsn if it is ever executed (undecodable, or carrying a reserved operand value).
@@ -54,9 +64,11 @@ pub struct Program {
     /// The vector instructions translated runs use; `None` follows
     /// [`VectorIsa::host_best`].
     vector_isa: Option<VectorIsa>,
-    /// The translated code, made on first use by a warp that runs on the translation tier
-    /// (`None` inside: the host or the program cannot be translated).
-    translation: OnceLock<Option<Arc<Translation>>>,
+    /// Code an engine made from this program, made on first use and kept with it so that
+    /// every launch reuses it (`None` inside: the host or the program cannot be
+    /// translated). Its type is the engine's own (`engine::jit::Translation`); the program,
+    /// below the engines, holds it as `Any`.
+    translation: OnceLock<Option<Arc<dyn Any + Send + Sync>>>,
 }
 
 /// `waitcnt`'s fields as thresholds: each is the count allowed to stay outstanding; all
@@ -92,7 +104,7 @@ pub struct RegUse {
 }
 
 fn reg_use(ins: &Instr) -> RegUse {
-    use crate::regs::{range_mask128, range_mask64};
+    use crate::state::regs::{range_mask128, range_mask64};
     use warpkit_isa::Role;
     let mut u = RegUse::default();
     for (k, o) in ins.def().operands.iter().enumerate() {
@@ -194,21 +206,16 @@ impl Program {
         self.translation = OnceLock::new();
     }
 
-    /// The translated code, if this program runs on the translation tier and it could be
-    /// translated. The first call translates.
-    pub(crate) fn translation(&self) -> Option<&Translation> {
-        if self.engine() != Engine::Jit {
-            return None;
-        }
+    /// The code `make` translates this program into, made by the first call and kept;
+    /// `None` if it could not be made (or was made with another type).
+    pub(crate) fn engine_code<T: Any + Send + Sync>(
+        &self,
+        make: impl FnOnce(&Program) -> Option<T>,
+    ) -> Option<&T> {
         self.translation
-            .get_or_init(|| Translation::new(self).map(Arc::new))
+            .get_or_init(|| make(self).map(|t| Arc::new(t) as Arc<dyn Any + Send + Sync>))
             .as_deref()
-    }
-
-    /// What translating the program cost and produced (translating it now if it runs on
-    /// the translation tier and was not translated yet); `None` if it is not translated.
-    pub fn translation_stats(&self) -> Option<TranslationStats> {
-        self.translation().map(Translation::stats)
+            .and_then(|code| code.downcast_ref::<T>())
     }
 
     /// The `.data` section (empty for a program without one).
@@ -358,10 +365,10 @@ pub fn resolve(ins: &Instr, len: u8, pc: u32) -> Inst {
             "imm" if is_branch => out.imm = pc.wrapping_add(value),
             "imm" | "csr" => out.imm = value,
             // Floating-point modifier fields, packed for crate::fp.
-            "neg" => out.imm |= (value & 7) << crate::fp::packed::NEG,
-            "abs" => out.imm |= (value & 7) << crate::fp::packed::ABS,
-            "sat" => out.imm |= (value & 1) << crate::fp::packed::SAT,
-            "rm" => out.imm |= (value & 7) << crate::fp::packed::RM,
+            "neg" => out.imm |= (value & 7) << packed::NEG,
+            "abs" => out.imm |= (value & 7) << packed::ABS,
+            "sat" => out.imm |= (value & 1) << packed::SAT,
+            "rm" => out.imm |= (value & 7) << packed::RM,
             _ => {}
         }
     }

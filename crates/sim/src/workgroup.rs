@@ -1,9 +1,10 @@
 //! A workgroup: several warps interleaved on one host thread, with `barrier`.
 
-use crate::env::{Core, Env};
+use crate::env::Env;
 use crate::hooks::Hooks;
 use crate::program::Program;
-use crate::warp::{Warp, WarpId, WarpStatus};
+use crate::state::warp::{Warp, WarpId, WarpStatus};
+use crate::state::Core;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The warps of one workgroup.

@@ -21,11 +21,11 @@ use super::{
     check, Active, DeadlockReport, LaunchConfig, Layout, LimitReport, Outcome, Session, TrapReport,
     CODE_BASE,
 };
-use crate::asyncq::Hazard;
-use crate::env::Core;
 use crate::memory::{GlobalMemory, RegionImage, SharedImage, SharedMemory};
 use crate::program::Program;
-use crate::warp::{Warp, WarpImage};
+use crate::state::queue::Hazard;
+use crate::state::warp::{Warp, WarpImage};
+use crate::state::Core;
 use crate::workgroup::{Deadlock, Workgroup};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;

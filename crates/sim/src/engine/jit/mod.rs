@@ -15,265 +15,18 @@ mod x64;
 
 pub use kind::{lane_local, translated};
 
-use crate::asyncq::NUM_COUNTERS;
-use crate::env::Core;
-use crate::memory::GlobalMemory;
+use crate::memory::direct::{Direct, RING};
+use crate::memory::{DirectMemory, GlobalMemory};
 use crate::program::Program;
-use crate::regs::LANES;
-use crate::warp::Warp;
+use crate::state::queue::NUM_COUNTERS;
+use crate::state::warp::Warp;
+use crate::state::Core;
+use crate::tier::{Engine, TranslationStats, VectorIsa};
 use pending::PendingLoad;
-use std::sync::atomic::{AtomicU8, Ordering};
-
-/// Loads one block may keep pending at once.
-pub(crate) const PENDING_ROWS: usize = 8;
-/// Region hints: the first half for loads, the second for stores (filled only with
-/// writable regions), one per translated load or store (by its number among the
-/// program's loads or stores, modulo half of this), so a store never uses a read-only
-/// region a load's hint holds.
-pub(crate) const HINTS: usize = 32;
-/// Stores translated code may leave pending: at least the store counter's in-flight limit.
-pub(crate) const RING: usize = 32;
-
-/// The region a memory instruction last hit: bytes `lo..end` of global memory are the
-/// host words from `host`. Empty (`lo > end`) until the first miss fills it.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Hint {
-    lo: u64,
-    end: u64,
-    host: u64,
-}
-
-/// What translated code keeps of the asynchronous operations and memory it touches,
-/// besides the register files; one per [`crate::MemEnv`], or per launch task across its
-/// workgroups (its layout is known to the code). `pending.rs` explains the split of the
-/// queue.
-#[repr(C, align(32))]
-#[derive(Debug)]
-pub(crate) struct Direct {
-    /// The data of the block's pending loads.
-    rows: [[u32; LANES]; PENDING_ROWS],
-    hints: [Hint; HINTS],
-    /// Stores issued by translated code and still pending: (pc, issue number).
-    ring: [[u32; 2]; RING],
-    /// The issue number of each pending load's row.
-    row_seq: [u32; PENDING_ROWS],
-    /// Per counter, the operations pending at entry that are still pending (all of them
-    /// write nothing).
-    pre: [u32; 8],
-    ring_head: u32,
-    ring_len: u32,
-    /// The next issue number.
-    seq: u32,
-    /// The exit record: which loads were pending at the exit taken (0: none).
-    record: u32,
-    /// A hint that missed: its index + 1, with `MISS_WRITE` for a store (0: none).
-    miss: u32,
-    _pad: u32,
-    /// The lowest address of the access that missed.
-    miss_lo: u64,
-}
-
-/// In [`Direct::miss`]: the access that missed is a store.
-pub(crate) const MISS_WRITE: u32 = 1 << 16;
-
-impl Direct {
-    pub(crate) fn new() -> Direct {
-        Direct {
-            rows: [[0; LANES]; PENDING_ROWS],
-            hints: [Hint {
-                lo: u64::MAX,
-                end: 0,
-                host: 0,
-            }; HINTS],
-            ring: [[0; 2]; RING],
-            row_seq: [0; PENDING_ROWS],
-            pre: [0; 8],
-            ring_head: 0,
-            ring_len: 0,
-            seq: 0,
-            record: 0,
-            miss: 0,
-            _pad: 0,
-            miss_lo: 0,
-        }
-    }
-
-    /// Fill the hint that missed from the region holding the access, if one does (else the
-    /// interpreter raises the fault, or takes its general path, and the hint stays).
-    fn refill(&mut self, global: &GlobalMemory) {
-        let index = (self.miss & 0xffff) as usize;
-        let write = self.miss & MISS_WRITE != 0;
-        self.miss = 0;
-        let Some(hint) = index.checked_sub(1).and_then(|i| self.hints.get_mut(i)) else {
-            return;
-        };
-        if let Some((base, len, host)) =
-            global.region_holding(self.miss_lo, 4 * LANES as u32, write)
-        {
-            *hint = Hint {
-                lo: base,
-                end: base + len,
-                host: host as u64,
-            };
-        }
-    }
-}
-
-/// The memory a warp's environment lets translated code access directly: global memory,
-/// and the state translated code keeps beside it. Obtained from
-/// [`crate::env::Env::direct`]; environments without one run memory instructions
-/// interpreted.
-pub struct DirectMemory<'a> {
-    pub(crate) state: &'a mut Direct,
-    pub(crate) global: &'a GlobalMemory,
-}
-
-/// Which engine runs a program's warps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Engine {
-    /// The interpreter: the reference, and the only engine that runs under hooks
-    /// (tracing, breakpoints, profiles) or while hazards are watched.
-    Interp,
-    /// The translation tier, falling back to the interpreter where it must.
-    Jit,
-}
-
-/// `--engine` named something else.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown engine '{0}' (expected 'jit' or 'interp')")]
-pub struct UnknownEngine(pub String);
-
-impl std::str::FromStr for Engine {
-    type Err = UnknownEngine;
-    fn from_str(s: &str) -> Result<Engine, UnknownEngine> {
-        match s {
-            "jit" => Ok(Engine::Jit),
-            "interp" => Ok(Engine::Interp),
-            _ => Err(UnknownEngine(s.to_string())),
-        }
-    }
-}
-
-impl std::fmt::Display for Engine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-const DEFAULT_UNSET: u8 = 0;
-const DEFAULT_INTERP: u8 = 1;
-const DEFAULT_JIT: u8 = 2;
-static PROCESS_DEFAULT: AtomicU8 = AtomicU8::new(DEFAULT_UNSET);
-
-impl Engine {
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Interp => "interp",
-            Engine::Jit => "jit",
-        }
-    }
-
-    /// Whether this host can run translated code (x86-64 with AVX2 and POPCNT, on a Unix).
-    pub fn jit_supported() -> bool {
-        #[cfg(all(target_arch = "x86_64", unix))]
-        {
-            std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")
-        }
-        #[cfg(not(all(target_arch = "x86_64", unix)))]
-        {
-            false
-        }
-    }
-
-    /// The engine a program runs on unless told otherwise: the one set with
-    /// [`Engine::set_process_default`], else `jit` where the host supports it.
-    pub fn host_default() -> Engine {
-        match PROCESS_DEFAULT.load(Ordering::Relaxed) {
-            DEFAULT_INTERP => Engine::Interp,
-            DEFAULT_JIT => Engine::Jit,
-            _ if Engine::jit_supported() => Engine::Jit,
-            _ => Engine::Interp,
-        }
-    }
-
-    /// Make `engine` the default of every program of this process that was not given one.
-    pub fn set_process_default(engine: Engine) {
-        let v = match engine {
-            Engine::Interp => DEFAULT_INTERP,
-            Engine::Jit => DEFAULT_JIT,
-        };
-        PROCESS_DEFAULT.store(v, Ordering::Relaxed);
-    }
-}
-
-/// The vector instructions translated code uses for runs of lane-local instructions
-/// (everything else uses AVX2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum VectorIsa {
-    /// 256-bit AVX2: a row is four quarters.
-    Avx2,
-    /// 512-bit AVX-512 (F and BW): a row is two halves.
-    Avx512,
-}
-
-impl VectorIsa {
-    pub const ALL: [VectorIsa; 2] = [VectorIsa::Avx2, VectorIsa::Avx512];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            VectorIsa::Avx2 => "avx2",
-            VectorIsa::Avx512 => "avx512",
-        }
-    }
-
-    /// Whether this host runs translated code with it.
-    pub fn supported(self) -> bool {
-        if !Engine::jit_supported() {
-            return false;
-        }
-        match self {
-            VectorIsa::Avx2 => true,
-            VectorIsa::Avx512 => {
-                #[cfg(target_arch = "x86_64")]
-                {
-                    std::is_x86_feature_detected!("avx512f")
-                        && std::is_x86_feature_detected!("avx512bw")
-                }
-                #[cfg(not(target_arch = "x86_64"))]
-                {
-                    false
-                }
-            }
-        }
-    }
-
-    /// The widest this host runs.
-    pub fn host_best() -> VectorIsa {
-        if VectorIsa::Avx512.supported() {
-            VectorIsa::Avx512
-        } else {
-            VectorIsa::Avx2
-        }
-    }
-}
 
 thread_local! {
     /// The direct state of entries whose environment has no direct memory.
     static SPARE: std::cell::RefCell<Box<Direct>> = std::cell::RefCell::new(Box::new(Direct::new()));
-}
-
-/// What translating a program produced.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TranslationStats {
-    /// Instructions emitted, summed over blocks and both variants.
-    pub instructions: usize,
-    /// Blocks, both variants.
-    pub blocks: usize,
-    /// Bytes of machine code.
-    pub code_bytes: usize,
-    /// Time spent translating.
-    pub nanos: u64,
 }
 
 /// A program's translated code.
@@ -296,6 +49,21 @@ impl std::fmt::Debug for Translation {
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
+}
+
+/// `prog`'s translated code, if it runs on the translation tier and could be translated;
+/// the first call translates.
+pub(crate) fn translation(prog: &Program) -> Option<&Translation> {
+    if prog.engine() != Engine::Jit {
+        return None;
+    }
+    prog.engine_code(Translation::new)
+}
+
+/// What translating `prog` cost and produced (translating it now if it runs on the
+/// translation tier and was not translated yet); `None` if it is not translated.
+pub fn translation_stats(prog: &Program) -> Option<TranslationStats> {
+    translation(prog).map(Translation::stats)
 }
 
 impl Translation {
@@ -504,7 +272,7 @@ fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[
             load = loads.next();
         } else {
             let [pc, _] = store.expect("a store");
-            warp.issue(store_counter, pc, crate::asyncq::Writeback::None);
+            warp.issue(store_counter, pc, crate::state::queue::Writeback::None);
             store = stores.next();
         }
     }

@@ -4,11 +4,12 @@
 //! schema is documented in `docs/trace.md`.
 
 use crate::control::Interrupt;
-use crate::hooks::{Control, Hooks, MemAccess};
+use crate::hooks::{Control, Hooks};
 use crate::program::Program;
-use crate::regs::LANES;
-use crate::trap::Trap;
-use crate::warp::{Warp, WarpStatus};
+use crate::state::access::MemAccess;
+use crate::state::regs::LANES;
+use crate::state::trap::Trap;
+use crate::state::warp::{Warp, WarpStatus};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use warpkit_isa::csr_by_number;

@@ -28,10 +28,10 @@
 
 use super::kind::{classify, Branch, ExecWrite, Kind, SBin, SUn, VBin, VCmp, VSrc, VUn, S64};
 use super::pending::{limit, load_counter, store_counter, Pending, PendingLoad};
-use super::{Direct, HINTS, MISS_WRITE, RING};
-use crate::asyncq::NUM_COUNTERS;
+use crate::memory::direct::{Direct, HINTS, MISS_WRITE, RING};
 use crate::program::{Inst, Program};
-use crate::regs::{NUM_UREGS, NUM_VREGS};
+use crate::state::queue::NUM_COUNTERS;
+use crate::state::regs::{NUM_UREGS, NUM_VREGS};
 use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
 
 mod avx512;
@@ -1855,8 +1855,8 @@ impl Emitter<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Hint;
     use super::*;
+    use crate::memory::direct::Hint;
     use std::mem::offset_of;
 
     /// The offsets the generated code uses are the structures' own.

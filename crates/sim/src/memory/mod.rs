@@ -3,8 +3,12 @@
 //! 2-byte aligned, 32-bit and wider 4-byte aligned, so every access lies in whole 32-bit
 //! words or inside one word; memory is therefore stored as 32-bit words.
 
-use crate::env::Fault;
-use crate::trap::{CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
+pub(crate) mod direct;
+
+pub use direct::DirectMemory;
+
+use crate::state::trap::{CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
+use crate::state::Fault;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The 32-bit atomic operations of `gatomic.*` / `dsatomic.*`.

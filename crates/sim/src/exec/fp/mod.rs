@@ -8,23 +8,18 @@
 //! where that provably gives the same bits and flags ([`host_f32`]); the SFU's
 //! transcendentals are in `sfu.rs`.
 
-use crate::asyncq::Part;
-use crate::csr::mode;
+pub(crate) mod fpu;
+
+use crate::program::packed;
+
 use crate::program::Inst;
-use crate::regs::LANES;
-use crate::trap::CAUSE_FP_EXCEPTION;
-use crate::warp::Warp;
+use crate::state::csr::mode;
+use crate::state::queue::Part;
+use crate::state::regs::LANES;
+use crate::state::trap::CAUSE_FP_EXCEPTION;
+use crate::state::warp::Warp;
 use warpkit_float::{self as wf, Flags, Int, Round, BF16, F16, F32, F64};
 use warpkit_isa::Op;
-
-/// Where the pre-decoded `imm` of a floating-point instruction keeps its modifier fields
-/// (`program.rs`, `resolve`).
-pub(crate) mod packed {
-    pub const NEG: u32 = 0;
-    pub const ABS: u32 = 3;
-    pub const SAT: u32 = 6;
-    pub const RM: u32 = 7;
-}
 
 /// How an operand sits in the register file.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -307,9 +302,9 @@ impl Warp {
     /// result), leaving the instruction to the other paths. The outcome (trap, `fflags`,
     /// the write of the active lanes after `sat`) is the per-lane path's.
     ///
-    /// [`fp_fpu`]: crate::fp_fpu
+    /// [`fp_fpu`]: crate::exec::fp::fpu
     fn fp_f32_fpu(&mut self, op: Op, inst: &Inst) -> Option<FpOutcome> {
-        use crate::fp_fpu::{self, Kind, Mods};
+        use fpu::{Kind, Mods};
         let mode_value = self.csr.mode();
         if mode_value & mode::FTZ32 != 0 {
             return None;
@@ -342,12 +337,12 @@ impl Warp {
             let sources = [inst.rs1, inst.rs2, inst.rs3].map(usize::from);
             let d = usize::from(inst.rd);
             let flags =
-                fp_fpu::row_in_place(kind, rm, &mut self.v.writing(d)[..], d, sources, accrued)?;
+                fpu::row_in_place(kind, rm, &mut self.v.writing(d)[..], d, sources, accrued)?;
             self.csr.accrue_fflags(u32::from(flags.bits()));
             return Some(FpOutcome::Done);
         }
         let mods = Mods::new(neg, abs);
-        let (values, flags) = fp_fpu::row(
+        let (values, flags) = fpu::row(
             kind,
             rm,
             &self.v[usize::from(inst.rs1)],
@@ -625,12 +620,12 @@ impl Warp {
             }
             Op::FrcpF32 | Op::FrsqF32 | Op::Fexp2F32 | Op::Flog2F32 | Op::FsinF32 | Op::FcosF32 => {
                 let f = match op {
-                    Op::FrcpF32 => crate::sfu::rcp,
-                    Op::FrsqF32 => crate::sfu::rsq,
-                    Op::Fexp2F32 => crate::sfu::exp2,
-                    Op::Flog2F32 => crate::sfu::log2,
-                    Op::FsinF32 => crate::sfu::sin_pi,
-                    _ => crate::sfu::cos_pi,
+                    Op::FrcpF32 => crate::exec::sfu::rcp,
+                    Op::FrsqF32 => crate::exec::sfu::rsq,
+                    Op::Fexp2F32 => crate::exec::sfu::exp2,
+                    Op::Flog2F32 => crate::exec::sfu::log2,
+                    Op::FsinF32 => crate::exec::sfu::sin_pi,
+                    _ => crate::exec::sfu::cos_pi,
                 };
                 self.fp_sfu(
                     inst,

@@ -1,10 +1,8 @@
 //! §2.6: a warp's pending asynchronous operations, their counters, retirement, `waitcnt`,
 //! and the RAW/WAW hazard reports on registers with a pending write-back.
 
-use crate::program::Program;
-use crate::regs::{range_mask128, range_mask64};
-use crate::regs::{LANES, NUM_UREGS, NUM_VREGS};
-use crate::warp::Warp;
+use crate::state::regs::{range_mask128, range_mask64};
+use crate::state::regs::{URegs, VRegs, LANES, NUM_UREGS, NUM_VREGS};
 use std::collections::VecDeque;
 use warpkit_isa::COUNTERS;
 
@@ -278,6 +276,12 @@ impl AsyncQueue {
         self.watch = self.vpending != 0 || self.upending != 0;
     }
 
+    /// The PC of the youngest pending operation writing vector register `r` (or uniform if
+    /// `!vector`).
+    pub(crate) fn writer_pc(&self, vector: bool, r: u32) -> Option<u32> {
+        self.writer_of(vector, r).map(|e| e.pc)
+    }
+
     /// The youngest pending operation writing vector register `r` (or uniform if `!vector`).
     fn writer_of(&self, vector: bool, r: u32) -> Option<&Entry> {
         self.ops
@@ -344,10 +348,19 @@ impl std::fmt::Display for Hazard {
 /// At most this many hazards are kept per warp; the rest are only counted.
 pub const MAX_HAZARDS_PER_WARP: usize = 256;
 
-impl Warp {
+/// Where a retirement writes: the register files, and the retire log the hooks read (kept
+/// only while hooks observe the warp). Retirements are not an instruction's own writes, so
+/// they do not mark the registers (`crate::state::regs`); the log records them instead.
+pub(crate) struct RetireTo<'a> {
+    pub v: &'a mut VRegs,
+    pub u: &'a mut URegs,
+    pub log: &'a mut Option<Vec<PendingOp>>,
+}
+
+impl AsyncQueue {
     /// Write a retired operation's result into the registers; returns the merged value of a
     /// half-register write (for the retire log).
-    fn apply(&mut self, e: &Entry) -> Option<[u32; LANES]> {
+    fn apply(&self, e: &Entry, to: &mut RetireTo) -> Option<[u32; LANES]> {
         match e.target {
             Target::None => None,
             Target::V {
@@ -359,8 +372,8 @@ impl Warp {
             } => {
                 if mask == u32::MAX && part == Part::Whole {
                     for (k, &r) in rows.iter().enumerate().take(usize::from(count)) {
-                        let src = self.queue.rows[usize::from(r)];
-                        if let Some(row) = self.v.retiring(usize::from(first) + k) {
+                        let src = self.rows[usize::from(r)];
+                        if let Some(row) = to.v.retiring(usize::from(first) + k) {
                             *row = src;
                         }
                     }
@@ -379,8 +392,8 @@ impl Warp {
                 };
                 let mut merged = None;
                 for (k, &r) in rows.iter().enumerate().take(usize::from(count)) {
-                    let src = &self.queue.rows[usize::from(r)];
-                    let Some(row) = self.v.retiring(usize::from(first) + k) else {
+                    let src = &self.rows[usize::from(r)];
+                    let Some(row) = to.v.retiring(usize::from(first) + k) else {
                         continue;
                     };
                     for l in 0..LANES {
@@ -395,7 +408,7 @@ impl Warp {
             }
             Target::U { first, count, data } => {
                 for (k, &value) in data.iter().enumerate().take(usize::from(count)) {
-                    if let Some(u) = self.u.retiring(usize::from(first) + k) {
+                    if let Some(u) = to.u.retiring(usize::from(first) + k) {
                         *u = value;
                     }
                 }
@@ -405,63 +418,60 @@ impl Warp {
     }
 
     /// Retire the oldest operation of counter `c`.
-    fn retire_oldest(&mut self, c: usize) {
-        let Some(e) = self.queue.ops[c].pop_front() else {
+    pub(crate) fn retire_oldest(&mut self, c: usize, to: &mut RetireTo) {
+        let Some(e) = self.ops[c].pop_front() else {
             return;
         };
-        let merged = self.apply(&e);
-        self.queue.untrack(&e);
-        if self.retire_log.is_some() {
-            let op = self.queue.describe(&e, merged.as_ref());
-            if let Some(log) = &mut self.retire_log {
-                log.push(op);
-            }
+        let merged = self.apply(&e, to);
+        self.untrack(&e);
+        if let Some(log) = to.log {
+            log.push(self.describe(&e, merged.as_ref()));
         }
         if let Target::V { count, rows, .. } = e.target {
-            self.queue
-                .free
-                .extend_from_slice(&rows[..usize::from(count)]);
+            self.free.extend_from_slice(&rows[..usize::from(count)]);
         }
     }
 
     /// Retire the oldest operation of counter `c`, one that writes nothing: translated code
     /// retired it (`jit::absorb`).
-    pub(crate) fn retire_written_nothing(&mut self, c: usize) {
-        debug_assert!(self.queue.ops[c]
-            .front()
-            .is_none_or(|e| e.target == Target::None));
-        self.retire_oldest(c);
+    pub(crate) fn retire_written_nothing(&mut self, c: usize, to: &mut RetireTo) {
+        debug_assert!(self.ops[c].front().is_none_or(|e| e.target == Target::None));
+        self.retire_oldest(c, to);
     }
 
     /// A counter at its in-flight limit first retires its oldest operation (errata
     /// v0.1.2); then the counter is incremented and the entry queued.
-    fn push_entry(&mut self, e: Entry) {
+    fn push_entry(&mut self, e: Entry, to: &mut RetireTo) {
         let counter = usize::from(e.counter);
         let limit = COUNTERS
             .get(counter)
             .map_or(u32::MAX, |c| u32::from(c.max_outstanding));
-        while self.queue.count(counter) >= limit {
-            self.retire_oldest(counter);
+        while self.count(counter) >= limit {
+            self.retire_oldest(counter, to);
         }
-        self.queue.push(e);
+        self.push(e);
     }
 
     /// Issue an asynchronous operation: a counter at its in-flight limit first retires its
     /// oldest operation (errata v0.1.2); then the counter is incremented.
-    pub fn issue(&mut self, counter: usize, pc: u32, writeback: Writeback) {
+    pub(crate) fn issue(
+        &mut self,
+        counter: usize,
+        pc: u32,
+        writeback: Writeback,
+        to: &mut RetireTo,
+    ) {
+        let entry = |target| Entry {
+            seq: 0,
+            counter: counter as u8,
+            pc,
+            target,
+        };
         match writeback {
-            Writeback::None => self.push_entry(Entry {
-                seq: 0,
-                counter: counter as u8,
-                pc,
-                target: Target::None,
-            }),
-            Writeback::U { first, count, data } => self.push_entry(Entry {
-                seq: 0,
-                counter: counter as u8,
-                pc,
-                target: Target::U { first, count, data },
-            }),
+            Writeback::None => self.push_entry(entry(Target::None), to),
+            Writeback::U { first, count, data } => {
+                self.push_entry(entry(Target::U { first, count, data }), to)
+            }
             Writeback::V {
                 first,
                 count,
@@ -474,12 +484,14 @@ impl Warp {
                 mask,
                 Part::Whole,
                 &data[..usize::from(count)],
+                to,
             ),
         }
     }
 
     /// Issue an operation writing `data.len()` (1..=4) vector registers from `first`, lanes
     /// in `mask`, `part` of each lane.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn issue_v(
         &mut self,
         counter: usize,
@@ -488,29 +500,34 @@ impl Warp {
         mask: u32,
         part: Part,
         data: &[[u32; LANES]],
+        to: &mut RetireTo,
     ) {
         let mut rows = [0u16; 4];
         for (slot, d) in rows.iter_mut().zip(data) {
-            let r = self.queue.alloc_row();
-            self.queue.rows[usize::from(r)] = *d;
+            let r = self.alloc_row();
+            self.rows[usize::from(r)] = *d;
             *slot = r;
         }
-        self.push_entry(Entry {
-            seq: 0,
-            counter: counter as u8,
-            pc,
-            target: Target::V {
-                first,
-                count: data.len().min(4) as u8,
-                part,
-                mask,
-                rows,
+        self.push_entry(
+            Entry {
+                seq: 0,
+                counter: counter as u8,
+                pc,
+                target: Target::V {
+                    first,
+                    count: data.len().min(4) as u8,
+                    part,
+                    mask,
+                    rows,
+                },
             },
-        });
+            to,
+        );
     }
 
-    /// As [`Warp::issue_v`] for one whole register on every lane, its row filled in place
-    /// by `fill`: the word run of `mem_exec` reads memory straight into the queued row.
+    /// As [`AsyncQueue::issue_v`] for one whole register on every lane, its row filled in
+    /// place by `fill`: the word run of `exec::mem` reads memory straight into the queued
+    /// row.
     #[inline(always)]
     pub(crate) fn issue_row(
         &mut self,
@@ -518,79 +535,40 @@ impl Warp {
         pc: u32,
         first: u8,
         fill: impl FnOnce(&mut [u32; LANES]),
+        to: &mut RetireTo,
     ) {
-        let r = self.queue.alloc_row();
-        fill(&mut self.queue.rows[usize::from(r)]);
-        self.push_entry(Entry {
-            seq: 0,
-            counter: counter as u8,
-            pc,
-            target: Target::V {
-                first,
-                count: 1,
-                part: Part::Whole,
-                mask: u32::MAX,
-                rows: [r, 0, 0, 0],
+        let r = self.alloc_row();
+        fill(&mut self.rows[usize::from(r)]);
+        self.push_entry(
+            Entry {
+                seq: 0,
+                counter: counter as u8,
+                pc,
+                target: Target::V {
+                    first,
+                    count: 1,
+                    part: Part::Whole,
+                    mask: u32::MAX,
+                    rows: [r, 0, 0, 0],
+                },
             },
-        });
+            to,
+        );
     }
 
     /// `waitcnt`: retire until every counter is at or below its threshold, oldest first.
-    pub fn wait_counters(&mut self, thresholds: &[u32; NUM_COUNTERS]) {
+    pub(crate) fn wait_counters(&mut self, thresholds: &[u32; NUM_COUNTERS], to: &mut RetireTo) {
         for (c, &t) in thresholds.iter().enumerate() {
-            while self.queue.count(c) > t {
-                self.retire_oldest(c);
+            while self.count(c) > t {
+                self.retire_oldest(c, to);
             }
         }
     }
 
     /// `endpgm`: retire everything in issue order.
-    pub fn drain(&mut self) {
-        while let Some(c) = self.queue.oldest_counter() {
-            self.retire_oldest(c);
-        }
-    }
-
-    /// Report RAW and WAW hazards of the instruction at `pc` against the pending
-    /// write-backs. Called only while some write-back is pending.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn check_hazards(&mut self, prog: &Program, pc: u32) {
-        let Some(uses) = prog.uses(pc) else {
-            return;
-        };
-        let vq = self.queue.vpending;
-        let uq = self.queue.upending;
-        if (uses.vread | uses.vwrite) & vq == 0 && (uses.uread | uses.uwrite) & uq == 0 {
-            return;
-        }
-        let checks = [
-            (HazardKind::Raw, true, uses.vread & vq, 0u64),
-            (HazardKind::Raw, false, 0, uses.uread & uq),
-            (HazardKind::Waw, true, uses.vwrite & vq, 0),
-            (HazardKind::Waw, false, 0, uses.uwrite & uq),
-        ];
-        for (kind, vector, vbits, ubits) in checks {
-            let mut bits = if vector { vbits } else { u128::from(ubits) };
-            while bits != 0 {
-                let r = bits.trailing_zeros();
-                bits &= bits - 1;
-                self.hazard_count += 1;
-                if self.hazards.len() >= MAX_HAZARDS_PER_WARP {
-                    continue;
-                }
-                let pending_pc = self.queue.writer_of(vector, r).map_or(0, |op| op.pc);
-                self.hazards.push(Hazard {
-                    kind,
-                    workgroup: self.id.workgroup,
-                    warp: self.id.warp,
-                    pc,
-                    register: format!("{}{r}", if vector { 'v' } else { 'u' }),
-                    pending_pc,
-                    asm: prog.disassemble(pc),
-                    pending_asm: prog.disassemble(pending_pc),
-                });
-            }
+    pub(crate) fn drain(&mut self, to: &mut RetireTo) {
+        while let Some(c) = self.oldest_counter() {
+            self.retire_oldest(c, to);
         }
     }
 }

@@ -2,14 +2,15 @@
 //! docs/abi.md): addresses, alignment and mapping checks, the access itself at issue, and
 //! the write-back queued for retirement (§2.6).
 
-use crate::asyncq::Part;
-use crate::env::{Env, Fault};
-use crate::hooks::{LaneAccess, MemAccess, MemKind, MemSpace};
+use crate::env::Env;
 use crate::memory::{check_alignment, AtomicOp, GlobalMemory, SharedMemory, Space};
 use crate::program::{Code, Inst, Program};
-use crate::regs::LANES;
-use crate::trap::CAUSE_UNSUPPORTED;
-use crate::warp::Warp;
+use crate::state::access::{LaneAccess, MemAccess, MemKind, MemSpace};
+use crate::state::queue::Part;
+use crate::state::regs::LANES;
+use crate::state::trap::CAUSE_UNSUPPORTED;
+use crate::state::warp::Warp;
+use crate::state::Fault;
 use crate::Writeback;
 use std::sync::atomic::{AtomicU32, Ordering};
 use warpkit_isa::{Latency, Op};
@@ -31,8 +32,8 @@ pub struct MemEnv<'a> {
 /// (all on the same global memory), so region hints stay warm from one workgroup to the
 /// next.
 enum DirectSlot<'a> {
-    Own(Box<crate::jit::Direct>),
-    Lent(&'a mut crate::jit::Direct),
+    Own(Box<crate::memory::direct::Direct>),
+    Lent(&'a mut crate::memory::direct::Direct),
 }
 
 const HINT_SLOTS: usize = 16;
@@ -52,7 +53,7 @@ impl<'a> MemEnv<'a> {
             global,
             shared,
             hints: [0; HINT_SLOTS],
-            direct: DirectSlot::Own(Box::new(crate::jit::Direct::new())),
+            direct: DirectSlot::Own(Box::new(crate::memory::direct::Direct::new())),
         }
     }
 
@@ -61,7 +62,7 @@ impl<'a> MemEnv<'a> {
     pub(crate) fn with_direct(
         global: &'a GlobalMemory,
         shared: &'a mut SharedMemory,
-        direct: &'a mut crate::jit::Direct,
+        direct: &'a mut crate::memory::direct::Direct,
     ) -> MemEnv<'a> {
         MemEnv {
             global,
@@ -370,8 +371,8 @@ impl Env for MemEnv<'_> {
     }
 
     #[inline(always)]
-    fn direct(&mut self) -> Option<crate::jit::DirectMemory<'_>> {
-        Some(crate::jit::DirectMemory {
+    fn direct(&mut self) -> Option<crate::memory::DirectMemory<'_>> {
+        Some(crate::memory::DirectMemory {
             state: match &mut self.direct {
                 DirectSlot::Own(d) => d,
                 DirectSlot::Lent(d) => d,
@@ -1084,7 +1085,7 @@ fn fast<W: Words>(
 mod tests {
     use super::*;
     use crate::memory::{GlobalMemory, SharedMemory};
-    use crate::warp::WarpId;
+    use crate::state::warp::WarpId;
 
     #[test]
     fn memory_ops_are_the_instructions_described_here() {

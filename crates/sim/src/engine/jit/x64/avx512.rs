@@ -22,7 +22,7 @@
 //! are scratch.
 
 use super::{ureg, Emitter, CTX_EXEC, K_C31, K_C63};
-use crate::jit::kind::{Kind, VBin, VSrc, VUn};
+use crate::engine::jit::kind::{Kind, VBin, VSrc, VUn};
 use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
 use iced_x86::{Code, Encoder, IcedError, Instruction, MemoryOperand, Register};

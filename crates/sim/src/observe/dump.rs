@@ -1,7 +1,7 @@
 //! `--dump-state`: the architectural state of every warp after a run, as JSON.
 
-use crate::env::Core;
-use crate::warp::{Warp, WarpStatus};
+use crate::state::warp::{Warp, WarpStatus};
+use crate::state::Core;
 use std::fmt::Write as _;
 use warpkit_isa::CSRS;
 

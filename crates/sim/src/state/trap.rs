@@ -49,3 +49,10 @@ pub fn cause_name(cause: u32) -> &'static str {
         _ => "unknown cause",
     }
 }
+
+/// A failed environment operation: the trap the warp must take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    pub cause: u32,
+    pub info: u32,
+}

@@ -19,9 +19,9 @@
 //! `max(0, k - t)` of a counter's `k` pending loads whatever was pending before, and its
 //! dynamic part only counts down.
 
-use super::PENDING_ROWS;
-use crate::asyncq::NUM_COUNTERS;
+use crate::memory::direct::PENDING_ROWS;
 use crate::program::RegUse;
+use crate::state::queue::NUM_COUNTERS;
 use warpkit_isa::{Latency, Op, COUNTERS};
 
 /// A load of the block still pending: its data is row `row` of [`super::Direct`].

@@ -6,14 +6,14 @@
 pub mod checkpoint;
 
 use crate::control::{CancelFlag, Interrupt};
-use crate::env::Core;
 use crate::hooks::{Hooks, NoHooks, StepBudget};
 use crate::memory::{GlobalMemory, SharedMemory};
+use crate::observe::trace::{TraceFormat, WriteTracer};
 use crate::program::Program;
-use crate::regs::LANES;
-use crate::trace::{TraceFormat, WriteTracer};
-use crate::trap::{Trap, CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
-use crate::warp::{Warp, WarpId, WarpStatus};
+use crate::state::regs::LANES;
+use crate::state::trap::{Trap, CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
+use crate::state::warp::{Warp, WarpId, WarpStatus};
+use crate::state::Core;
 use crate::workgroup::{Deadlock, Workgroup};
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
 use rayon::prelude::*;
@@ -313,7 +313,7 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
             }
         }
     }
-    use crate::csr::num;
+    use crate::state::csr::num;
     warp.csr.set(num::WARPID, w);
     warp.csr.set(num::WGSLOT, flat_wg);
     warp.csr.set(num::CODE_LO, CODE_BASE as u32);
@@ -418,7 +418,7 @@ impl Active {
         global: &GlobalMemory,
         hooks: &mut H,
         cancel: &AtomicBool,
-        direct: Option<&mut crate::jit::Direct>,
+        direct: Option<&mut crate::memory::direct::Direct>,
     ) -> bool {
         let mut env = match direct {
             Some(d) => MemEnv::with_direct(global, &mut self.shared, d),
@@ -517,7 +517,7 @@ fn run_workgroup<H: Hooks>(
     ) && !cancel.load(Ordering::Relaxed)
         && hooks.interrupt().is_none()
     {}
-    hooks.end_workgroup(&active.group);
+    hooks.end_workgroup(active.group.id, &active.group.warps);
     active.outcome(program, cfg, &mut task.warps)
 }
 
@@ -527,7 +527,7 @@ fn run_workgroup<H: Hooks>(
 #[derive(Default)]
 struct Task {
     warps: Vec<Warp>,
-    direct: Option<Box<crate::jit::Direct>>,
+    direct: Option<Box<crate::memory::direct::Direct>>,
 }
 
 fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
@@ -696,7 +696,7 @@ fn run_parallel(
             .flat_map_iter(|c| {
                 let mut task = Task {
                     warps: Vec::new(),
-                    direct: Some(Box::new(crate::jit::Direct::new())),
+                    direct: Some(Box::new(crate::memory::direct::Direct::new())),
                 };
                 (first + c * chunk..first + groups.min((c + 1) * chunk)).map(move |g| {
                     if cancel.load(Ordering::Relaxed) {
@@ -950,7 +950,7 @@ impl<'p> Session<'p> {
             }
             self.held = false;
             if let Some(done) = self.active.take() {
-                hooks.end_workgroup(&done.group);
+                hooks.end_workgroup(done.group.id, &done.group.warps);
                 self.outcomes
                     .push(done.outcome(self.program, &self.config, &mut self.pool));
             }

@@ -1,0 +1,112 @@
+//! What translated code keeps of the asynchronous operations and memory it touches beside
+//! the register files (its layout is known to the code, `crate::engine::jit`), and the
+//! view of global memory an environment lends it ([`DirectMemory`]). Plain data: it sits
+//! with memory, below the environments that own it and the engine that uses it.
+
+use crate::memory::GlobalMemory;
+use crate::state::LANES;
+
+/// Loads one block may keep pending at once.
+pub(crate) const PENDING_ROWS: usize = 8;
+/// Region hints: the first half for loads, the second for stores (filled only with
+/// writable regions), one per translated load or store (by its number among the
+/// program's loads or stores, modulo half of this), so a store never uses a read-only
+/// region a load's hint holds.
+pub(crate) const HINTS: usize = 32;
+/// Stores translated code may leave pending: at least the store counter's in-flight limit.
+pub(crate) const RING: usize = 32;
+
+/// The region a memory instruction last hit: bytes `lo..end` of global memory are the
+/// host words from `host`. Empty (`lo > end`) until the first miss fills it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hint {
+    pub(crate) lo: u64,
+    pub(crate) end: u64,
+    pub(crate) host: u64,
+}
+
+/// What translated code keeps of the asynchronous operations and memory it touches,
+/// besides the register files; one per [`crate::MemEnv`], or per launch task across its
+/// workgroups (its layout is known to the code). `pending.rs` explains the split of the
+/// queue.
+#[repr(C, align(32))]
+#[derive(Debug)]
+pub(crate) struct Direct {
+    /// The data of the block's pending loads.
+    pub(crate) rows: [[u32; LANES]; PENDING_ROWS],
+    pub(crate) hints: [Hint; HINTS],
+    /// Stores issued by translated code and still pending: (pc, issue number).
+    pub(crate) ring: [[u32; 2]; RING],
+    /// The issue number of each pending load's row.
+    pub(crate) row_seq: [u32; PENDING_ROWS],
+    /// Per counter, the operations pending at entry that are still pending (all of them
+    /// write nothing).
+    pub(crate) pre: [u32; 8],
+    pub(crate) ring_head: u32,
+    pub(crate) ring_len: u32,
+    /// The next issue number.
+    pub(crate) seq: u32,
+    /// The exit record: which loads were pending at the exit taken (0: none).
+    pub(crate) record: u32,
+    /// A hint that missed: its index + 1, with `MISS_WRITE` for a store (0: none).
+    pub(crate) miss: u32,
+    pub(crate) _pad: u32,
+    /// The lowest address of the access that missed.
+    pub(crate) miss_lo: u64,
+}
+
+/// In [`Direct::miss`]: the access that missed is a store.
+pub(crate) const MISS_WRITE: u32 = 1 << 16;
+
+impl Direct {
+    pub(crate) fn new() -> Direct {
+        Direct {
+            rows: [[0; LANES]; PENDING_ROWS],
+            hints: [Hint {
+                lo: u64::MAX,
+                end: 0,
+                host: 0,
+            }; HINTS],
+            ring: [[0; 2]; RING],
+            row_seq: [0; PENDING_ROWS],
+            pre: [0; 8],
+            ring_head: 0,
+            ring_len: 0,
+            seq: 0,
+            record: 0,
+            miss: 0,
+            _pad: 0,
+            miss_lo: 0,
+        }
+    }
+
+    /// Fill the hint that missed from the region holding the access, if one does (else the
+    /// interpreter raises the fault, or takes its general path, and the hint stays).
+    pub(crate) fn refill(&mut self, global: &GlobalMemory) {
+        let index = (self.miss & 0xffff) as usize;
+        let write = self.miss & MISS_WRITE != 0;
+        self.miss = 0;
+        let Some(hint) = index.checked_sub(1).and_then(|i| self.hints.get_mut(i)) else {
+            return;
+        };
+        if let Some((base, len, host)) =
+            global.region_holding(self.miss_lo, 4 * LANES as u32, write)
+        {
+            *hint = Hint {
+                lo: base,
+                end: base + len,
+                host: host as u64,
+            };
+        }
+    }
+}
+
+/// The memory a warp's environment lets translated code access directly: global memory,
+/// and the state translated code keeps beside it. Obtained from
+/// [`crate::env::Env::direct`]; environments without one run memory instructions
+/// interpreted.
+pub struct DirectMemory<'a> {
+    pub(crate) state: &'a mut Direct,
+    pub(crate) global: &'a GlobalMemory,
+}
