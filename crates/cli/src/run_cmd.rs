@@ -448,7 +448,7 @@ pub fn conclude(
     if success {
         for (name, file) in outs {
             if let Some(bytes) = result.buffer(name) {
-                write_output(file, bytes)?;
+                write_output(file, &bytes)?;
             }
         }
         return Ok(());

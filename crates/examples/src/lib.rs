@@ -74,7 +74,7 @@ impl Outputs<'_> {
         self.results
             .get(stage)
             .and_then(|r| r.buffer(buffer))
-            .map(to_words)
+            .map(|b| to_words(&b))
             .unwrap_or_default()
     }
 }
@@ -500,12 +500,13 @@ impl Example {
 
 /// Compare every expected buffer with what `lookup(stage, buffer)` returns; the first
 /// difference wins.
-pub fn compare<'a>(
+pub fn compare<B: AsRef<[u8]>>(
     expected: &[Expected],
-    lookup: impl Fn(usize, &str) -> Option<&'a [u8]>,
+    lookup: impl Fn(usize, &str) -> Option<B>,
 ) -> Check {
     for e in expected {
-        let got = lookup(e.stage, &e.buffer).unwrap_or(&[]);
+        let got = lookup(e.stage, &e.buffer);
+        let got = got.as_ref().map_or(&[][..], AsRef::as_ref);
         let got_words = got.len() / 4;
         if got_words < e.words.len() {
             return Check::Short {
@@ -598,7 +599,7 @@ mod tests {
             Check::Short { got_words: 1, .. }
         ));
         assert!(matches!(
-            compare(&expected(vec![1]), |_, _| None),
+            compare(&expected(vec![1]), |_, _| None::<&[u8]>),
             Check::Short { got_words: 0, .. }
         ));
     }

@@ -473,7 +473,7 @@ mod tests {
         let doubled: Vec<u8> = back(1).words.iter().flat_map(|w| w.to_le_bytes()).collect();
         assert_eq!(
             (doubled.as_slice(), back(1).len),
-            (plain.buffer("out").unwrap(), 128)
+            (&*plain.buffer("out").unwrap(), 128)
         );
         assert!(r.buffers.iter().all(|b| b.bytes.is_empty()));
         assert_eq!(plain.buffers[1].words, None);

@@ -11,8 +11,9 @@ fn program(src: &str) -> Program {
     }
 }
 
-fn words(bytes: &[u8]) -> Vec<u32> {
+fn words(bytes: impl AsRef<[u8]>) -> Vec<u32> {
     bytes
+        .as_ref()
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
@@ -63,6 +64,53 @@ fn vadd_over_a_grid() {
         assert_eq!(r.stats.workgroups, 4);
         assert_eq!(r.stats.warps, 32);
     }
+}
+
+#[test]
+fn buffers_given_as_words_read_back_by_name_as_bytes() {
+    let n = 64u32;
+    let a: Vec<u32> = (0..n).map(|i| i * 7).collect();
+    let b: Vec<u32> = (0..n).map(|i| 1000 + i).collect();
+    let args = |as_words: bool| {
+        let out = if as_words {
+            ArgValue::Words(WordBuffer {
+                words: vec![0; n as usize],
+                len: 4 * u64::from(n),
+            })
+        } else {
+            ArgValue::Buffer(vec![0; 4 * n as usize])
+        };
+        // Not a whole number of words: the last word's unused bytes must not come back.
+        let tail = ArgValue::Words(WordBuffer {
+            words: vec![0x0403_0201, 0x0807_0605],
+            len: 6,
+        });
+        vec![
+            arg("a", buf(&a)),
+            arg("b", buf(&b)),
+            arg("out", out),
+            arg("n", ArgValue::Int(u64::from(n))),
+            arg("tail", tail),
+        ]
+    };
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [64, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let prog = program(VADD);
+    let plain = launch(&prog, &cfg, args(false)).unwrap();
+    let moved = launch(&prog, &cfg, args(true)).unwrap();
+    assert!(plain.ok() && moved.ok());
+    assert!(moved.buffers[2].words.is_some() && moved.buffers[2].bytes.is_empty());
+    let out = moved.buffer("out").unwrap();
+    assert_eq!(out, plain.buffer("out").unwrap());
+    assert_eq!(
+        words(out),
+        (0..n as usize).map(|i| a[i] + b[i]).collect::<Vec<_>>()
+    );
+    assert_eq!(moved.buffer("tail").unwrap(), &[1u8, 2, 3, 4, 5, 6][..]);
+    assert_eq!(moved.buffer("missing"), None);
 }
 
 #[test]

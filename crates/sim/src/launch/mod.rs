@@ -17,6 +17,7 @@ use crate::state::Core;
 use crate::workgroup::{Deadlock, Workgroup};
 use crate::{Hazard, MemEnv, DEFAULT_MAX_STEPS};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -208,13 +209,24 @@ pub struct LaunchResult {
 }
 
 impl LaunchResult {
-    /// The final contents of the buffer argument `name` (empty for one given as
-    /// [`ArgValue::Words`]: see [`BufferOut::words`]).
-    pub fn buffer(&self, name: &str) -> Option<&[u8]> {
-        self.buffers
-            .iter()
-            .find(|b| b.name == name)
-            .map(|b| b.bytes.as_slice())
+    /// The final contents of the buffer argument `name`. A byte buffer is borrowed; one
+    /// given as [`ArgValue::Words`] is converted here, on request only, so a binding that
+    /// takes [`BufferOut::words`] as they are never pays for a copy.
+    pub fn buffer(&self, name: &str) -> Option<Cow<'_, [u8]>> {
+        let b = self.buffers.iter().find(|b| b.name == name)?;
+        Some(match &b.words {
+            Some(w) => {
+                let len = usize::try_from(w.len).unwrap_or(usize::MAX);
+                Cow::Owned(
+                    w.words
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(len)
+                        .collect(),
+                )
+            }
+            None => Cow::Borrowed(b.bytes.as_slice()),
+        })
     }
 
     /// Every warp ended with `endpgm`.
