@@ -475,24 +475,59 @@ struct Warp {
 }
 
 /// The result of a launch.
-#[pyclass(module = "warpkit", frozen, get_all)]
+#[pyclass(module = "warpkit", frozen)]
 struct Run {
     /// Buffer argument name -> numpy array of its final bytes, with the dtype and shape the
     /// argument had (`Buffer`/bytes arguments: numpy.uint8).
+    #[pyo3(get)]
     buffers: Py<PyDict>,
     /// Final state of every warp (workgroup then warp order) if `keep_warps`, else [].
+    #[pyo3(get)]
     warps: Py<PyList>,
     /// Every trap (TrapInfo).
+    #[pyo3(get)]
     traps: Py<PyList>,
     /// The first trap, or None.
+    #[pyo3(get)]
     trap: Option<Py<PyAny>>,
     /// Hazard reports (at most a few per warp; `stats.hazards` counts all).
+    #[pyo3(get)]
     hazards: Py<PyList>,
+    #[pyo3(get)]
     stats: Py<Stats>,
     /// Every warp ended with `endpgm` (no trap, step limit or deadlock).
+    #[pyo3(get)]
     ok: bool,
     /// The report lines `warpkit run` prints for this run (traps, step limits, deadlocks).
+    #[pyo3(get)]
     messages: Vec<String>,
+    /// Which exception the run raises when checked, decided from the reports themselves
+    /// (never from `messages`, whose wording is free to change).
+    failure: Option<Failure>,
+}
+
+/// Why a run did not finish, in the order [`raise_failure`] looks for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failure {
+    Trap,
+    Deadlock,
+    /// A step limit, or a run interrupted before its end.
+    Limit,
+}
+
+impl Failure {
+    /// The first trap first, then a deadlock, then anything else that stopped a warp.
+    fn of(traps: usize, deadlocks: usize, step_limits: usize, interrupted: bool) -> Option<Self> {
+        if traps > 0 {
+            Some(Failure::Trap)
+        } else if deadlocks > 0 {
+            Some(Failure::Deadlock)
+        } else if step_limits > 0 || interrupted {
+            Some(Failure::Limit)
+        } else {
+            None
+        }
+    }
 }
 
 #[pymethods]
@@ -936,8 +971,12 @@ fn to_run(
             },
         )?)?;
     }
-    let ok =
-        traps.is_empty() && step_limits.is_empty() && deadlocks.is_empty() && interrupted.is_none();
+    let failure = Failure::of(
+        traps.len(),
+        deadlocks.len(),
+        step_limits.len(),
+        interrupted.is_some(),
+    );
     let first_trap = trap_list.iter().next().map(|t| t.unbind());
     Ok(Run {
         buffers: buffers.unbind(),
@@ -956,8 +995,9 @@ fn to_run(
                 wall: stats.wall.as_secs_f64(),
             },
         )?,
-        ok,
+        ok: failure.is_none(),
         messages,
+        failure,
     })
 }
 
@@ -970,33 +1010,33 @@ fn raise_failure(py: Python<'_>, run: Run, strict_hazards: bool) -> PyResult<Run
     } else {
         run.messages.join("\n")
     };
-    let first_trap = run.trap.as_ref().map(|t| t.clone_ref(py));
-    let has_deadlock = run.messages.iter().any(|m| m.starts_with("deadlock "));
-    let err = if let Some(t) = &first_trap {
-        let err = Trap::new_err(message);
-        let value = err.value(py);
-        let t = t.bind(py);
-        for attr in [
-            "cause",
-            "cause_name",
-            "pc",
-            "info",
-            "workgroup",
-            "warp",
-            "asm",
-            "address",
-            "lane",
-        ] {
-            value.setattr(attr, t.getattr(attr)?)?;
+    let err = match run.failure {
+        Some(Failure::Trap) => {
+            let err = Trap::new_err(message);
+            let value = err.value(py);
+            if let Some(t) = &run.trap {
+                let t = t.bind(py);
+                for attr in [
+                    "cause",
+                    "cause_name",
+                    "pc",
+                    "info",
+                    "workgroup",
+                    "warp",
+                    "asm",
+                    "address",
+                    "lane",
+                ] {
+                    value.setattr(attr, t.getattr(attr)?)?;
+                }
+            }
+            value.setattr("traps", run.traps.clone_ref(py))?;
+            err
         }
-        value.setattr("traps", run.traps.clone_ref(py))?;
-        err
-    } else if has_deadlock {
-        Deadlock::new_err(message)
-    } else if !run.ok || (strict_hazards && hazards > 0) {
-        LimitExceeded::new_err(message)
-    } else {
-        return Ok(run);
+        Some(Failure::Deadlock) => Deadlock::new_err(message),
+        Some(Failure::Limit) => LimitExceeded::new_err(message),
+        None if strict_hazards && hazards > 0 => LimitExceeded::new_err(message),
+        None => return Ok(run),
     };
     let value = err.value(py);
     value.setattr("messages", run.messages.clone())?;

@@ -205,6 +205,23 @@ def test_step_limit_and_deadlock():
     assert "deadlock in workgroup (0,0,0)" in str(info.value)
 
 
+def test_deadlock_is_told_from_the_reports_not_their_wording():
+    # Warp 1 spins to its step limit; warp 0 waits at a barrier it will never pass.
+    spin = "bnz u29, .Lx\nbarrier\nendpgm\n.Lx:\njmp .Lx\n"
+    with pytest.raises(warpkit.Deadlock) as info:
+        warpkit.launch(spin, block=64, max_steps=100)
+    run = info.value.run
+    assert not run.ok and run.trap is None and run.traps == []
+    assert [w.status for w in run.warps] == ["running", "step_limit"]
+    sim = warpkit.Simulator(spin, block=64, max_steps=100)
+    with pytest.raises(warpkit.Deadlock):
+        sim.finish()
+    assert not warpkit.launch(spin, block=64, max_steps=100, check=False).ok
+    # A step limit alone is no deadlock.
+    with pytest.raises(warpkit.LimitExceeded):
+        warpkit.launch("top:\n  jmp top\n", block=64, max_steps=100)
+
+
 def test_hazards_and_strict_hazards():
     src = "uload.b64 u[16:17], u[0:1], 0\numov u20, u16\nendpgm\n"
     run = warpkit.launch(src, args={"x": warpkit.Buffer(8)})
