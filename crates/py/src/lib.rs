@@ -788,12 +788,20 @@ fn setup(
 /// Launch `program` on the functional model (docs/python.md).
 #[pyfunction]
 #[pyo3(signature = (
-    program, grid = None, block = None, args = None, *, shared = 65536, threads = None,
+    program, grid = None, block = None, args = None, *,
+    shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES, threads = None,
     max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None, keep_warps = true,
     strict_hazards = false, check = true, engine = None,
     max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
     max_workgroups = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS
 ))]
+// A default taken from a constant would show as `...`; this one states it, and a test
+// holds it to the library's.
+#[pyo3(
+    text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, threads=None, \
+    max_steps=..., entry=None, keep_warps=True, strict_hazards=False, check=True, \
+    engine=None, max_memory=..., max_workgroups=...)"
+)]
 #[allow(clippy::too_many_arguments)]
 fn launch(
     py: Python<'_>,
@@ -1068,6 +1076,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(launch, m)?)?;
     m.add_function(wrap_pyfunction!(code_base, m)?)?;
     m.add_function(wrap_pyfunction!(spec, m)?)?;
+    // The default of `shared=`, exported so the stub and docs can be checked against it.
+    m.add(
+        "DEFAULT_SHARED_BYTES",
+        warpkit_sim::launch::DEFAULT_SHARED_BYTES,
+    )?;
     m.add_class::<Program>()?;
     m.add_class::<Diagnostic>()?;
     m.add_class::<Instr>()?;

@@ -338,11 +338,18 @@ impl Simulator {
     /// step; nothing runs yet.
     #[new]
     #[pyo3(signature = (
-        program, grid = None, block = None, args = None, *, shared = 65536,
+        program, grid = None, block = None, args = None, *,
+        shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES,
         max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None,
         max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
         max_workgroups = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS
     ))]
+    // A default taken from a constant would show as `...`; this one states it, and a test
+    // holds it to the library's.
+    #[pyo3(
+        text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, \
+        max_steps=..., entry=None, max_memory=..., max_workgroups=...)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,

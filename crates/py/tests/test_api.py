@@ -1,8 +1,11 @@
 """The Python interface of docs/python.md: assembly, decoding, launches and their errors,
 each compared with what the `warpkit` CLI prints for the same input."""
 
+import ast
+import inspect
 import os
 import pathlib
+import re
 import subprocess
 
 import numpy as np
@@ -220,6 +223,39 @@ def test_deadlock_is_told_from_the_reports_not_their_wording():
     # A step limit alone is no deadlock.
     with pytest.raises(warpkit.LimitExceeded):
         warpkit.launch("top:\n  jmp top\n", block=64, max_steps=100)
+
+
+def keyword_default(function, name):
+    """The literal default of keyword-only `name` in a stub's `function`."""
+    args = function.args
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if arg.arg == name:
+            return ast.literal_eval(default)
+    raise AssertionError(f"{function.name} has no keyword {name}")
+
+
+def test_the_shared_default_is_the_librarys_in_the_binding_stub_and_docs():
+    lib = warpkit.DEFAULT_SHARED_BYTES
+    # u13 holds the workgroup's shared-memory size (docs/abi.md, "Initial registers").
+    assert warpkit.launch("endpgm\n").warps[0].u[13] == lib
+    assert warpkit.Simulator("endpgm\n").finish().warps[0].u[13] == lib
+    stub = ast.parse((ROOT / "crates/py/python/warpkit/__init__.pyi").read_text())
+    top = {n.name: n for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    init = next(n for n in top["Simulator"].body
+                if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    constant = next(n for n in stub.body if isinstance(n, ast.AnnAssign)
+                    and n.target.id == "DEFAULT_SHARED_BYTES")
+    assert ast.literal_eval(constant.value) == lib
+    assert keyword_default(top["launch"], "shared") == lib
+    assert keyword_default(init, "shared") == lib
+    # The native signatures (help(), inspect) state it too, and otherwise match the stub.
+    for native, stubbed in [(warpkit.launch, top["launch"]), (warpkit.Simulator, init)]:
+        params = inspect.signature(native).parameters
+        assert params["shared"].default == lib
+        names = [a.arg for a in stubbed.args.args + stubbed.args.kwonlyargs if a.arg != "self"]
+        assert list(params) == names
+    documented = re.findall(r"\bshared=(\w+)", (ROOT / "docs/python.md").read_text())
+    assert documented and all(int(d) == lib for d in documented)
 
 
 def test_hazards_and_strict_hazards():

@@ -13,6 +13,7 @@ See docs/python.md for the whole interface.
 """
 
 from ._native import (
+    DEFAULT_SHARED_BYTES,
     AssemblyError,
     Buffer,
     Commit,
@@ -46,6 +47,7 @@ from ._native import (
 )
 
 __all__ = [
+    "DEFAULT_SHARED_BYTES",
     "AssemblyError",
     "Buffer",
     "Commit",

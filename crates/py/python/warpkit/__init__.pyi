@@ -1,7 +1,7 @@
 """Type stubs of the warpkit package (docs/python.md)."""
 
 from os import PathLike
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Final, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -186,6 +186,9 @@ def spec() -> dict[str, Any]:
 
 def code_base() -> int:
     """The address the code is mapped at (PC is an offset from it)."""
+
+DEFAULT_SHARED_BYTES: Final = 65536
+"""Shared memory per workgroup when `shared` is not given (the library's default)."""
 
 def launch(
     program: Union[Program, str],

@@ -33,6 +33,9 @@ pub const BUFFER_ALIGN: u64 = 0x1_0000;
 pub const MAX_BLOCK_THREADS: u64 = 1024;
 /// Shared memory per workgroup at most (the model allocates it when first written).
 pub const MAX_SHARED_BYTES: u32 = 16 << 20;
+/// Shared memory per workgroup when a launch does not say ([`LaunchConfig::default`]);
+/// front ends take their default from here so it cannot drift from the library's.
+pub const DEFAULT_SHARED_BYTES: u32 = 65536;
 /// Warps whose final state a launch may keep (`keep_warps`): 16 KiB of registers each.
 pub const MAX_KEPT_WARPS: u64 = 1 << 16;
 
@@ -79,7 +82,7 @@ impl Default for LaunchConfig {
         LaunchConfig {
             grid: [1, 1, 1],
             block: [32, 1, 1],
-            shared_bytes: 65536,
+            shared_bytes: DEFAULT_SHARED_BYTES,
             threads: 0,
             max_steps: DEFAULT_MAX_STEPS,
             keep_warps: false,
