@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -50,7 +50,29 @@ for seed in 00 2a 55 80 d3 ff; do
   cp "corpus/linx_run/seed-$seed" "corpus/linx_check/seed-$seed"
 done
 
-targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines})
+# Checkpoints of real runs stopped part-way: barriers and shared memory, a deadlock
+# already reported, and a run that ended before its cut. The checkpoint target's first
+# byte 00 hands it the file as it is, 01 the payload alone, which the target frames with a
+# matching checksum (fuzz_targets/checkpoint.rs).
+ckdir=$(mktemp -d)
+trap 'rm -rf "$ckdir"' EXIT
+checkpoint_seed() {
+  local name=$1; shift
+  "$warpkit" run "$@" --save-checkpoint "$ckdir/$name.wkc" >/dev/null 2>&1 || true
+  [ -f "$ckdir/$name.wkc" ] || return 0
+  { printf '\x00'; cat "$ckdir/$name.wkc"; } > "corpus/checkpoint/$name.file"
+  { printf '\x01'; tail -c +25 "$ckdir/$name.wkc"; } > "corpus/checkpoint/$name.payload"
+}
+checkpoint_seed vadd ../examples/vadd.s --grid 2 --block 64 --arg a=buf:512 --arg b=buf:512 \
+  --arg out=buf:512 --arg n=128 --stop-after-steps 40
+checkpoint_seed histogram ../examples/histogram.s --grid 2 --block 256 --shared 1024 \
+  --arg data=buf:2048 --arg hist=buf:1024 --arg nwords=512 --stop-after-steps 700
+checkpoint_seed deadlock seeds/barrier_deadlock.s --grid 2 --block 64 --max-steps 50 \
+  --stop-after-steps 80
+checkpoint_seed ended ../examples/vadd.s --grid 1 --block 32 --arg a=buf:128 --arg b=buf:128 \
+  --arg out=buf:128 --arg n=32 --stop-after-steps 100000
+
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"
