@@ -579,7 +579,8 @@ proptest! {
         fresh[0].global = (BUFFER_BASE..).zip(initial.iter().copied()).collect();
         let replayed = replay(&trace, &fresh);
         let replayed_buffer: Vec<u8> = replayed[0].global.values().copied().collect();
-        prop_assert_eq!(traced.buffer("buf"), Some(replayed_buffer.as_slice()));
+        let traced_buffer = traced.buffer("buf");
+        prop_assert_eq!(traced_buffer.as_deref(), Some(replayed_buffer.as_slice()));
         for on in [On::Interp].into_iter().chain(jits()) {
             let p = on.program(&program);
             let run = launch::launch(&p, &bare_config(), args()).expect("a launch");
