@@ -299,7 +299,12 @@ fn load_crate(src: &Path) -> BTreeMap<Vec<String>, File> {
             if module.first().is_some_and(|m| m == "bin") {
                 continue;
             }
-            let code = code_only(&std::fs::read_to_string(&path).expect("a source file"));
+            let mut code = code_only(&std::fs::read_to_string(&path).expect("a source file"));
+            // A visibility's path (`pub(in crate::a)`) names a module, not a dependency.
+            while let Some(at) = code.find("pub(in ") {
+                let end = code[at..].find(')').map_or(code.len(), |k| at + k + 1);
+                code.replace_range(at..end, &" ".repeat(end - at));
+            }
             let mut children = BTreeSet::new();
             let mut defines = BTreeSet::new();
             for line in code.lines() {

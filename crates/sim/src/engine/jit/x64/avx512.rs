@@ -21,32 +21,12 @@
 //! around the run. `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`, `k1` and `k2`
 //! are scratch.
 
-use super::{ureg, Emitter, CTX_EXEC, K_C31, K_C63};
+use super::emitter::Emitter;
+use super::layout::{ureg, CTX_EXEC, K_C31, K_C63};
 use crate::engine::jit::kind::{Kind, VBin, VSrc, VUn};
 use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
-use iced_x86::{Code, Encoder, IcedError, Instruction, MemoryOperand, Register};
-
-/// The encoder of the AVX-512 instructions, and whether one could not be encoded (the
-/// program is then not translated: a guard, as every operand here is chosen by the
-/// emitter).
-pub(super) struct Evex {
-    encoder: Encoder,
-    failed: bool,
-}
-
-impl Evex {
-    pub(super) fn new() -> Evex {
-        Evex {
-            encoder: Encoder::new(64),
-            failed: false,
-        }
-    }
-
-    pub(super) fn failed(&self) -> bool {
-        self.failed
-    }
-}
+use iced_x86::{Code, IcedError, Instruction, MemoryOperand, Register};
 
 fn z(n: u8) -> Register {
     Register::ZMM0 + u32::from(n)

@@ -1,0 +1,138 @@
+//! The layouts translated code knows: the context it is entered with, the direct state's
+//! fields, the constant rows, and where a register's row or a uniform register sits.
+
+use crate::memory::direct::Direct;
+
+/// What translated code reads and writes of the warp; its layout is known to the code.
+#[repr(C)]
+pub(in crate::engine::jit) struct Ctx {
+    pub mask: *const u32,
+    pub consts: *const Consts,
+    pub v: *mut u32,
+    pub u: *mut u32,
+    /// The table of the variant entered.
+    pub table: *const usize,
+    pub budget: u64,
+    /// Lane-operations of the vector instructions executed (out).
+    pub lane_ops: u64,
+    /// EXEC (in and out: translated EXEC writers update it).
+    pub exec: u32,
+    pub _pad: u32,
+    /// The tables of the full and the masked variant, for a switch after an EXEC write.
+    pub tables: [*const usize; 2],
+    pub direct: *mut Direct,
+}
+
+pub(super) const CTX_MASK: i32 = 0;
+pub(super) const CTX_CONSTS: i32 = 8;
+pub(super) const CTX_V: i32 = 16;
+pub(super) const CTX_U: i32 = 24;
+pub(super) const CTX_TABLE: i32 = 32;
+pub(super) const CTX_BUDGET: i32 = 40;
+pub(super) const CTX_LANE_OPS: i32 = 48;
+pub(super) const CTX_EXEC: i32 = 56;
+pub(super) const CTX_TABLE_FULL: i32 = 64;
+pub(super) const CTX_TABLE_MASKED: i32 = 72;
+pub(super) const CTX_DIRECT: i32 = 80;
+
+// The fields of `Direct` the code uses.
+pub(super) const D_ROWS: i32 = 0;
+pub(super) const D_HINTS: i32 = 1024;
+pub(super) const HINT_SIZE: i32 = 24;
+pub(super) const D_RING: i32 = 1792;
+pub(super) const D_ROW_SEQ: i32 = 2048;
+pub(super) const D_PRE: i32 = 2080;
+pub(super) const D_RING_HEAD: i32 = 2112;
+pub(super) const D_RING_LEN: i32 = 2116;
+pub(super) const D_SEQ: i32 = 2120;
+pub(super) const D_RECORD: i32 = 2124;
+pub(super) const D_MISS: i32 = 2128;
+pub(super) const D_MISS_LO: i32 = 2136;
+
+/// Constant rows the code loads.
+#[repr(C, align(32))]
+pub(in crate::engine::jit) struct Consts {
+    lanes: [u32; 32],
+    bits: [u32; 32],
+    c31: [u32; 8],
+    sign: [u32; 8],
+    c63: [u32; 8],
+    /// `4 * l` in lane `l`: the byte offsets of a word run.
+    step4: [u32; 32],
+}
+
+pub(super) const K_LANES: i32 = 0;
+pub(super) const K_BITS: i32 = 128;
+pub(super) const K_C31: i32 = 256;
+pub(super) const K_SIGN: i32 = 288;
+pub(super) const K_C63: i32 = 320;
+pub(super) const K_STEP4: i32 = 352;
+
+impl Consts {
+    pub(in crate::engine::jit) fn new() -> Consts {
+        Consts {
+            lanes: std::array::from_fn(|l| l as u32),
+            bits: std::array::from_fn(|l| 1 << l),
+            c31: [31; 8],
+            sign: [0x8000_0000; 8],
+            c63: [63; 8],
+            step4: std::array::from_fn(|l| 4 * l as u32),
+        }
+    }
+}
+
+pub(super) fn row(r: u8, q: usize) -> i32 {
+    i32::from(r) * 128 + (q as i32) * 32
+}
+
+pub(super) fn ureg(r: u8) -> i32 {
+    i32::from(r) * 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::jit::pending::{limit, load_counter, store_counter};
+    use crate::memory::direct::Hint;
+    use crate::memory::direct::RING;
+    use std::mem::offset_of;
+
+    /// The offsets the generated code uses are the structures' own.
+    #[test]
+    fn offsets_match_the_structures() {
+        assert_eq!(offset_of!(Ctx, mask) as i32, CTX_MASK);
+        assert_eq!(offset_of!(Ctx, consts) as i32, CTX_CONSTS);
+        assert_eq!(offset_of!(Ctx, v) as i32, CTX_V);
+        assert_eq!(offset_of!(Ctx, u) as i32, CTX_U);
+        assert_eq!(offset_of!(Ctx, table) as i32, CTX_TABLE);
+        assert_eq!(offset_of!(Ctx, budget) as i32, CTX_BUDGET);
+        assert_eq!(offset_of!(Ctx, lane_ops) as i32, CTX_LANE_OPS);
+        assert_eq!(offset_of!(Ctx, exec) as i32, CTX_EXEC);
+        assert_eq!(offset_of!(Ctx, tables) as i32, CTX_TABLE_FULL);
+        assert_eq!(offset_of!(Ctx, tables) as i32 + 8, CTX_TABLE_MASKED);
+        assert_eq!(offset_of!(Consts, lanes) as i32, K_LANES);
+        assert_eq!(offset_of!(Consts, bits) as i32, K_BITS);
+        assert_eq!(offset_of!(Consts, c31) as i32, K_C31);
+        assert_eq!(offset_of!(Consts, sign) as i32, K_SIGN);
+        assert_eq!(offset_of!(Consts, c63) as i32, K_C63);
+        assert_eq!(offset_of!(Consts, step4) as i32, K_STEP4);
+        assert_eq!(offset_of!(Ctx, direct) as i32, CTX_DIRECT);
+        assert_eq!(offset_of!(Direct, rows) as i32, D_ROWS);
+        assert_eq!(offset_of!(Direct, hints) as i32, D_HINTS);
+        assert_eq!(std::mem::size_of::<Hint>() as i32, HINT_SIZE);
+        assert_eq!(offset_of!(Hint, lo), 0);
+        assert_eq!(offset_of!(Hint, end), 8);
+        assert_eq!(offset_of!(Hint, host), 16);
+        assert_eq!(offset_of!(Direct, ring) as i32, D_RING);
+        assert_eq!(offset_of!(Direct, row_seq) as i32, D_ROW_SEQ);
+        assert_eq!(offset_of!(Direct, pre) as i32, D_PRE);
+        assert_eq!(offset_of!(Direct, ring_head) as i32, D_RING_HEAD);
+        assert_eq!(offset_of!(Direct, ring_len) as i32, D_RING_LEN);
+        assert_eq!(offset_of!(Direct, seq) as i32, D_SEQ);
+        assert_eq!(offset_of!(Direct, record) as i32, D_RECORD);
+        assert_eq!(offset_of!(Direct, miss) as i32, D_MISS);
+        assert_eq!(offset_of!(Direct, miss_lo) as i32, D_MISS_LO);
+        assert!(RING.is_power_of_two() && limit(store_counter()) as usize <= RING);
+        assert_ne!(load_counter(), store_counter());
+    }
+}

@@ -1,0 +1,547 @@
+//! The x86-64 code generator of the translation tier: AVX2, with runs of lane-local
+//! instructions in AVX-512 where the host has it (`avx512.rs`).
+//!
+//! Register conventions inside translated code (System V; nothing callee-saved is used, and
+//! translated code calls nothing, so there is no frame):
+//!
+//! | register | holds |
+//! |---|---|
+//! | `rdi` | the [`Ctx`] |
+//! | `rsi` | the vector register file (row `r`, lanes `8q..8q+8` at `r*128 + q*32`) |
+//! | `rdx` | the uniform register file (`u[r]` at `r*4`) |
+//! | `r8` | the step budget left |
+//! | `r9` | the slot table of the running variant |
+//! | `r10` | lane-operations executed |
+//! | `rbx` | EXEC's lane count (saved and restored: callee-saved) |
+//! | `r11` | the [`Consts`] |
+//! | `r12` | the [`Direct`] state: pending rows, region hints, counts (saved and restored) |
+//! | `ymm8` / `ymm9` / `ymm10` | 31 / 0x8000_0000 / all ones in every lane |
+//! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
+//! | `ymm1..ymm3`, `ymm11..ymm15` | rows kept across a run of lane-local instructions (full variant; [`Run`]) |
+//! | `zmm16..zmm31`, `k1..k4`, `k7` | the same with AVX-512 (`avx512.rs`, both variants): rows kept, opmasks (`k3`/`k4`: EXEC) |
+//!
+//! `rax`, `rcx`, `ymm0..ymm7` are scratch (in a run, `ymm1..ymm3` hold cached rows). Two variants of every block are emitted: *full*
+//! assumes EXEC is all ones and stores rows whole; *masked* merges each result quarter into
+//! the old row with `vpblendvb`. An EXEC writer ends its block: it updates `ctx.exec`, the
+//! lane masks, `rbx` and the table register, and continues in the variant the new EXEC
+//! calls for.
+
+use super::kind::{classify, Branch, Kind, SUn, VCmp, VSrc, S64};
+use super::pending::{load_counter, Pending, PendingLoad};
+use crate::program::{Inst, Program};
+use crate::state::regs::{NUM_UREGS, NUM_VREGS};
+use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
+
+mod avx512;
+mod control;
+mod emitter;
+mod lanes;
+mod layout;
+mod memory;
+
+pub(in crate::engine::jit) use layout::{Consts, Ctx};
+
+use emitter::*;
+use layout::*;
+
+/// Programs with more 4-byte slots than this are not translated (translation is eager).
+pub(super) const MAX_TRANSLATED_SLOTS: usize = 1 << 16;
+
+/// `enter(ctx, block address) -> next pc`.
+pub(super) type EnterFn = unsafe extern "sysv64" fn(*mut Ctx, usize) -> u32;
+
+/// The machine code of a program and, per variant, the address of the block at each slot
+/// (the exit stub where there is none).
+pub(super) struct Code {
+    pub buf: dynasmrt::ExecutableBuffer,
+    pub enter: AssemblyOffset,
+    pub exit: AssemblyOffset,
+    /// Per variant (0 full, 1 masked): the offset of the block starting at each slot,
+    /// where the interpreter (and `jr`/`jalr`) may enter one.
+    pub blocks: [Vec<Option<AssemblyOffset>>; 2],
+    pub instructions: usize,
+    pub blocks_count: usize,
+    /// Exit records: the loads pending at an exit ([`Direct`]'s `record` indexes this;
+    /// record 0 is empty).
+    pub records: Vec<Vec<PendingLoad>>,
+}
+
+/// Translate every block of `prog`, with AVX-512 runs if `avx512` (the host must have
+/// AVX-512F and AVX-512BW). `None` if the code buffer cannot be mapped.
+pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
+    let slots = (prog.text().len() / 4).min(MAX_TRANSLATED_SLOTS);
+    // The full variant also translates the word runs and `waitcnt`, the masked one not.
+    let full: Vec<Option<Kind>> = (0..slots)
+        .map(|k| {
+            let inst = prog.fetch((k * 4) as u32)?;
+            classify(inst).filter(|kind| !kind.asynchronous() || registers_fit(inst, *kind))
+        })
+        .collect();
+    let masked: Vec<Option<Kind>> = full
+        .iter()
+        .map(|k| k.filter(|k| !k.asynchronous()))
+        .collect();
+    let kinds = [full, masked];
+    let leaders = kinds.each_ref().map(|kinds| leaders(prog, kinds));
+    let mut ops = Assembler::new().ok()?;
+    let exit = ops.new_dynamic_label();
+    let mut labels: [Vec<Option<DynamicLabel>>; 2] = [vec![None; slots], vec![None; slots]];
+    for (v, variant) in labels.iter_mut().enumerate() {
+        for (k, label) in variant.iter_mut().enumerate() {
+            if leaders[v][k] && kinds[v][k].is_some() {
+                *label = Some(ops.new_dynamic_label());
+            }
+        }
+    }
+    let mut e = Emitter {
+        ops,
+        prog,
+        slots,
+        exit,
+        labels,
+        run: None,
+        pending: Pending::default(),
+        records: vec![Vec::new()],
+        refunds: Vec::new(),
+        at: 0,
+        stubs: Vec::new(),
+        accesses: [0, 0],
+        avx512,
+        evex: Evex::new(),
+    };
+    let enter = e.prologue();
+    let exit_at = e.ops.offset();
+    e.epilogue();
+    let mut offsets: [Vec<Option<AssemblyOffset>>; 2] = [vec![None; slots], vec![None; slots]];
+    let mut instructions = 0;
+    let mut blocks_count = 0;
+    for (variant, offsets) in offsets.iter_mut().enumerate() {
+        for (k, offset) in offsets.iter_mut().enumerate() {
+            let Some(label) = e.labels[variant][k] else {
+                continue;
+            };
+            // A block that starts with a load, a store or a wait is reached by chaining
+            // only: entered from the interpreter, it would often leave at once (an access
+            // that is not a word run) or run one wait before an interpreted instruction
+            // (`waitcnt` then `barrier`), and the interpreter runs such an instruction
+            // about as fast as entering costs.
+            let memory_first = kinds[variant][k].is_some_and(Kind::asynchronous);
+            if !memory_first {
+                *offset = Some(e.ops.offset());
+            }
+            dynasm!(e.ops ; .arch x64 ; =>label);
+            instructions += e.block(k, &kinds[variant], &leaders[variant], variant == 1);
+            blocks_count += 1;
+        }
+    }
+    if e.evex.failed() {
+        return None;
+    }
+    let buf = e.ops.finalize().ok()?;
+    Some(Code {
+        buf,
+        enter,
+        exit: exit_at,
+        blocks: offsets,
+        instructions,
+        blocks_count,
+        records: e.records,
+    })
+}
+
+/// Whether the registers of a word run or `waitcnt` are inside the register files (the
+/// uniform pair `rs2`, `rs2 + 1` included): the code indexes them unchecked.
+fn registers_fit(inst: &Inst, kind: Kind) -> bool {
+    match kind {
+        Kind::LoadRow | Kind::StoreRow => {
+            usize::from(inst.rd) < NUM_VREGS
+                && usize::from(inst.rs1) < NUM_VREGS
+                && usize::from(inst.rs2) + 1 < NUM_UREGS
+        }
+        _ => true,
+    }
+}
+
+/// Slots where a block starts: 0, every direct branch target, and every slot after an
+/// instruction that ends a block, is interpreted, waits or stores, found by walking the
+/// code from 0.
+fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
+    let n = kinds.len();
+    let mut leader = vec![false; n];
+    if n > 0 {
+        leader[0] = true;
+    }
+    let mut k = 0;
+    while k < n {
+        let Some(inst) = prog.fetch((k * 4) as u32) else {
+            break;
+        };
+        let next = k + usize::from(inst.len).max(4) / 4;
+        match kinds[k] {
+            Some(Kind::Branch(b)) => {
+                if !matches!(b, Branch::Jr | Branch::Jalr) {
+                    let t = inst.imm;
+                    if t & 3 == 0 && ((t >> 2) as usize) < n {
+                        leader[(t >> 2) as usize] = true;
+                    }
+                }
+                if next < n {
+                    leader[next] = true;
+                }
+            }
+            // After a `waitcnt` or a store the interpreter may be the one running (it ran
+            // the loads, or the store was not a word run): a block starts there, so it
+            // does not interpret on to the next branch. Where none of the block's loads
+            // is pending (the common case) the two blocks chain; else the first exits.
+            Some(Kind::Waitcnt | Kind::StoreRow) => {
+                if next < n {
+                    leader[next] = true;
+                }
+            }
+            Some(kind) if !kind.ends_block() => {}
+            _ => {
+                if next < n {
+                    leader[next] = true;
+                }
+            }
+        }
+        k = next;
+    }
+    leader
+}
+
+impl Emitter<'_> {
+    /// `enter(ctx: rdi, block: rsi)`: load the conventions' registers, jump to the block.
+    fn prologue(&mut self) -> AssemblyOffset {
+        let at = self.ops.offset();
+        dynasm!(self.ops
+            ; .arch x64
+            ; push rbx
+            ; push r12
+            ; mov r12, [rdi + CTX_DIRECT]
+            ; mov ebx, [rdi + CTX_EXEC]
+            ; popcnt ebx, ebx
+            ; mov rax, rsi
+            ; mov rcx, [rdi + CTX_MASK]
+            ; vmovdqu ymm12, [rcx]
+            ; vmovdqu ymm13, [rcx + 32]
+            ; vmovdqu ymm14, [rcx + 64]
+            ; vmovdqu ymm15, [rcx + 96]
+            ; mov r11, [rdi + CTX_CONSTS]
+            ; vmovdqu ymm8, [r11 + K_C31]
+            ; vmovdqu ymm9, [r11 + K_SIGN]
+            ; vpcmpeqd ymm10, ymm10, ymm10
+            ; mov rsi, [rdi + CTX_V]
+            ; mov rdx, [rdi + CTX_U]
+            ; mov r9, [rdi + CTX_TABLE]
+            ; mov r8, [rdi + CTX_BUDGET]
+            ; xor r10, r10
+            ; jmp rax
+        );
+        at
+    }
+
+    /// The exit: `eax` holds the next PC.
+    fn epilogue(&mut self) {
+        let exit = self.exit;
+        dynasm!(self.ops
+            ; .arch x64
+            ; =>exit
+            ; mov [rdi + CTX_BUDGET], r8
+            ; mov [rdi + CTX_LANE_OPS], r10
+            ; pop r12
+            ; pop rbx
+            ; vzeroupper
+            ; ret
+        );
+    }
+
+    /// Continue at `pc`: the block there (same variant), or the interpreter.
+    fn goto(&mut self, pc: u32, masked: bool) {
+        let exit = self.exit;
+        match self.block_label(pc, masked) {
+            Some(label) => dynasm!(self.ops ; .arch x64 ; jmp =>label),
+            None => dynasm!(self.ops ; .arch x64 ; mov eax, pc as i32 ; jmp =>exit),
+        }
+    }
+
+    fn block_label(&self, pc: u32, masked: bool) -> Option<DynamicLabel> {
+        if pc & 3 != 0 {
+            return None;
+        }
+        *self.labels[usize::from(masked)].get((pc >> 2) as usize)?
+    }
+
+    /// Emit the block starting at slot `k`; returns its instruction count.
+    fn block(&mut self, k: usize, kinds: &[Option<Kind>], leaders: &[bool], masked: bool) -> usize {
+        let mut body: Vec<(u32, Inst, Kind)> = Vec::new();
+        // The loads pending as the block grows: an instruction that would be reported as
+        // a hazard, or a transfer of control with loads pending, is left to the
+        // interpreter.
+        let mut pending = Pending::default();
+        let mut s = k;
+        while s < self.slots && body.len() < MAX_BLOCK {
+            if s != k && leaders[s] {
+                break;
+            }
+            let (Some(kind), Some(&inst)) = (kinds[s], self.prog.fetch((s * 4) as u32)) else {
+                break;
+            };
+            let pc = (s * 4) as u32;
+            if !self.admit(pc, &inst, kind, &mut pending) {
+                break;
+            }
+            body.push((pc, inst, kind));
+            s += usize::from(inst.len) / 4;
+            if kind.ends_block() {
+                break;
+            }
+        }
+        let n = body.len() as i32;
+        let vector = body.iter().filter(|(_, i, _)| i.vector).count() as i32;
+        let start = (k * 4) as u32;
+        let exit = self.exit;
+        dynasm!(self.ops
+            ; .arch x64
+            ; cmp r8, n
+            ; jae >run
+            ; mov eax, start as i32
+            ; jmp =>exit
+            ; run:
+            ; sub r8, n
+        );
+        if vector > 0 {
+            if masked {
+                dynasm!(self.ops ; .arch x64 ; imul rcx, rbx, vector ; add r10, rcx);
+            } else {
+                let lanes = vector * 32;
+                dynasm!(self.ops ; .arch x64 ; add r10, lanes);
+            }
+        }
+        // What an exit before each instruction gives back (only the full variant has such
+        // exits, so every lane counts).
+        self.refunds.clear();
+        let mut after = (0, 0);
+        for (_, inst, _) in body.iter().rev() {
+            after = (after.0 + 1, after.1 + if inst.vector { 32 } else { 0 });
+            self.refunds.push(after);
+        }
+        self.refunds.reverse();
+        self.pending = Pending::default();
+        let mut k = 0;
+        while k < body.len() {
+            let len = body[k..]
+                .iter()
+                .take_while(|(_, _, kind)| kind.lane_local())
+                .count();
+            if (!masked || self.avx512) && len >= MIN_RUN {
+                self.emit_run(&body[k..k + len], masked);
+                k += len;
+            } else {
+                let (pc, inst, kind) = body[k];
+                self.at = k;
+                self.inst(pc, &inst, kind, masked);
+                k += 1;
+            }
+        }
+        let (last_pc, last, last_kind) = body[body.len() - 1];
+        if !last_kind.ends_block() {
+            let next = last_pc.wrapping_add(u32::from(last.len));
+            if self.pending.loads.is_empty() {
+                self.goto(next, masked);
+            } else {
+                // Loads still pending: the interpreter takes over, watching for hazards.
+                let record = self.record();
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; mov DWORD [r12 + D_RECORD], record as i32
+                    ; mov eax, next as i32
+                    ; jmp =>exit
+                );
+            }
+        }
+        self.emit_stubs();
+        body.len()
+    }
+
+    /// Whether the instruction at `pc` may join the block, given the loads pending
+    /// before it (updated for it).
+    fn admit(&self, pc: u32, inst: &Inst, kind: Kind, pending: &mut Pending) -> bool {
+        if !pending.loads.is_empty() {
+            let uses = self.prog.uses(pc).copied().unwrap_or_default();
+            if pending.hazard(&uses) || kind.ends_block() {
+                return false;
+            }
+        }
+        match kind {
+            Kind::LoadRow => pending.issue(pc, inst.rd, load_counter()).is_some(),
+            Kind::Waitcnt => {
+                if let Some(t) = self.prog.waits(inst.imm) {
+                    pending.wait(t);
+                }
+                true
+            }
+            _ => true,
+        }
+    }
+
+    /// The exit record of the loads pending now.
+    fn record(&mut self) -> u32 {
+        if self.pending.loads.is_empty() {
+            return 0;
+        }
+        self.records.push(self.pending.loads.clone());
+        (self.records.len() - 1) as u32
+    }
+
+    /// A new exit before the instruction being emitted; its label.
+    fn side_exit(&mut self, pc: u32, miss: Option<u32>) -> (DynamicLabel, Option<DynamicLabel>) {
+        let label = self.ops.new_dynamic_label();
+        let miss = miss.map(|m| (self.ops.new_dynamic_label(), m));
+        let record = self.record();
+        self.stubs.push(Stub {
+            label,
+            miss,
+            pc,
+            at: self.at,
+            record,
+        });
+        (label, miss.map(|(l, _)| l))
+    }
+
+    /// The block's exits from its middle: give back the steps and lane-operations not
+    /// executed, leave the record (and a missed hint with the address in `rcx`), and
+    /// return the instruction's PC.
+    fn emit_stubs(&mut self) {
+        let exit = self.exit;
+        for stub in std::mem::take(&mut self.stubs) {
+            let (steps, lanes) = self.refunds[stub.at];
+            if let Some((miss, value)) = stub.miss {
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; =>miss
+                    ; mov DWORD [r12 + D_MISS], value as i32
+                    ; mov [r12 + D_MISS_LO], rcx
+                );
+            }
+            dynasm!(self.ops
+                ; .arch x64
+                ; =>stub.label
+                ; add r8, steps
+                ; sub r10, lanes
+                ; mov DWORD [r12 + D_RECORD], stub.record as i32
+                ; mov eax, stub.pc as i32
+                ; jmp =>exit
+            );
+        }
+    }
+
+    fn inst(&mut self, pc: u32, inst: &Inst, kind: Kind, masked: bool) {
+        let (d, a, b) = (inst.rd, inst.rs1, inst.rs2);
+        if kind.lane_local() {
+            self.lane_setup(inst, kind);
+            for q in 0..4 {
+                self.lane_part(inst, kind, q, masked);
+            }
+            return;
+        }
+        match kind {
+            Kind::VCmp(cond, src) => {
+                self.splat_src(src, inst);
+                dynasm!(self.ops ; .arch x64 ; xor ecx, ecx);
+                for q in 0..4 {
+                    self.load(0, a, q);
+                    let y = if src == VSrc::Row {
+                        self.load(1, b, q);
+                        1
+                    } else {
+                        7
+                    };
+                    self.vcond(cond, 0, y);
+                    // vmovmskps eax, ymm0, spelled out: the assembler's encoding of the
+                    // 256-bit form is not the instruction's.
+                    dynasm!(self.ops ; .arch x64 ; .bytes [0xc5u8, 0xfc, 0x50, 0xc0]);
+                    if q > 0 {
+                        let shift = (8 * q) as i8;
+                        dynasm!(self.ops ; .arch x64 ; shl eax, shift);
+                    }
+                    dynasm!(self.ops ; .arch x64 ; or ecx, eax);
+                }
+                if matches!(cond, VCmp::Ne | VCmp::GeS | VCmp::GeU) {
+                    dynasm!(self.ops ; .arch x64 ; not ecx);
+                }
+                let at = ureg(d);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; and ecx, [rdi + CTX_EXEC]
+                    ; mov [rdx + at], ecx
+                );
+            }
+            Kind::SBin(op, src) => {
+                let (ua, ud) = (ureg(a), ureg(d));
+                dynasm!(self.ops ; .arch x64 ; mov eax, [rdx + ua]);
+                match src {
+                    super::kind::SrcU::Reg => {
+                        let ub = ureg(b);
+                        dynasm!(self.ops ; .arch x64 ; mov ecx, [rdx + ub]);
+                    }
+                    super::kind::SrcU::Imm => {
+                        let imm = inst.imm as i32;
+                        dynasm!(self.ops ; .arch x64 ; mov ecx, imm);
+                    }
+                }
+                self.sbin(op);
+                dynasm!(self.ops ; .arch x64 ; mov [rdx + ud], eax);
+            }
+            Kind::SUn(op) => {
+                let (ua, ud) = (ureg(a), ureg(d));
+                match op {
+                    SUn::Mov => dynasm!(self.ops ; .arch x64 ; mov eax, [rdx + ua]),
+                    SUn::Not => dynasm!(self.ops ; .arch x64 ; mov eax, [rdx + ua] ; not eax),
+                    SUn::SextB => dynasm!(self.ops ; .arch x64 ; movsx eax, BYTE [rdx + ua]),
+                    SUn::SextH => dynasm!(self.ops ; .arch x64 ; movsx eax, WORD [rdx + ua]),
+                    SUn::ExecGet => dynasm!(self.ops ; .arch x64 ; mov eax, [rdi + CTX_EXEC]),
+                }
+                dynasm!(self.ops ; .arch x64 ; mov [rdx + ud], eax);
+            }
+            Kind::S64(op) => {
+                let (ua, ub, ud) = (ureg(a), ureg(b), ureg(d));
+                dynasm!(self.ops ; .arch x64 ; mov rax, [rdx + ua]);
+                match op {
+                    S64::Add => dynasm!(self.ops ; .arch x64 ; add rax, [rdx + ub]),
+                    S64::Sub => dynasm!(self.ops ; .arch x64 ; sub rax, [rdx + ub]),
+                    S64::AddSx => dynasm!(self.ops
+                        ; .arch x64
+                        ; movsxd rcx, DWORD [rdx + ub]
+                        ; add rax, rcx
+                    ),
+                    S64::AddZx => dynasm!(self.ops
+                        ; .arch x64
+                        ; mov ecx, [rdx + ub]
+                        ; add rax, rcx
+                    ),
+                    S64::AddImm => {
+                        let imm = i64::from(inst.imm as i32);
+                        dynasm!(self.ops ; .arch x64 ; mov rcx, QWORD imm ; add rax, rcx);
+                    }
+                    S64::Mov => {}
+                }
+                dynasm!(self.ops ; .arch x64 ; mov [rdx + ud], rax);
+            }
+            Kind::SImm => {
+                let (ud, imm) = (ureg(d), inst.imm as i32);
+                dynasm!(self.ops ; .arch x64 ; mov DWORD [rdx + ud], imm);
+            }
+            Kind::Upc => {
+                let (ud, v) = (ureg(d), pc.wrapping_add(inst.imm) as i32);
+                dynasm!(self.ops ; .arch x64 ; mov DWORD [rdx + ud], v);
+            }
+            Kind::Branch(br) => self.branch(pc, inst, br, masked),
+            Kind::ExecWrite(w) => self.exec_write(pc, inst, w),
+            Kind::LoadRow => self.load_row(pc, inst),
+            Kind::StoreRow => self.store_row(pc, inst),
+            Kind::Waitcnt => self.waitcnt(inst),
+            _ => unreachable!("lane-local kinds are emitted above"),
+        }
+    }
+}
