@@ -3,7 +3,7 @@
 //! without source, the disassembly) with a heat column, and charts of the instruction mix
 //! and of SIMD efficiency (vector instructions by active lanes).
 
-use crate::report::{InstructionProfile, Profile, SourceMap};
+use crate::profile::{InstructionProfile, Profile, SourceMap};
 use std::fmt::Write as _;
 
 /// Escape text for HTML element content and attribute values.

@@ -11,13 +11,15 @@
 //! - [`Timeline`]: the Trace Event Format file Perfetto and `chrome://tracing` open.
 
 pub mod html;
+mod profile;
 mod profiler;
+mod records;
 mod report;
 mod timeline;
 
-pub use profiler::{profile_launch, Profiler};
-pub use report::{
+pub use profile::{
     BranchProfile, CounterProfile, InstructionProfile, Profile, SourceMap, Totals,
     WorkgroupProfile, PROFILE_SCHEMA_VERSION,
 };
+pub use profiler::{profile_launch, Profiler};
 pub use timeline::Timeline;

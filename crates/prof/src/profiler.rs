@@ -1,61 +1,13 @@
 //! The observer: counts per instruction and per workgroup from the simulator's commit hook.
 
-use crate::report::Profile;
+use crate::profile::Profile;
+use crate::records::{Collected, Span, WorkgroupRecord};
 use crate::timeline::Timeline;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use warpkit_isa::Flags;
 use warpkit_sim::launch::{launch_observed, Arg, LaunchConfig, LaunchError, LaunchResult};
-use warpkit_sim::{Code, Control, Hooks, Program, Warp, WarpStatus, LANES, NUM_COUNTERS};
-
-/// Counts of one instruction (one 4-byte slot of the code).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Counts {
-    /// Times a warp executed it (retired or trapped).
-    pub executed: u64,
-    pub retired: u64,
-    /// Active lanes summed over its retired executions, for a vector instruction.
-    pub lane_ops: u64,
-    /// RAW/WAW hazards reported at it.
-    pub hazards: u64,
-    /// Branches: retired executions that went somewhere other than the next instruction.
-    pub taken: u64,
-    /// Branches: executions with EXEC neither empty nor the warp's launch mask.
-    pub diverged: u64,
-}
-
-/// One stint of one warp on the workgroup's clock: from its first instruction after being
-/// scheduled (the start or a barrier release) to the instruction that stopped it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Span {
-    pub warp: u32,
-    /// Barrier interval: 0 before the first barrier, k after the k-th.
-    pub interval: u32,
-    pub start: u64,
-    pub end: u64,
-    /// How the stint ended: `barrier`, `ended`, `trapped`, `step limit`.
-    pub how: &'static str,
-}
-
-/// What one workgroup did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct WorkgroupRecord {
-    pub flat: u64,
-    pub id: [u32; 3],
-    pub warps: u32,
-    /// Instructions executed by its warps (retired or trapped).
-    pub instructions: u64,
-    pub lane_ops: u64,
-    /// The most barriers one of its warps reached.
-    pub barriers: u32,
-    /// `barrier` instructions executed, summed over its warps.
-    pub barrier_instructions: u64,
-    /// The host thread that ran it, and its start order among all workgroups.
-    pub thread: usize,
-    pub seq: u64,
-    /// Kept only for a timeline.
-    pub spans: Vec<Span>,
-}
+use warpkit_sim::{Code, Control, Hooks, Program, Warp, WarpStatus};
 
 #[derive(Debug, Clone, Default)]
 struct WarpState {
@@ -78,12 +30,7 @@ pub struct Profiler {
     timeline: bool,
     thread: usize,
     seq: Arc<AtomicU64>,
-    pub(crate) insts: Vec<Counts>,
-    /// Peak in-flight operations of each counter, over every warp.
-    pub(crate) peaks: [u32; NUM_COUNTERS],
-    /// Retired vector instruction executions by active lanes (0..=32).
-    pub(crate) lanes: [u64; LANES + 1],
-    pub(crate) workgroups: Vec<WorkgroupRecord>,
+    counted: Collected,
     current: Option<Current>,
 }
 
@@ -93,32 +40,13 @@ impl Profiler {
             timeline,
             thread,
             seq,
-            insts: vec![Counts::default(); program.text().len().div_ceil(4)],
-            peaks: [0; NUM_COUNTERS],
-            lanes: [0; LANES + 1],
-            workgroups: Vec::new(),
+            counted: Collected::new(program.text().len().div_ceil(4)),
             current: None,
         }
     }
 
-    /// Add `other`'s counts to these (order does not matter: every count is a sum, a
-    /// maximum, or a record sorted later).
     fn merge(mut self, other: Profiler) -> Profiler {
-        for (a, b) in self.insts.iter_mut().zip(&other.insts) {
-            a.executed += b.executed;
-            a.retired += b.retired;
-            a.lane_ops += b.lane_ops;
-            a.hazards += b.hazards;
-            a.taken += b.taken;
-            a.diverged += b.diverged;
-        }
-        for (a, b) in self.peaks.iter_mut().zip(other.peaks) {
-            *a = (*a).max(b);
-        }
-        for (a, b) in self.lanes.iter_mut().zip(other.lanes) {
-            *a += b;
-        }
-        self.workgroups.extend(other.workgroups);
+        self.counted.merge(other.counted);
         self
     }
 }
@@ -152,7 +80,7 @@ impl Hooks for Profiler {
     fn end_workgroup(&mut self, _id: [u32; 3], warps: &[Warp]) {
         if let Some(mut cur) = self.current.take() {
             cur.record.warps = warps.len() as u32;
-            self.workgroups.push(cur.record);
+            self.counted.workgroups.push(cur.record);
         }
     }
 }
@@ -177,7 +105,7 @@ impl Profiler {
         let hazards = warp.hazard_count.saturating_sub(w.hazards);
         w.hazards = warp.hazard_count;
         let inst = prog.fetch(pc);
-        let Some(c) = self.insts.get_mut((pc / 4) as usize) else {
+        let Some(c) = self.counted.insts.get_mut((pc / 4) as usize) else {
             return;
         };
         c.executed += 1;
@@ -188,7 +116,7 @@ impl Profiler {
                 let lanes = exec_before.count_ones();
                 c.lane_ops += u64::from(lanes);
                 cur.record.lane_ops += u64::from(lanes);
-                self.lanes[lanes as usize] += 1;
+                self.counted.lanes[lanes as usize] += 1;
             }
         }
         if let Some(Code::Op(op)) = inst.map(|i| i.code) {
@@ -202,7 +130,7 @@ impl Profiler {
                 }
             }
         }
-        for (k, peak) in self.peaks.iter_mut().enumerate() {
+        for (k, peak) in self.counted.peaks.iter_mut().enumerate() {
             *peak = (*peak).max(warp.queue.count(k));
         }
         if self.timeline && w.stint_start.is_none() {
@@ -255,8 +183,8 @@ pub fn profile_launch(
         Profiler::merge,
     )?;
     let mut profiler = profiler.unwrap_or_else(|| Profiler::new(program, 0, seq, timeline));
-    profiler.workgroups.sort_by_key(|w| w.flat);
-    let timeline = timeline.then(|| Timeline::new(&profiler.workgroups));
-    let profile = Profile::new(program, &profiler);
+    profiler.counted.workgroups.sort_by_key(|w| w.flat);
+    let timeline = timeline.then(|| Timeline::new(&profiler.counted.workgroups));
+    let profile = Profile::new(program, &profiler.counted);
     Ok((result, profile, timeline))
 }

@@ -11,7 +11,7 @@
 //!   within it a span per barrier interval (from the warp's first instruction after the
 //!   start or a barrier release to its `barrier`, `endpgm`, trap or step limit).
 
-use crate::profiler::WorkgroupRecord;
+use crate::records::WorkgroupRecord;
 use serde_json::{json, Value};
 
 /// A timeline ready to be written.

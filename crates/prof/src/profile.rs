@@ -1,0 +1,291 @@
+//! The merged profile: per instruction, branch, counter and workgroup, shaped from what
+//! the profiler collected. The text and JSON writers (`report.rs`) and the HTML page
+//! (`html.rs`) read it.
+
+use crate::records::Collected;
+use serde::Serialize;
+use warpkit_asm::{LineTable, Location, SourceTexts};
+use warpkit_isa::{Flags, COUNTERS, SUBGROUPS};
+use warpkit_sim::{Code, Program, LANES};
+
+/// The version of the JSON profile schema (docs/profiling.md).
+pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+
+/// The source lines of a program and the text of its files, for annotating profiles.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceMap {
+    /// The program's line table (from the assembler or the ELF file's `.debug_line`).
+    pub lines: LineTable,
+    /// File name and contents, for the files whose text could be read.
+    pub texts: Vec<(String, String)>,
+}
+
+impl SourceMap {
+    /// `lines` with the texts `texts` holds for its files.
+    pub fn new(lines: &LineTable, texts: &SourceTexts) -> SourceMap {
+        let texts = (0u32..)
+            .zip(lines.files())
+            .filter_map(|(i, f)| Some((f.clone(), texts.text(i)?.to_string())))
+            .collect();
+        SourceMap {
+            lines: lines.clone(),
+            texts,
+        }
+    }
+
+    /// The line the instruction at `pc` came from.
+    pub fn lookup(&self, pc: u32) -> Option<Location<'_>> {
+        self.lines.lookup(u64::from(pc))
+    }
+
+    /// Line `line` (1-based) of `file`, if its text is known.
+    pub fn text(&self, file: &str, line: u32) -> Option<&str> {
+        let (_, text) = self.texts.iter().find(|(f, _)| f == file)?;
+        text.lines().nth(line.checked_sub(1)? as usize)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Totals {
+    /// Instructions executed by every warp (retired or trapped).
+    pub instructions: u64,
+    pub retired: u64,
+    /// Retired vector instructions.
+    pub vector_instructions: u64,
+    /// Active lanes summed over retired vector instructions.
+    pub lane_ops: u64,
+    /// `lane_ops / (32 * vector_instructions)`; null without vector instructions.
+    pub simd_efficiency: Option<f64>,
+    pub hazards: u64,
+    pub workgroups: u64,
+    pub warps: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstructionProfile {
+    pub pc: u32,
+    pub asm: String,
+    /// The instruction's subgroup in the ISA database (`valu-int`, `mem-global`, ...).
+    pub class: &'static str,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub executed: u64,
+    pub retired: u64,
+    pub vector: bool,
+    pub lane_ops: u64,
+    /// `lane_ops / (32 * retired)` of a vector instruction; null otherwise or if it never
+    /// retired.
+    pub simd_efficiency: Option<f64>,
+    pub hazards: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BranchProfile {
+    pub pc: u32,
+    pub asm: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// `bz`, `bnz`, `bexecz`, `bexecnz`... as opposed to `jmp`, `jal`.
+    pub conditional: bool,
+    pub executed: u64,
+    pub taken: u64,
+    /// Executions at which EXEC was neither empty nor the warp's launch mask: some of the
+    /// warp's lanes were switched off, so the warp runs both sides of the source-level
+    /// condition that split it (docs/profiling.md).
+    pub diverged: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CounterProfile {
+    pub name: &'static str,
+    pub max_outstanding: u8,
+    /// The most operations one warp had in flight on this counter at once.
+    pub peak_in_flight: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MixEntry {
+    pub class: &'static str,
+    pub title: &'static str,
+    pub executed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkgroupProfile {
+    pub id: [u32; 3],
+    pub warps: u32,
+    pub instructions: u64,
+    pub lane_ops: u64,
+    /// The most barriers one of its warps reached.
+    pub barriers: u32,
+    /// `barrier` instructions executed, summed over its warps.
+    pub barrier_instructions: u64,
+}
+
+/// A whole launch's profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Profile {
+    pub schema: &'static str,
+    pub version: u32,
+    pub totals: Totals,
+    /// Every instruction of the code, in address order.
+    pub instructions: Vec<InstructionProfile>,
+    pub branches: Vec<BranchProfile>,
+    pub counters: Vec<CounterProfile>,
+    /// Executions by instruction class, most executed first.
+    pub mix: Vec<MixEntry>,
+    /// Retired vector instructions by number of active lanes: entry k counts those with k
+    /// lanes active (k = 0..=32).
+    pub active_lanes: Vec<u64>,
+    pub workgroups: Vec<WorkgroupProfile>,
+}
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+impl Profile {
+    pub(crate) fn new(program: &Program, p: &Collected) -> Profile {
+        let mut instructions = Vec::new();
+        let mut branches = Vec::new();
+        let mut mix = vec![0u64; SUBGROUPS.len()];
+        let mut other = 0u64;
+        let mut pc = 0u32;
+        while (pc as usize) < program.text().len() {
+            let c = p.insts.get((pc / 4) as usize).copied().unwrap_or_default();
+            let inst = program.fetch(pc);
+            let (class, len, vector, op) = match inst.map(|i| i.code) {
+                Some(Code::Op(op)) => {
+                    let def = op.def();
+                    mix[usize::from(def.subgroup)] += c.executed;
+                    let len = inst.map_or(4, |i| u32::from(i.len).max(4));
+                    (
+                        SUBGROUPS[usize::from(def.subgroup)].id,
+                        len,
+                        inst.is_some_and(|i| i.vector),
+                        Some(op),
+                    )
+                }
+                _ => {
+                    other += c.executed;
+                    ("undecodable", 4, false, None)
+                }
+            };
+            let asm = program.disassemble(pc);
+            if let Some(op) = op {
+                let flags = op.def().flags;
+                if flags.contains(Flags::BR) {
+                    branches.push(BranchProfile {
+                        pc,
+                        asm: asm.clone(),
+                        file: None,
+                        line: None,
+                        conditional: flags.contains(Flags::CD),
+                        executed: c.executed,
+                        taken: c.taken,
+                        diverged: c.diverged,
+                    });
+                }
+            }
+            instructions.push(InstructionProfile {
+                pc,
+                asm,
+                class,
+                file: None,
+                line: None,
+                executed: c.executed,
+                retired: c.retired,
+                vector,
+                lane_ops: c.lane_ops,
+                simd_efficiency: if vector {
+                    ratio(c.lane_ops, c.retired * LANES as u64)
+                } else {
+                    None
+                },
+                hazards: c.hazards,
+            });
+            pc += len;
+        }
+        let mut mix: Vec<MixEntry> = SUBGROUPS
+            .iter()
+            .zip(mix)
+            .filter(|(_, n)| *n > 0)
+            .map(|(s, executed)| MixEntry {
+                class: s.id,
+                title: s.title,
+                executed,
+            })
+            .collect();
+        if other > 0 {
+            mix.push(MixEntry {
+                class: "undecodable",
+                title: "words that do not decode (they trap)",
+                executed: other,
+            });
+        }
+        mix.sort_by(|a, b| b.executed.cmp(&a.executed).then(a.class.cmp(b.class)));
+        let sum = |f: fn(&InstructionProfile) -> u64| instructions.iter().map(f).sum::<u64>();
+        let vector_instructions = instructions
+            .iter()
+            .filter(|i| i.vector)
+            .map(|i| i.retired)
+            .sum::<u64>();
+        let lane_ops = sum(|i| i.lane_ops);
+        let totals = Totals {
+            instructions: sum(|i| i.executed),
+            retired: sum(|i| i.retired),
+            vector_instructions,
+            lane_ops,
+            simd_efficiency: ratio(lane_ops, vector_instructions * LANES as u64),
+            hazards: sum(|i| i.hazards),
+            workgroups: p.workgroups.len() as u64,
+            warps: p.workgroups.iter().map(|w| u64::from(w.warps)).sum(),
+        };
+        Profile {
+            schema: "warpkit-profile",
+            version: PROFILE_SCHEMA_VERSION,
+            totals,
+            instructions,
+            branches,
+            counters: COUNTERS
+                .iter()
+                .zip(p.peaks)
+                .map(|(c, peak)| CounterProfile {
+                    name: c.name,
+                    max_outstanding: c.max_outstanding,
+                    peak_in_flight: peak,
+                })
+                .collect(),
+            mix,
+            active_lanes: p.lanes.to_vec(),
+            workgroups: p
+                .workgroups
+                .iter()
+                .map(|w| WorkgroupProfile {
+                    id: w.id,
+                    warps: w.warps,
+                    instructions: w.instructions,
+                    lane_ops: w.lane_ops,
+                    barriers: w.barriers,
+                    barrier_instructions: w.barrier_instructions,
+                })
+                .collect(),
+        }
+    }
+
+    /// Name the source line of every instruction and branch.
+    pub fn attach_sources(&mut self, sources: &SourceMap) {
+        for i in &mut self.instructions {
+            if let Some(l) = sources.lookup(i.pc) {
+                i.file = Some(l.file.to_string());
+                i.line = Some(l.line);
+            }
+        }
+        for b in &mut self.branches {
+            if let Some(l) = sources.lookup(b.pc) {
+                b.file = Some(l.file.to_string());
+                b.line = Some(l.line);
+            }
+        }
+    }
+}
