@@ -1,7 +1,7 @@
 //! `warpkit asm`: assemble a source file to a raw image, an ELF code object or hex text.
 
+use crate::failure::{Failure, Outcome};
 use crate::output::{check_distinct, check_output_path, write_output};
-use crate::{Failure, Outcome};
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use warpkit_asm::{assemble_bytes, write_elf, MAX_SOURCE_BYTES};

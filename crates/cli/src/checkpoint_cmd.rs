@@ -2,12 +2,12 @@
 //! FILE` (docs/checkpoints.md): a run stopped at a deterministic point, saved, and gone
 //! on with later, with the results of a run that never stopped.
 
+use crate::failure::{Failure, Outcome};
 use crate::launch_args::MAX_THREADS;
 use crate::output::{write_error, write_output, OutputFile};
-use crate::run_cmd::{conclude, trace_format, with_progress, Args, Ran};
-use crate::run_report::Shown;
+use crate::run_args::Args;
+use crate::run_driver::{conclude, shown, trace_format, with_progress, Ran};
 use crate::signals::Interrupts;
-use crate::{Failure, Outcome};
 use std::path::{Path, PathBuf};
 use warpkit_asm::{LineRow, LineTable};
 use warpkit_host::launch::KEPT_BYTES_PER_WARP;
@@ -89,7 +89,7 @@ pub fn drive(
                 trace_error,
             });
         }
-        if progress == Progress::Finished && !crate::quiet() {
+        if progress == Progress::Finished && !crate::verbosity::quiet() {
             report!(
                 "note: the run ended after {} steps, before --stop-after-steps {n}; the \
                  checkpoint {} holds its end",
@@ -174,13 +174,7 @@ pub fn resume(args: &Args, path: &Path, outs: &[(String, PathBuf)]) -> Outcome {
     let interrupts = Interrupts::install();
     session.set_cancel(Some(interrupts.cancel.clone()));
     session.set_threads(args.launch.threads);
-    let shown = Shown {
-        max_reports: args.max_reports,
-        max_hazards: args.max_hazards,
-        max_steps: config.max_steps,
-        max_total_steps: config.max_total_steps,
-        quiet: crate::quiet(),
-    };
+    let shown = shown(args, config.max_steps, config.max_total_steps);
     let ran = drive(args, session, args.stop_after_steps, &lines)?;
     conclude(args, outs, ran, &shown, config.bare, &interrupts, &lines)
 }

@@ -3,10 +3,10 @@
 
 use crate::asm_cmd::is_stdin;
 use crate::debug::{repl, Debugger};
+use crate::failure::{Failure, Outcome};
 use crate::launch_args::{setup_failure, LaunchArgs};
 use crate::run_report::{Shown, DEFAULT_MAX_HAZARDS, DEFAULT_MAX_REPORTS};
 use crate::signals::Interrupts;
-use crate::{Failure, Outcome};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! `-l` shows the source lines above the instructions as `objdump -dl` does.
 
 use crate::asm_cmd::read_bounded;
-use crate::{Failure, Outcome};
+use crate::failure::{Failure, Outcome};
 use std::io::Write;
 use warpkit_asm::{
     disassemble_program_to, disassemble_program_with_lines_to, load_object, DisOptions, Program,

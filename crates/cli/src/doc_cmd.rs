@@ -1,8 +1,8 @@
 //! `warpkit doc`: the Markdown ISA reference, generated from the database and grouped as
 //! seed 002 is.
 
+use crate::failure::{Failure, Outcome};
 use crate::output::write_output;
-use crate::{Failure, Outcome};
 use std::fmt::Write;
 use std::path::PathBuf;
 use warpkit_isa::*;

@@ -1,7 +1,7 @@
 //! `warpkit examples`: assemble and run the kernels of `examples/` on the functional model,
 //! compare their outputs with host references, and print what each run measured.
 
-use crate::{Failure, Outcome};
+use crate::failure::{Failure, Outcome};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use warpkit_examples::{Example, Image, Report, Size};
@@ -217,11 +217,11 @@ fn failures(r: &Report) -> Vec<String> {
 }
 
 pub fn run(args: Args) -> Outcome {
-    if args.threads > crate::run_cmd::MAX_THREADS {
+    if args.threads > crate::launch_args::MAX_THREADS {
         return Err(Failure::BadInput(format!(
             "--threads {}: at most {}",
             args.threads,
-            crate::run_cmd::MAX_THREADS
+            crate::launch_args::MAX_THREADS
         )));
     }
     if let Some(engine) = args.engine {
@@ -278,7 +278,7 @@ pub fn run(args: Args) -> Outcome {
     for p in &problems {
         report!("error: {p}");
     }
-    if !crate::quiet() {
+    if !crate::verbosity::quiet() {
         for path in &saved {
             report!("wrote {}", path.display());
         }

@@ -2,7 +2,7 @@
 //! block, arguments, limits and entry point, and how they become a host `Launch`.
 
 use crate::asm_cmd::{is_stdin, read_bounded, shown};
-use crate::Failure;
+use crate::failure::Failure;
 use std::path::{Path, PathBuf};
 pub use warpkit_host::launch::MAX_THREADS;
 use warpkit_host::number::parse_u64;

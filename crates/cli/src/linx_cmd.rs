@@ -2,8 +2,8 @@
 //! exit 2 with every diagnostic rendered; a run-time error exits 1 with the state still
 //! dumped; the state JSON and the trace follow the documented contract (docs/linx.md).
 
+use crate::failure::{Failure, Outcome};
 use crate::output::{check_distinct, check_output_path, write_output, OutputFile};
-use crate::{Failure, Outcome};
 use std::fmt::Write as _;
 use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};

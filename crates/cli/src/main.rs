@@ -1,37 +1,8 @@
 //! `warpkit`: the one binary. Each verb lives in its own module; this file parses the command
 //! line and turns outcomes into exit codes ([`EXIT_CODES`]).
 
-/// `println!` that never panics and never loses a write error: the first one is kept and
-/// decides the exit status (`stdout.rs`).
-macro_rules! outln {
-    ($($t:tt)*) => {{
-        $crate::stdout::write_fmt(format_args!("{}\n", format_args!($($t)*)));
-    }};
-}
-
-/// `print!` with the same rule as [`outln`].
-macro_rules! out {
-    ($($t:tt)*) => {{
-        $crate::stdout::write_fmt(format_args!($($t)*));
-    }};
-}
-
-/// `eprintln!` that never panics: with stderr closed (`2>&-`) a message is lost, not the
-/// exit code.
-macro_rules! report {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "{}", $crate::color::paint(format!($($arg)*)));
-    }};
-}
-
-/// `eprint!` that never panics.
-macro_rules! report_raw {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($arg)*);
-    }};
-}
+#[macro_use]
+mod macros;
 
 mod asm_cmd;
 mod checkpoint_cmd;
@@ -41,19 +12,24 @@ mod debug_cmd;
 mod dis_cmd;
 mod doc_cmd;
 mod examples_cmd;
+mod failure;
 mod launch_args;
 mod linx_cmd;
 mod numbers;
 mod output;
 mod profile_cmd;
+mod run_args;
 mod run_cmd;
+mod run_driver;
 mod run_report;
 mod signals;
 mod spec_cmd;
 mod stdout;
 mod trace_cmd;
+mod verbosity;
 
 use clap::{Parser, Subcommand};
+use failure::Failure;
 use std::process::ExitCode;
 
 /// The exit codes, as `--help` and the README list them.
@@ -91,13 +67,6 @@ struct Cli {
     color: color::When,
 }
 
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether `-q` was given.
-pub fn quiet() -> bool {
-    QUIET.load(std::sync::atomic::Ordering::Relaxed)
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Print the ISA database.
@@ -127,19 +96,6 @@ enum Command {
     Man,
 }
 
-/// How a verb failed; the variant decides the exit code.
-#[derive(Debug)]
-pub enum Failure {
-    /// Exit 2: the input was bad; the message says where and why.
-    BadInput(String),
-    /// Exit 1: the program trapped or a limit was hit.
-    Runtime(String),
-    /// Exit with this code, everything already reported.
-    Exit(u8),
-}
-
-pub type Outcome = Result<(), Failure>;
-
 /// The command line's grammar: the derived one, with `run`'s kernel optional when
 /// `--resume` gives a checkpoint instead (the kernel argument is shared with `debug`,
 /// where it is always required).
@@ -154,7 +110,7 @@ fn command() -> clap::Command {
 fn main() -> ExitCode {
     let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&command().get_matches())
         .unwrap_or_else(|e| e.exit());
-    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    verbosity::set_quiet(cli.quiet);
     color::init(cli.color);
     let result = match cli.command {
         Command::Spec(a) => spec_cmd::run(a),

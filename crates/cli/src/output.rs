@@ -2,7 +2,7 @@
 //! renamed into place on success, so a failed run never leaves a truncated file where a
 //! good one was (a rename within one directory replaces the old file in one step).
 
-use crate::Failure;
+use crate::failure::Failure;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

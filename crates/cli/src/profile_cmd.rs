@@ -2,8 +2,8 @@
 //! under `warpkit_prof::profile_launch`, and the profile is written as JSON, HTML or text
 //! by the output file's extension.
 
+use crate::failure::Failure;
 use crate::output::write_output;
-use crate::Failure;
 use std::path::Path;
 use warpkit_host::launch::Prepared;
 use warpkit_host::LaunchResult;

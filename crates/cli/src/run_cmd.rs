@@ -2,147 +2,15 @@
 //! report how each warp stopped, hazards and a summary, and optionally dump the final state,
 //! a commit trace and output buffers.
 
-pub use crate::launch_args::MAX_THREADS;
-use crate::launch_args::{setup_failure, LaunchArgs};
-use crate::output::{check_distinct, check_output_path, write_error, write_output, OutputFile};
-use crate::run_report::{hazards_json, report, summary, Shown};
+use crate::failure::{Failure, Outcome};
+use crate::launch_args::setup_failure;
+use crate::output::{check_distinct, check_output_path, write_error, OutputFile};
+pub use crate::run_args::Args;
+use crate::run_driver::{conclude, shown, trace_format, with_progress, Ran};
 use crate::signals::Interrupts;
-use crate::{Failure, Outcome};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
-use warpkit_asm::LineTable;
 use warpkit_host::ArgValue;
-use warpkit_sim::{dump_states_json, Interrupt, TraceFormat, WriteTracer};
-
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum TraceFormatArg {
-    /// JSON Lines, one object per executed instruction (docs/trace.md).
-    Json,
-    /// Compact human-readable lines, like Spike's --log-commits.
-    Text,
-}
-
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(flatten)]
-    pub launch: LaunchArgs,
-    /// After a successful run (exit 0), write buffer NAME to FILE; a failed run leaves FILE
-    /// as it was.
-    #[arg(long = "out", value_name = "NAME=FILE")]
-    pub outs: Vec<String>,
-    /// Exit 1 when the model reports a register hazard (§2.6).
-    #[arg(long)]
-    pub strict_hazards: bool,
-    /// After the run, write the state of every warp as JSON to PATH (`-` = stdout); also
-    /// after a trap, the step limit or a deadlock, never after bad input.
-    #[arg(long, value_name = "PATH")]
-    pub dump_state: Option<PathBuf>,
-    /// Write the commit log to PATH (`-` = stdout) as the run goes (`tail -f` follows it);
-    /// as --dump-state, also for a run that trapped or hit a limit.
-    #[arg(long, value_name = "PATH")]
-    pub trace: Option<PathBuf>,
-    /// Print at most N groups of traps and of step limits (warps stopped at one pc, for
-    /// one cause, make one group: one line with the count and the first warp).
-    #[arg(long, value_name = "N", default_value_t = crate::run_report::DEFAULT_MAX_REPORTS, value_parser = crate::numbers::usize_arg)]
-    pub max_reports: usize,
-    /// Print at most N groups of hazards (grouped by pc, register and pending write).
-    #[arg(long, value_name = "N", default_value_t = crate::run_report::DEFAULT_MAX_HAZARDS, value_parser = crate::numbers::usize_arg)]
-    pub max_hazards: usize,
-    /// Write every hazard the model kept (at most 256 per warp; `total` counts them all)
-    /// as JSON to PATH (`-` = stdout), whatever the run's outcome.
-    #[arg(long, value_name = "PATH")]
-    pub hazards_json: Option<PathBuf>,
-    /// Form of the commit log.
-    #[arg(long, value_enum, default_value = "json")]
-    pub trace_format: TraceFormatArg,
-    /// Stop the run (exit 1) when the trace would grow past this many bytes: the trace
-    /// keeps what was written, cut at a record boundary, with a last record saying so.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TRACE_BYTES, value_parser = crate::numbers::u64_arg)]
-    pub max_trace_bytes: u64,
-    /// Write a profile (docs/profiling.md): FILE.json, FILE.html (self-contained page), or
-    /// the text report (any other name; `-` = stdout).
-    #[arg(long, value_name = "FILE")]
-    pub profile: Option<PathBuf>,
-    /// Write a timeline of the launch in the Trace Event Format (Perfetto,
-    /// chrome://tracing); its clock counts instructions (docs/profiling.md).
-    #[arg(long, value_name = "FILE")]
-    pub timeline: Option<PathBuf>,
-    /// Stop the run once the whole grid has attempted N instructions since the launch
-    /// began, counted in the model's fixed order (workgroups in flat order, each to its
-    /// end; a workgroup's warps in their schedule), so the cut never depends on --threads;
-    /// save it to --save-checkpoint and exit 0 (docs/checkpoints.md).
-    #[arg(long, value_name = "N", requires = "save_checkpoint", conflicts_with_all = ["profile", "timeline"], value_parser = crate::numbers::u64_arg)]
-    pub stop_after_steps: Option<u64>,
-    /// Write a checkpoint to FILE where --stop-after-steps stops the run (or at its end,
-    /// if it ends first); `warpkit run --resume FILE` goes on from there.
-    #[arg(long, value_name = "FILE", requires = "stop_after_steps")]
-    pub save_checkpoint: Option<PathBuf>,
-    /// Go on with the run saved in checkpoint FILE instead of launching a kernel. The
-    /// checkpoint holds the program, the launch and its limits; give the outputs (--out,
-    /// --dump-state, --trace, ...) and --threads again. The result is the one the run
-    /// would have had without stopping.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "grid", "block", "args", "shared", "max_steps", "max_total_steps", "entry", "max_memory", "max_workgroups", "profile", "timeline"])]
-    pub resume: Option<PathBuf>,
-}
-
-/// Default of `--max-trace-bytes`: 1 GiB.
-pub const DEFAULT_MAX_TRACE_BYTES: u64 = 1 << 30;
-
-/// Run `f`, showing a progress bar of finished workgroups on stderr once it has taken a
-/// second, if stderr is a terminal; the bar is erased when `f` returns.
-pub(crate) fn with_progress<R>(total: u64, f: impl FnOnce(&AtomicU64) -> R) -> R {
-    let done = AtomicU64::new(0);
-    if !std::io::stderr().is_terminal() || crate::quiet() {
-        return f(&done);
-    }
-    let finished = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let shower = scope.spawn(|| {
-            let start = Instant::now();
-            let mut bar: Option<ProgressBar> = None;
-            while !finished.load(Ordering::Relaxed) {
-                std::thread::park_timeout(Duration::from_millis(100));
-                if finished.load(Ordering::Relaxed) || start.elapsed() < Duration::from_secs(1) {
-                    continue;
-                }
-                let b = bar.get_or_insert_with(|| {
-                    let b =
-                        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-                        .with_elapsed(start.elapsed());
-                    b.set_style(
-                        ProgressStyle::with_template(
-                            "running [{bar:40}] {pos}/{len} workgroups, {elapsed} elapsed, about {eta} left",
-                        )
-                        .map(|s| s.progress_chars("=> "))
-                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-                    );
-                    b
-                });
-                b.set_position(done.load(Ordering::Relaxed));
-            }
-            if let Some(b) = bar {
-                b.finish_and_clear();
-            }
-        });
-        let r = f(&done);
-        finished.store(true, Ordering::Relaxed);
-        shower.thread().unpark();
-        r
-    })
-}
-
-/// Whether a bare run faulted where a kernel written for the ABI would look for its
-/// arguments: near address 0 (u[0:1] never set) or in the argument block.
-fn bare_fault(r: &warpkit_host::LaunchResult) -> bool {
-    use warpkit_sim::launch::ARGS_BASE;
-    r.traps.iter().any(|t| {
-        t.address
-            .is_some_and(|(a, _)| a < 0x1_0000 || (ARGS_BASE..ARGS_BASE + 0x1_0000).contains(&a))
-    })
-}
+use warpkit_sim::WriteTracer;
 
 /// The options that name files to write, with the flag naming each.
 fn output_paths<'a>(
@@ -249,13 +117,7 @@ pub fn run(args: Args) -> Outcome {
     }
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
     if let Some(steps) = args.stop_after_steps {
-        let shown = Shown {
-            max_reports: args.max_reports,
-            max_hazards: args.max_hazards,
-            max_steps: args.launch.max_steps,
-            max_total_steps: args.launch.max_total_steps,
-            quiet: crate::quiet(),
-        };
+        let shown = shown(&args, args.launch.max_steps, args.launch.max_total_steps);
         let session = prepared
             .session()
             .map_err(|e| Failure::BadInput(e.to_string()))?;
@@ -301,13 +163,7 @@ pub fn run(args: Args) -> Outcome {
             (r, error)
         }
     };
-    let shown = Shown {
-        max_reports: args.max_reports,
-        max_hazards: args.max_hazards,
-        max_steps: args.launch.max_steps,
-        max_total_steps: args.launch.max_total_steps,
-        quiet: crate::quiet(),
-    };
+    let shown = shown(&args, args.launch.max_steps, args.launch.max_total_steps);
     conclude(
         &args,
         &outs,
@@ -319,156 +175,11 @@ pub fn run(args: Args) -> Outcome {
     )
 }
 
-pub fn trace_format(arg: TraceFormatArg) -> TraceFormat {
-    match arg {
-        TraceFormatArg::Json => TraceFormat::Json,
-        TraceFormatArg::Text => TraceFormat::Text,
-    }
-}
-
-/// How a run went: to its end (with the trace writer's failure, if any), or to a
-/// checkpoint that was saved.
-pub enum Ran {
-    Finished(warpkit_host::LaunchResult, Option<Failure>),
-    Saved {
-        path: PathBuf,
-        steps: u64,
-        workgroups: (u64, u64),
-        trace_error: Option<Failure>,
-    },
-}
-
-/// Report the run and write its outputs; `bare` if it was launched without launch
-/// options.
-pub fn conclude(
-    args: &Args,
-    outs: &[(String, PathBuf)],
-    ran: Ran,
-    shown: &Shown,
-    bare: bool,
-    interrupts: &Interrupts,
-    lines: &LineTable,
-) -> Outcome {
-    let (result, trace_error) = match ran {
-        Ran::Finished(result, trace_error) => (result, trace_error),
-        Ran::Saved {
-            path,
-            steps,
-            workgroups: (done, total),
-            trace_error,
-        } => {
-            if let Some(e) = trace_error {
-                return Err(match e {
-                    Failure::Runtime(m) => {
-                        report!("error: {m}");
-                        Failure::Exit(1)
-                    }
-                    other => other,
-                });
-            }
-            if !shown.quiet {
-                report!(
-                    "checkpoint: saved {} after {steps} steps ({done} of {total} workgroups \
-                     finished); go on with `warpkit run --resume {}`",
-                    path.display(),
-                    path.display()
-                );
-            }
-            let unwritten: Vec<&str> = [
-                ("--out", !outs.is_empty()),
-                ("--dump-state", args.dump_state.is_some()),
-                ("--hazards-json", args.hazards_json.is_some()),
-            ]
-            .iter()
-            .filter(|(_, given)| *given)
-            .map(|(name, _)| *name)
-            .collect();
-            if !unwritten.is_empty() {
-                report!(
-                    "note: the run stopped at the checkpoint, so {} {} not written; give {} to \
-                     the resumed run",
-                    unwritten.join(", "),
-                    if unwritten.len() == 1 { "was" } else { "were" },
-                    if unwritten.len() == 1 { "it" } else { "them" }
-                );
-            }
-            return Ok(());
-        }
-    };
-    report(&result, shown, lines);
-    if bare && bare_fault(&result) {
-        report!(
-            "note: no launch options were given, so this was a bare run: every register \
-             started at 0 and there is no argument block (u[0:1] = 0); give --grid, --block \
-             and --arg NAME=VALUE to launch as docs/abi.md describes"
-        );
-    }
-    if !shown.quiet {
-        summary(&result);
-    }
-    if let Some(path) = &args.hazards_json {
-        write_output(path, hazards_json(&result, lines).as_bytes())?;
-    }
-    match result.interrupted {
-        Some(Interrupt::Cancelled) => {
-            report!("error: interrupted; the run was stopped and no result was written");
-            if let Some(path) = args.trace.as_deref().filter(|p| p.as_os_str() != "-") {
-                report!(
-                    "note: the trace {} holds the run up to there",
-                    path.display()
-                );
-            }
-            return Err(Failure::Exit(interrupts.exit_status()));
-        }
-        Some(Interrupt::TraceLimit { max_bytes }) => report!(
-            "error: the trace reached its limit of {max_bytes} bytes (--max-trace-bytes); the \
-             run was stopped there and the trace ends with a record saying so; lower \
-             --max-steps or raise --max-trace-bytes BYTES"
-        ),
-        Some(Interrupt::TraceWriteFailed) | None => {}
-    }
-    // A trace that could not be written stopped the run: say so (quietly for a closed
-    // pipe), and write nothing else.
-    if let Some(e) = trace_error {
-        return Err(match e {
-            Failure::Runtime(m) => {
-                report!("error: {m}; the run was stopped");
-                Failure::Exit(1)
-            }
-            other => other,
-        });
-    }
-    if let Some(path) = &args.dump_state {
-        let text = dump_states_json(result.warps.iter().zip(&result.cores));
-        write_output(path, text.as_bytes())?;
-    }
-    let hazard_failure = args.strict_hazards && result.stats.hazards > 0;
-    let success = result.ok() && !hazard_failure;
-    // Results only from a run that succeeded: a partial buffer must not pass for a result.
-    if success {
-        for (name, file) in outs {
-            if let Some(bytes) = result.buffer(name) {
-                write_output(file, &bytes)?;
-            }
-        }
-        return Ok(());
-    }
-    if hazard_failure && result.ok() {
-        report!(
-            "error: {} hazard(s) reported and --strict-hazards is set",
-            result.stats.hazards
-        );
-    }
-    if !outs.is_empty() {
-        report!("note: the run failed, so the --out files were not written");
-    }
-    Err(Failure::Exit(1))
-}
-
 #[cfg(test)]
 mod tests_support {
     use super::*;
-    use crate::launch_args::{DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORKGROUPS};
+    use crate::launch_args::{LaunchArgs, DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORKGROUPS};
+    use crate::run_args::{TraceFormatArg, DEFAULT_MAX_TRACE_BYTES};
     use warpkit_sim::DEFAULT_MAX_STEPS;
 
     pub fn tmp(name: &str) -> PathBuf {

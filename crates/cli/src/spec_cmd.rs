@@ -1,6 +1,6 @@
 //! `warpkit spec`: the ISA database, as JSON (`--json`) or as a one-screen summary.
 
-use crate::{Failure, Outcome};
+use crate::failure::{Failure, Outcome};
 use serde_json::Value;
 use warpkit_host::spec::{database_json, instruction_json};
 use warpkit_isa::*;

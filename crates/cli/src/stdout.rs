@@ -4,7 +4,7 @@
 //! ends quietly with status 141 (128 + SIGPIPE, what the shell reports for coreutils and
 //! objdump there); any other error (`> /dev/full`) is reported and exits 1.
 
-use crate::Failure;
+use crate::failure::Failure;
 use std::io::{self, Write};
 use std::sync::Mutex;
 

@@ -1,7 +1,7 @@
 //! `warpkit trace diff A.jsonl B.jsonl`: where two commit logs first disagree
 //! (`warpkit_sim::trace_diff`). Exit 0 when equal, 1 when they differ, 2 on bad input.
 
-use crate::{Failure, Outcome};
+use crate::failure::{Failure, Outcome};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
