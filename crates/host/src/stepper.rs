@@ -9,9 +9,9 @@ use crate::launch::Prepared;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use warpkit_sim::hooks::{Breakpoints, Control, Hooks, StepBudget};
-use warpkit_sim::launch::{LaunchError, LaunchResult, Progress, Session};
+use warpkit_sim::launch::{LaunchConfig, LaunchError, LaunchResult, Progress, Session};
 use warpkit_sim::memory::{GlobalMemory, SharedMemory, Space};
-use warpkit_sim::{CancelFlag, Commit, Program, Warp, WarpId};
+use warpkit_sim::{CancelFlag, Commit, Deadlock, Program, Warp, WarpId};
 
 /// Where a [`Stepper`] stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +52,8 @@ pub enum StateError {
     NoSuchUreg(u32),
     #[error("lane {0}: a warp has 32 lanes")]
     NoSuchLane(u32),
+    #[error("CSR {0:#x} cannot be read")]
+    NoSuchCsr(u32),
     #[error("{len} bytes at {addr:#x} are not all mapped global memory")]
     Unmapped { addr: u64, len: u64 },
     #[error(
@@ -129,6 +131,39 @@ impl Stepper {
     /// Workgroups in the grid.
     pub fn workgroups(&self) -> u64 {
         self.session.workgroups()
+    }
+
+    /// The launch's configuration (grid, block, step limits).
+    pub fn config(&self) -> &LaunchConfig {
+        self.session.config()
+    }
+
+    /// Pause when a workgroup has run to its end, before the next one starts, so a
+    /// debugger can show its final state and reports; see
+    /// `Session::set_pause_at_workgroup_end`. [`Stepper::step`] may then stop short of
+    /// its count at a workgroup's end.
+    pub fn pause_at_workgroup_end(&mut self, on: bool) {
+        self.session.set_pause_at_workgroup_end(on);
+    }
+
+    /// Whether the run is paused at the end of the running workgroup
+    /// ([`Stepper::pause_at_workgroup_end`]).
+    pub fn at_workgroup_end(&self) -> bool {
+        self.session.at_workgroup_end()
+    }
+
+    /// Run under `hooks` (a front end's own breakpoints, watchpoints or step goals) until
+    /// one of them pauses the run, every workgroup has run, or the interrupter is set.
+    /// The instructions it runs count in [`Stepper::executed`].
+    pub fn run_observed<H: Hooks>(&mut self, hooks: &mut H) -> Progress {
+        if self.state == StepState::Finished {
+            return Progress::Finished;
+        }
+        // A budget that never runs out, only to count what executed.
+        let mut counted = (StepBudget::new(u64::MAX), hooks);
+        let p = self.run(&mut counted);
+        self.executed += u64::MAX - counted.0.left;
+        p
     }
 
     fn run<H: Hooks>(&mut self, hooks: &mut H) -> Progress {
@@ -246,6 +281,27 @@ impl Stepper {
         Ok(id.warp)
     }
 
+    /// Warp `id`, if its workgroup is the running one. Unlike [`Stepper::warp`] this
+    /// starts no workgroup, so it needs only `&self`.
+    pub fn warp_by_id(&self, id: WarpId) -> Result<&Warp, StateError> {
+        let (current, warps) = self.current().ok_or(StateError::NoWorkgroup)?;
+        if current != id.workgroup {
+            return Err(StateError::NotCurrent { warp: id, current });
+        }
+        warps.get(id.warp as usize).ok_or(StateError::NoSuchWarp {
+            warp: id.warp,
+            warps: warps.len(),
+        })
+    }
+
+    /// The running workgroup's deadlock, once its warps wait at a barrier that a stopped
+    /// sibling will never reach.
+    pub fn deadlock(&self) -> Option<&Deadlock> {
+        self.session
+            .current()
+            .and_then(|(_, wg)| wg.deadlock.as_ref())
+    }
+
     /// Vector register `reg` of warp `index`, 32 lanes.
     pub fn vreg(&mut self, index: u32, reg: u32) -> Result<[u32; 32], StateError> {
         let w = self.warp(index)?;
@@ -285,6 +341,19 @@ impl Stepper {
             return Err(StateError::NoSuchUreg(reg));
         }
         Ok(())
+    }
+
+    /// CSR `number` of warp `index`, as a `csrr` would read it there.
+    pub fn read_csr(&mut self, index: u32, number: u32) -> Result<u32, StateError> {
+        self.warp(index)?;
+        let core = self.session.core().ok_or(StateError::NoWorkgroup)?;
+        let warp = self
+            .session
+            .current()
+            .and_then(|(_, wg)| wg.warps.get(index as usize))
+            .ok_or(StateError::NoWorkgroup)?;
+        warp.csr_read(number, core)
+            .ok_or(StateError::NoSuchCsr(number))
     }
 
     fn global(&self) -> &GlobalMemory {
@@ -484,6 +553,41 @@ mod tests {
             Err(StateError::Unmapped { .. })
         ));
         let _ = out;
+    }
+
+    #[test]
+    fn observed_runs_count_and_pause_at_workgroup_ends() {
+        let k = kernel();
+        let mut s = Stepper::new(vadd_launch(128).prepare(&k).unwrap()).unwrap();
+        s.pause_at_workgroup_end(true);
+        assert!(s.ensure_started());
+        let first = WarpId {
+            workgroup: [0, 0, 0],
+            warp: 1,
+        };
+        assert_eq!(s.warp_by_id(first).unwrap().id, first);
+        assert!(matches!(
+            s.warp_by_id(WarpId { warp: 2, ..first }),
+            Err(StateError::NoSuchWarp { warp: 2, warps: 2 })
+        ));
+        // EXEC of a full warp, as `csrr` reads it.
+        assert_eq!(s.read_csr(0, 0x000).map_err(|e| e.to_string()), Ok(!0));
+        assert_eq!(s.run_observed(&mut warpkit_sim::NoHooks), Progress::Paused);
+        assert!(s.at_workgroup_end());
+        let one_group = s.executed();
+        assert!(one_group > 0);
+        assert!(matches!(
+            s.warp_by_id(WarpId {
+                workgroup: [1, 0, 0],
+                warp: 0
+            }),
+            Err(StateError::NotCurrent { .. })
+        ));
+        assert_eq!(s.run_observed(&mut warpkit_sim::NoHooks), Progress::Paused);
+        assert_eq!(s.executed(), 2 * one_group);
+        while s.run_observed(&mut warpkit_sim::NoHooks) != Progress::Finished {}
+        assert_eq!(s.state(), StepState::Finished);
+        assert!(s.finish().ok());
     }
 
     #[test]
