@@ -11,7 +11,7 @@ use std::sync::Arc;
 use warpkit_sim::hooks::{Breakpoints, Control, Hooks, StepBudget};
 use warpkit_sim::launch::{LaunchConfig, LaunchError, LaunchResult, Progress, Session};
 use warpkit_sim::memory::{GlobalMemory, SharedMemory, Space};
-use warpkit_sim::{CancelFlag, Commit, Deadlock, Program, Warp, WarpId};
+use warpkit_sim::{CancelFlag, Commit, Deadlock, Interrupt, Program, Warp, WarpId};
 
 /// Where a [`Stepper`] stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,11 +68,27 @@ pub struct Stepper {
     session: Session<'static>,
     program: Arc<Program>,
     interrupt: Arc<AtomicBool>,
+    /// The launch came with its own cancel flag (a front end's signal handler), which
+    /// the session keeps; `interrupt` then stops the run through the hooks.
+    launch_cancel: bool,
     state: StepState,
     /// Instructions executed so far, over every warp.
     executed: u64,
     /// The last breakpoint stop, so resuming there executes the instruction.
     bp_hit: Option<(WarpId, u64, u32)>,
+}
+
+/// Stops the run when the stepper's interrupter is set, for a session whose cancel flag
+/// is the launch's own.
+struct Interrupter<'a>(&'a AtomicBool);
+
+impl Hooks for Interrupter<'_> {
+    const ENABLED: bool = true;
+    fn interrupt(&self) -> Option<Interrupt> {
+        self.0
+            .load(Ordering::Relaxed)
+            .then_some(Interrupt::Cancelled)
+    }
 }
 
 /// Collects the commit of every executed instruction.
@@ -91,7 +107,10 @@ impl Stepper {
     pub fn new(prepared: Prepared) -> Result<Stepper, LaunchError> {
         let (program, mut config, args) = prepared.into_parts();
         let interrupt = Arc::new(AtomicBool::new(false));
-        config.cancel = Some(CancelFlag::from_arc(interrupt.clone()));
+        let launch_cancel = config.cancel.is_some();
+        if !launch_cancel {
+            config.cancel = Some(CancelFlag::from_arc(interrupt.clone()));
+        }
         let program = Arc::new(program);
         // SAFETY: the session borrows the program behind the `Arc`, which this stepper
         // owns and never gives away or mutates; the heap value does not move when the
@@ -103,6 +122,7 @@ impl Stepper {
             session,
             program,
             interrupt,
+            launch_cancel,
             state: StepState::Paused,
             executed: 0,
             bp_hit: None,
@@ -110,7 +130,8 @@ impl Stepper {
     }
 
     /// The flag that stops a running [`Stepper::step`] or [`Stepper::run_until`] from
-    /// another thread; it is cleared when the call returns.
+    /// another thread; it is cleared when the call returns. A cancel flag given to the
+    /// launch ([`crate::Launch::cancel`]) stops a call too, and is left as it is.
     pub fn interrupter(&self) -> Arc<AtomicBool> {
         self.interrupt.clone()
     }
@@ -167,7 +188,11 @@ impl Stepper {
     }
 
     fn run<H: Hooks>(&mut self, hooks: &mut H) -> Progress {
-        let p = self.session.run(hooks);
+        let p = if self.launch_cancel {
+            self.session.run(&mut (Interrupter(&self.interrupt), hooks))
+        } else {
+            self.session.run(hooks)
+        };
         self.interrupt.store(false, Ordering::Relaxed);
         if p == Progress::Finished {
             self.state = StepState::Finished;
@@ -587,6 +612,24 @@ mod tests {
         assert_eq!(s.executed(), 2 * one_group);
         while s.run_observed(&mut warpkit_sim::NoHooks) != Progress::Finished {}
         assert_eq!(s.state(), StepState::Finished);
+        assert!(s.finish().ok());
+    }
+
+    #[test]
+    fn the_launch_cancel_flag_and_the_interrupter_both_stop_a_run() {
+        let k = kernel();
+        let cancel = CancelFlag::new();
+        let mut l = vadd_launch(64);
+        l.cancel(cancel.clone());
+        let mut s = Stepper::new(l.prepare(&k).unwrap()).unwrap();
+        cancel.cancel();
+        assert_eq!(s.run_until(&[], None, None).0, StopReason::Interrupted);
+        // The launch's flag is its owner's to clear.
+        assert!(cancel.is_cancelled());
+        cancel.as_atomic().store(false, Ordering::Relaxed);
+        s.interrupter().store(true, Ordering::Relaxed);
+        assert_eq!(s.run_until(&[], None, None).0, StopReason::Interrupted);
+        assert_eq!(s.run_to_end(), StopReason::Finished);
         assert!(s.finish().ok());
     }
 
