@@ -9,6 +9,7 @@ use crate::run_report::{Shown, DEFAULT_MAX_HAZARDS, DEFAULT_MAX_REPORTS};
 use crate::signals::Interrupts;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use warpkit_host::Stepper;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,9 +44,7 @@ pub fn run(args: Args) -> Outcome {
     let interrupts = Interrupts::install();
     launch.cancel(interrupts.cancel.clone());
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
-    let session = prepared
-        .session()
-        .map_err(|e| Failure::BadInput(e.to_string()))?;
+    let stepper = Stepper::new(prepared).map_err(|e| Failure::BadInput(e.to_string()))?;
     let source = if object.listing.is_empty() || is_stdin(args.launch.file()) {
         None
     } else {
@@ -63,7 +62,7 @@ pub fn run(args: Args) -> Outcome {
         max_total_steps: args.launch.max_total_steps,
         quiet: false,
     };
-    let mut d = Debugger::new(session, &object, source, shown);
+    let mut d = Debugger::new(stepper, &object, source, shown);
     let mut out = |s: &str| out!("{s}");
     let ended = match script {
         Some(bytes) => repl::run_script(&mut d, bytes.as_slice(), &mut out),

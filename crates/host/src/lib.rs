@@ -10,7 +10,7 @@
 //! - [`report`]: the one-line descriptions of traps and deadlocks the front ends show;
 //! - [`spec`]: the ISA database as JSON;
 //! - [`stepper`]: a launch run instruction by instruction ([`Stepper`]), for the Python
-//!   `Simulator` and the C co-simulation API.
+//!   `Simulator`, the C co-simulation API and `warpkit debug`.
 
 pub mod args;
 pub mod kernel;

@@ -1,6 +1,6 @@
 //! [`Stepper`]: a launch run instruction by instruction, for front ends that drive the
-//! model from outside (the Python `Simulator`, the C co-simulation API). It is a
-//! [`Session`] of the model observed by its hooks ([`StepBudget`], [`Breakpoints`], the
+//! model from outside (the Python `Simulator`, the C co-simulation API, `warpkit debug`).
+//! It is a [`Session`] of the model observed by its hooks ([`StepBudget`], [`Breakpoints`], the
 //! commit capture of the trace), so every step is the instruction a plain or traced run
 //! executes at that point, in the same order, and its [`Commit`] is the record
 //! `warpkit run --trace` writes for it.

@@ -1,8 +1,10 @@
 //! `warpkit debug`: an interactive debugger over a launch. [`Debugger`] parses and executes
 //! one command line at a time and returns its output as text, so the terminal shell
-//! ([`repl`]), batch scripts and tests all drive the same code. It is a client of the
-//! simulator's [`Session`] and hooks: the model runs the kernel, the debugger only decides
-//! where it pauses and shows or changes the state there. Commands: docs/debugger.md.
+//! ([`repl`]), batch scripts and tests all drive the same code. It is a client of the host
+//! library's [`Stepper`] and the simulator's hooks: the model runs the kernel, the debugger
+//! only decides where it pauses and shows or changes the state there; warps, registers
+//! and memory are reached through the stepper, whose typed errors are worded here.
+//! Commands: docs/debugger.md.
 
 pub mod hooks;
 pub mod parse;
@@ -15,9 +17,9 @@ use std::fmt::Write as _;
 use warpkit_host::report::{
     deadlock_message_at, hazard_message_at, location_suffix, trap_message_at, warp_name,
 };
-use warpkit_host::LaunchResult;
+use warpkit_host::{LaunchResult, StateError, Stepper};
 use warpkit_sim::hooks::{MemSpace, WatchTarget};
-use warpkit_sim::launch::{DeadlockReport, LimitReport, Progress, Session, CODE_BASE};
+use warpkit_sim::launch::{DeadlockReport, LimitReport, Progress, CODE_BASE};
 use warpkit_sim::{CancelFlag, Warp, WarpId, WarpStatus, Writeback, LANES, NUM_COUNTERS};
 
 /// What one command line produced.
@@ -61,7 +63,8 @@ const MAX_STEP: u64 = 1 << 40;
 
 /// The debugger: a paused launch and what the user set up.
 pub struct Debugger<'p> {
-    session: Option<Session<'p>>,
+    /// The paused launch; `None` once it has finished.
+    stepper: Option<Stepper>,
     object: &'p warpkit_asm::Program,
     /// The text of the files the kernel's source lines name, where readable.
     texts: warpkit_asm::SourceTexts,
@@ -105,19 +108,19 @@ fn short(flat: u64, warp: u32) -> String {
 }
 
 impl<'p> Debugger<'p> {
-    /// A debugger over `session`, paused before the first instruction of workgroup 0.
+    /// A debugger over `stepper`, paused before the first instruction of workgroup 0.
     /// `object` gives labels and source lines, `source` the assembly text and its name
     /// (other files the lines name are read when shown).
     pub fn new(
-        mut session: Session<'p>,
+        mut stepper: Stepper,
         object: &'p warpkit_asm::Program,
         source: Option<(String, String)>,
         shown: Shown,
     ) -> Debugger<'p> {
-        session.set_pause_at_workgroup_end(true);
-        session.ensure_started();
-        let cancel = session.config().cancel.clone();
-        let prog = session.program();
+        stepper.pause_at_workgroup_end(true);
+        stepper.ensure_started();
+        let cancel = stepper.config().cancel.clone();
+        let prog = stepper.program();
         let (mut starts, mut calls, mut returns, mut waitcnts) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut pc = 0u32;
@@ -138,7 +141,7 @@ impl<'p> Debugger<'p> {
             .collect();
         let texts = warpkit_asm::SourceTexts::load(&object.lines, &known);
         Debugger {
-            session: Some(session),
+            stepper: Some(stepper),
             object,
             texts,
             shown,
@@ -164,7 +167,7 @@ impl<'p> Debugger<'p> {
         w.extend((0..warpkit_sim::NUM_VREGS).map(|r| format!("v{r}")));
         w.extend((0..warpkit_sim::NUM_UREGS).map(|r| format!("u{r}")));
         w.extend(self.object.symbols.iter().map(|s| s.name.clone()));
-        if let Some(s) = &self.session {
+        if let Some(s) = &self.stepper {
             w.extend(s.buffers().iter().map(|(n, _)| n.clone()));
         }
         w.sort();
@@ -371,7 +374,7 @@ impl<'p> Debugger<'p> {
     // ---- running ---------------------------------------------------------------------
 
     fn selected_id(&self) -> WarpId {
-        let cfg = self.session.as_ref().map(|s| s.config().grid);
+        let cfg = self.stepper.as_ref().map(|s| s.config().grid);
         let [gx, gy, _] = cfg.unwrap_or([1, 1, 1]);
         let f = self.selected.0 as u32;
         WarpId {
@@ -386,40 +389,55 @@ impl<'p> Debugger<'p> {
     }
 
     fn flat_of(&self, id: WarpId) -> u64 {
-        let [gx, gy, _] = self.session.as_ref().map_or([1, 1, 1], |s| s.config().grid);
-        let [x, y, z] = id.workgroup;
+        self.flat_of_workgroup(id.workgroup)
+    }
+
+    fn flat_of_workgroup(&self, [x, y, z]: [u32; 3]) -> u64 {
+        let [gx, gy, _] = self.stepper.as_ref().map_or([1, 1, 1], |s| s.config().grid);
         u64::from(x) + u64::from(gx) * (u64::from(y) + u64::from(gy) * u64::from(z))
     }
 
     /// The selected warp, if its workgroup is the one loaded.
     fn warp(&self) -> Result<&Warp, String> {
         let s = self
-            .session
+            .stepper
             .as_ref()
-            .ok_or("the launch has finished; there is no warp state left")?;
-        let (flat, g) = s
-            .current()
-            .ok_or("the launch has finished; there is no warp state left")?;
-        if flat != self.selected.0 {
-            return Err(format!(
-                "workgroup {} is not running (workgroup {flat} is); select one of its warps \
-                 or run until it starts",
-                self.selected.0
-            ));
-        }
-        g.warps
-            .get(self.selected.1 as usize)
-            .ok_or_else(|| format!("workgroup {flat} has no warp {}", self.selected.1))
+            .ok_or_else(|| self.state_text(&StateError::NoWorkgroup))?;
+        s.warp_by_id(self.selected_id())
+            .map_err(|e| self.state_text(&e))
     }
 
-    fn warp_mut(&mut self) -> Result<&mut Warp, String> {
+    /// The stepper and the selected warp's index in the running workgroup, to change or
+    /// read its registers through the stepper.
+    fn selected_mut(&mut self) -> Result<(&mut Stepper, u32), String> {
+        // The lookup's refusals in the debugger's words first; the index then holds.
         self.warp()?;
-        let w = self.selected.1 as usize;
-        self.session
-            .as_mut()
-            .and_then(|s| s.current_mut())
-            .and_then(|g| g.warps.get_mut(w))
-            .ok_or_else(|| "no warp".to_string())
+        let id = self.selected_id();
+        let s = self.stepper.as_mut().ok_or("the launch has finished")?;
+        let index = s.warp_index(id).map_err(|e| e.to_string())?;
+        Ok((s, index))
+    }
+
+    /// A refused access to the launch's state, in the debugger's words: workgroups by flat
+    /// index, as `warp WG.W` names them.
+    fn state_text(&self, e: &StateError) -> String {
+        let running = self.stepper.as_ref().and_then(Stepper::current_flat);
+        match e {
+            StateError::NoWorkgroup => {
+                "the launch has finished; there is no warp state left".into()
+            }
+            StateError::NotCurrent { current, .. } => format!(
+                "workgroup {} is not running (workgroup {} is); select one of its warps \
+                 or run until it starts",
+                self.selected.0,
+                self.flat_of_workgroup(*current)
+            ),
+            StateError::NoSuchWarp { warp, .. } => format!(
+                "workgroup {} has no warp {warp}",
+                running.unwrap_or(self.selected.0)
+            ),
+            e => e.to_string(),
+        }
     }
 
     fn step(&mut self, rest: &str) -> Reply {
@@ -442,28 +460,25 @@ impl<'p> Debugger<'p> {
 
     /// Whether the selected warp can execute an instruction.
     fn steppable(&self) -> Result<(), String> {
-        if self.session.is_none() {
-            return Err("the launch has finished".into());
-        }
-        let Some((flat, g)) = self.session.as_ref().and_then(|s| s.current()) else {
+        let Some(s) = self.stepper.as_ref() else {
             return Err("the launch has finished".into());
         };
+        let Some(flat) = s.current_flat() else {
+            return Err("the launch has finished".into());
+        };
+        let deadlocked = s.deadlock().is_some();
         if self.selected.0 < flat {
             return Err(format!("workgroup {} has finished", self.selected.0));
         }
         if self.selected.0 == flat {
             let w = self.warp()?;
             if !matches!(w.status, WarpStatus::Running | WarpStatus::AtBarrier)
-                || (w.status == WarpStatus::AtBarrier && g.deadlock.is_some())
+                || (w.status == WarpStatus::AtBarrier && deadlocked)
             {
                 return Err(format!(
                     "warp {} has stopped ({}); select another with `warp WG.W`",
                     short(self.selected.0, self.selected.1),
-                    status_text(
-                        w,
-                        g.deadlock.is_some(),
-                        self.waitcnts.binary_search(&w.pc).is_ok()
-                    )
+                    status_text(w, deadlocked, self.waitcnts.binary_search(&w.pc).is_ok())
                 ));
             }
         }
@@ -479,7 +494,7 @@ impl<'p> Debugger<'p> {
         match pc {
             Some(pc) if self.calls.binary_search(&pc).is_ok() => {
                 let len = self
-                    .session
+                    .stepper
                     .as_ref()
                     .map_or(4, |s| s.program().encoding(pc).1.max(4));
                 self.resume(Goal::Return {
@@ -504,7 +519,7 @@ impl<'p> Debugger<'p> {
 
     /// Run under `goal` until something pauses it; say where and why.
     fn resume(&mut self, goal: Goal) -> Reply {
-        let Some(session) = self.session.as_mut() else {
+        let Some(stepper) = self.stepper.as_mut() else {
             return fail("the launch has finished; nothing more runs");
         };
         if let Some(c) = &self.cancel {
@@ -520,16 +535,16 @@ impl<'p> Debugger<'p> {
             returns: &self.returns,
             stop: None,
             paused_before: None,
-            max_steps: session.config().max_steps,
+            max_steps: stepper.config().max_steps,
         };
         let mut t = String::new();
         let progress = loop {
-            let p = session.run(&mut hooks);
-            if p != Progress::Paused || hooks.stop.is_some() || !session.at_workgroup_end() {
+            let p = stepper.run_observed(&mut hooks);
+            if p != Progress::Paused || hooks.stop.is_some() || !stepper.at_workgroup_end() {
                 break p;
             }
             // The end of a workgroup: a pause only if something went wrong there.
-            let reports = end_reports(session, &mut self.reported, &self.shown, &self.object.lines);
+            let reports = end_reports(stepper, &mut self.reported, &self.shown, &self.object.lines);
             if !reports.is_empty() {
                 t.push_str(&reports);
                 break p;
@@ -538,11 +553,11 @@ impl<'p> Debugger<'p> {
             if let Goal::Step { warp, .. } | Goal::Return { warp, .. } | Goal::Finish { warp, .. } =
                 hooks.goal
             {
-                if session
+                if stepper
                     .current()
-                    .is_some_and(|(_, g)| g.id == warp.workgroup)
+                    .is_some_and(|(id, _)| id == warp.workgroup)
                 {
-                    let flat = session.current().map_or(0, |(f, _)| f);
+                    let flat = stepper.current_flat().unwrap_or(0);
                     let _ = writeln!(t, "warp {} has ended", short(flat, warp.warp));
                     break p;
                 }
@@ -553,7 +568,7 @@ impl<'p> Debugger<'p> {
         match progress {
             Progress::Paused => {}
             Progress::Finished => {
-                let r = self.session.take().map(Session::finish);
+                let r = self.stepper.take().map(Stepper::finish);
                 if let Some(r) = &r {
                     let s = &r.stats;
                     let _ = writeln!(
@@ -584,7 +599,7 @@ impl<'p> Debugger<'p> {
             self.describe_stop(&mut t, stop);
         }
         // The pause's workgroup end, if the stop came before it.
-        if let Some(s) = self.session.as_mut() {
+        if let Some(s) = self.stepper.as_ref() {
             if s.at_workgroup_end() {
                 t.push_str(&end_reports(
                     s,
@@ -608,17 +623,18 @@ impl<'p> Debugger<'p> {
     /// instruction; report each once, as `warpkit run` does.
     fn mark_step_limits(&mut self) -> String {
         let mut t = String::new();
-        let Some(s) = self.session.as_mut() else {
+        let Some(s) = self.stepper.as_mut() else {
             return t;
         };
         let max_steps = s.config().max_steps;
-        let Some((flat, _)) = s.current() else {
+        let Some(flat) = s.current_flat() else {
             return t;
         };
-        let Some(g) = s.current_mut() else {
-            return t;
-        };
-        for w in g.warps.iter_mut() {
+        let warps = s.current().map_or(0, |(_, warps)| warps.len() as u32);
+        for i in 0..warps {
+            let Ok(w) = s.warp_mut(i) else {
+                continue;
+            };
             if w.status != WarpStatus::Running || w.steps < max_steps {
                 continue;
             }
@@ -675,7 +691,7 @@ impl<'p> Debugger<'p> {
                         t,
                         "watchpoint {id}: {spec} written by warp {} at pc {pc:#x} `{}`{now}{}",
                         self.label(warp),
-                        self.session
+                        self.stepper
                             .as_ref()
                             .map(|s| s.program().disassemble(pc))
                             .unwrap_or_default(),
@@ -696,13 +712,14 @@ impl<'p> Debugger<'p> {
     }
 
     /// "; now 7" for a watched register lane or word of the selected warp.
-    fn watched_value(&self, target: WatchTarget) -> Option<String> {
-        let w = self.warp().ok()?;
+    fn watched_value(&mut self, target: WatchTarget) -> Option<String> {
+        let (s, index) = self.selected_mut().ok()?;
         Some(match target {
             WatchTarget::VLane { reg, lane } => {
-                format!("; now {:#x}", w.vreg(reg as usize)?[lane as usize])
+                let row = s.vreg(index, reg).ok()?;
+                format!("; now {:#x}", row.get(lane as usize)?)
             }
-            WatchTarget::UReg(r) => format!("; now {:#x}", w.ureg(r as usize)?),
+            WatchTarget::UReg(r) => format!("; now {:#x}", s.ureg(index, r).ok()?),
             WatchTarget::Memory { space, addr, .. } => {
                 let s = match space {
                     MemSpace::Global => Space::Global,
@@ -723,7 +740,7 @@ impl<'p> Debugger<'p> {
         let Some((g, w)) = parsed else {
             return fail("warp WG.W: a flat workgroup index and a warp index, e.g. `warp 0.1`");
         };
-        let Some(s) = &self.session else {
+        let Some(s) = &self.stepper else {
             return fail("the launch has finished");
         };
         let cfg = s.config();
@@ -739,7 +756,7 @@ impl<'p> Debugger<'p> {
                 s.workgroups()
             ));
         }
-        if s.current().is_some_and(|(flat, _)| g < flat) {
+        if s.current_flat().is_some_and(|flat| g < flat) {
             return fail(format!("workgroup {g} has already finished"));
         }
         self.selected = (g, w);
@@ -777,22 +794,21 @@ impl<'p> Debugger<'p> {
     }
 
     fn info_warps(&self) -> Reply {
-        let Some((flat, g)) = self.session.as_ref().and_then(|s| s.current()) else {
+        let Some(s) = self.stepper.as_ref() else {
             return fail("the launch has finished");
         };
-        let [x, y, z] = g.id;
+        let (Some(flat), Some(([x, y, z], warps))) = (s.current_flat(), s.current()) else {
+            return fail("the launch has finished");
+        };
+        let deadlocked = s.deadlock().is_some();
         let mut t = format!("workgroup {flat} ({x},{y},{z}):\n");
-        for (i, w) in g.warps.iter().enumerate() {
+        for (i, w) in warps.iter().enumerate() {
             let mark = if (flat, i as u32) == self.selected {
                 '*'
             } else {
                 ' '
             };
-            let status = status_text(
-                w,
-                g.deadlock.is_some(),
-                self.waitcnts.binary_search(&w.pc).is_ok(),
-            );
+            let status = status_text(w, deadlocked, self.waitcnts.binary_search(&w.pc).is_ok());
             let pc = match w.status {
                 WarpStatus::Trapped(t) => t.pc,
                 _ => w.pc,
@@ -814,7 +830,7 @@ impl<'p> Debugger<'p> {
             Ok(w) => w,
             Err(e) => return fail(e),
         };
-        let prog = self.session.as_ref().map(|s| s.program());
+        let prog = self.stepper.as_ref().map(|s| s.program());
         let mut t = String::new();
         for c in 0..NUM_COUNTERS {
             let ops = w.pending(c);
@@ -840,11 +856,14 @@ impl<'p> Debugger<'p> {
     }
 
     fn info_hazards(&self) -> Reply {
-        let Some((flat, g)) = self.session.as_ref().and_then(|s| s.current()) else {
+        let Some(s) = self.stepper.as_ref() else {
+            return fail("the launch has finished");
+        };
+        let (Some(flat), Some((_, warps))) = (s.current_flat(), s.current()) else {
             return fail("the launch has finished");
         };
         let mut t = String::new();
-        for (i, w) in g.warps.iter().enumerate() {
+        for (i, w) in warps.iter().enumerate() {
             if w.hazard_count == 0 {
                 continue;
             }
@@ -873,10 +892,9 @@ impl<'p> Debugger<'p> {
             Err(e) => return fail(e),
         };
         let deadlocked = self
-            .session
+            .stepper
             .as_ref()
-            .and_then(|s| s.current())
-            .is_some_and(|(_, g)| g.deadlock.is_some());
+            .is_some_and(|s| s.deadlock().is_some());
         let mut t = format!(
             "warp {} ({}): {}, {} steps\n",
             short(self.selected.0, self.selected.1),
@@ -906,13 +924,16 @@ impl<'p> Debugger<'p> {
             Ok(r) => r,
             Err(e) => return fail(e),
         };
-        let w = match self.warp() {
-            Ok(w) => w,
+        let exec = match self.warp() {
+            Ok(w) => w.exec(),
             Err(e) => return fail(e),
         };
         let t = match reg {
             Reg::V(r) => {
-                let row = w.v[r as usize];
+                let row = match self.vreg(r) {
+                    Ok(row) => row,
+                    Err(e) => return fail(e),
+                };
                 let mut t = format!("v{r} = {{\n");
                 for l0 in (0..LANES).step_by(8) {
                     let _ = write!(t, "  [{l0:>2}]");
@@ -925,8 +946,11 @@ impl<'p> Debugger<'p> {
                 t
             }
             Reg::VLane(r, l) => {
-                let x = w.v[r as usize][l as usize];
-                let off = if (w.exec() >> l) & 1 == 0 {
+                let x = match self.vreg(r) {
+                    Ok(row) => row[l as usize],
+                    Err(e) => return fail(e),
+                };
+                let off = if (exec >> l) & 1 == 0 {
                     " (lane inactive)"
                 } else {
                     ""
@@ -934,43 +958,67 @@ impl<'p> Debugger<'p> {
                 format!("v{r}[{l}] = {x:#010x} ({x}){off}\n")
             }
             Reg::U(r) => {
-                let x = w.u[r as usize];
+                let x = match self.ureg(r) {
+                    Ok(x) => x,
+                    Err(e) => return fail(e),
+                };
                 format!("u{r} = {x:#010x} ({x})\n")
             }
             Reg::URange(a, b) => {
-                let mut t = format!("u[{a}:{b}] =");
+                let mut words = Vec::new();
                 for r in a..=b {
-                    let _ = write!(t, " {:#010x}", w.u[r as usize]);
+                    match self.ureg(r) {
+                        Ok(x) => words.push(x),
+                        Err(e) => return fail(e),
+                    }
                 }
-                if b == a + 1 {
-                    let v = w.u64(a as usize);
+                let mut t = format!("u[{a}:{b}] =");
+                for x in &words {
+                    let _ = write!(t, " {x:#010x}");
+                }
+                if let [lo, hi] = words[..] {
+                    let v = u64::from(lo) | u64::from(hi) << 32;
                     let _ = write!(t, " (64-bit {v:#x})");
                 }
                 t.push('\n');
                 t
             }
             Reg::Pc => {
-                let mut t = format!("pc = {:#x}", w.pc);
-                if let Some(l) = self.where_is(w.pc) {
+                let pc = match self.warp() {
+                    Ok(w) => w.pc,
+                    Err(e) => return fail(e),
+                };
+                let mut t = format!("pc = {pc:#x}");
+                if let Some(l) = self.where_is(pc) {
                     let _ = write!(t, " ({l})");
                 }
                 t.push('\n');
                 t
             }
-            Reg::Exec => format!(
-                "exec = {:#010x} ({} lanes active)\n",
-                w.exec(),
-                w.exec().count_ones()
-            ),
+            Reg::Exec => format!("exec = {exec:#010x} ({} lanes active)\n", exec.count_ones()),
             Reg::Csr(name, n) => {
-                let core = self.session.as_ref().and_then(|s| s.core()).cloned();
-                match core.and_then(|c| w.csr_read(n, &c)) {
-                    Some(x) => format!("{name} = {x:#010x} ({x})\n"),
-                    None => return fail(format!("cannot read {name}")),
+                let read = self.selected_mut().map(|(s, index)| s.read_csr(index, n));
+                match read {
+                    Ok(Ok(x)) => format!("{name} = {x:#010x} ({x})\n"),
+                    _ => return fail(format!("cannot read {name}")),
                 }
             }
         };
         ok(t)
+    }
+
+    /// Vector register `r` of the selected warp.
+    fn vreg(&mut self, r: u32) -> Result<[u32; LANES], String> {
+        let (s, index) = self.selected_mut()?;
+        let row = s.vreg(index, r);
+        row.map_err(|e| self.state_text(&e))
+    }
+
+    /// Uniform register `r` of the selected warp.
+    fn ureg(&mut self, r: u32) -> Result<u32, String> {
+        let (s, index) = self.selected_mut()?;
+        let x = s.ureg(index, r);
+        x.map_err(|e| self.state_text(&e))
     }
 
     fn set(&mut self, rest: &str) -> Reply {
@@ -996,28 +1044,22 @@ impl<'p> Debugger<'p> {
             return fail(format!("{value:#x} does not fit 32 bits"));
         }
         let v32 = value as u32;
-        let w = match self.warp_mut() {
-            Ok(w) => w,
+        let (s, index) = match self.selected_mut() {
+            Ok(x) => x,
             Err(e) => return fail(e),
         };
-        match reg {
-            Reg::VLane(r, l) => {
-                w.set_vreg_lane(r as usize, l as usize, v32);
-            }
-            Reg::V(r) => {
-                for l in 0..LANES {
-                    w.set_vreg_lane(r as usize, l, v32);
-                }
-            }
-            Reg::U(r) => {
-                w.set_ureg(r as usize, v32);
-            }
-            Reg::URange(a, b) if b == a + 1 => {
-                w.set_ureg(a as usize, value as u32);
-                w.set_ureg(b as usize, (value >> 32) as u32);
-            }
-            Reg::Exec => w.set_exec(v32),
+        let done = match reg {
+            Reg::VLane(r, l) => s.set_vreg_lane(index, r, l, v32),
+            Reg::V(r) => (0..LANES as u32).try_for_each(|l| s.set_vreg_lane(index, r, l, v32)),
+            Reg::U(r) => s.set_ureg(index, r, v32),
+            Reg::URange(a, b) if b == a + 1 => s
+                .set_ureg(index, a, value as u32)
+                .and_then(|()| s.set_ureg(index, b, (value >> 32) as u32)),
+            Reg::Exec => s.warp_mut(index).map(|w| w.set_exec(v32)),
             _ => return fail("set changes vN[LANE], vN, uN, u[N:N+1] or exec"),
+        };
+        if let Err(e) = done {
+            return fail(self.state_text(&e));
         }
         ok(format!("{} = {value:#x}\n", lhs.trim()))
     }
@@ -1030,7 +1072,7 @@ impl<'p> Debugger<'p> {
             AddrBase::Number(n) => *n,
             AddrBase::UPair(r) => self.warp()?.u64(*r as usize),
             AddrBase::Name(n) => {
-                let found = match (&self.session, &self.result) {
+                let found = match (&self.stepper, &self.result) {
                     (Some(s), _) => s.buffers().iter().find(|(b, _)| b == n).map(|b| b.1),
                     (None, Some(r)) => r.buffers.iter().find(|b| &b.name == n).map(|b| b.address),
                     (None, None) => None,
@@ -1054,9 +1096,9 @@ impl<'p> Debugger<'p> {
         Ok((a.space, addr))
     }
 
-    fn read_word(&self, space: Space, addr: u64) -> Result<u32, String> {
+    fn read_word(&mut self, space: Space, addr: u64) -> Result<u32, String> {
         let aligned = addr & !3;
-        let Some(s) = self.session.as_ref() else {
+        let Some(s) = self.stepper.as_mut() else {
             // After the launch, the buffers are what is left of memory.
             let r = self.result.as_ref().ok_or("the launch has finished")?;
             return r
@@ -1075,24 +1117,24 @@ impl<'p> Debugger<'p> {
                     )
                 });
         };
-        match space {
-            Space::Global => {
-                let mut out = [0u32; 1];
-                s.global()
-                    .read_shared(aligned, 4, &mut out)
-                    .map_err(|_| format!("cannot read global memory at {addr:#x}: not mapped"))?;
-                Ok(out[0])
+        let bytes = match space {
+            Space::Global => s.read_memory(aligned, 4),
+            Space::Shared => s.read_shared(aligned, 4),
+        };
+        let bytes = bytes.map_err(|e| match e {
+            StateError::Unmapped { .. } => {
+                format!("cannot read global memory at {addr:#x}: not mapped")
             }
-            Space::Shared => {
-                let sh = s.shared().ok_or("no workgroup is running")?;
-                sh.word(aligned / 4).ok_or_else(|| {
-                    format!(
-                        "cannot read shared memory at {addr:#x}: the workgroup has {} bytes",
-                        sh.len()
-                    )
-                })
+            StateError::OutsideShared { size, .. } => {
+                format!("cannot read shared memory at {addr:#x}: the workgroup has {size} bytes")
             }
-        }
+            StateError::NoWorkgroup => "no workgroup is running".into(),
+            e => e.to_string(),
+        })?;
+        let word: [u8; 4] = bytes[..]
+            .try_into()
+            .map_err(|_| format!("cannot read memory at {addr:#x}"))?;
+        Ok(u32::from_le_bytes(word))
     }
 
     fn examine(&mut self, rest: &str) -> Reply {
@@ -1184,7 +1226,7 @@ impl<'p> Debugger<'p> {
 
     /// `n` instructions from `pc`, each under its source line when that changes.
     fn disas_lines(&self, pc: u32, n: u64) -> String {
-        let Some(prog) = self.session.as_ref().map(|s| s.program()) else {
+        let Some(prog) = self.stepper.as_ref().map(|s| s.program()) else {
             return String::new();
         };
         let current = self.warp().ok().map(|w| w.pc);
@@ -1246,16 +1288,16 @@ fn status_text(w: &Warp, deadlocked: bool, at_waitcnt: bool) -> String {
 /// Reports of the warps of the current, finished workgroup that stopped badly and were
 /// not yet reported: as `warpkit run` words them.
 fn end_reports(
-    s: &Session,
+    s: &Stepper,
     reported: &mut Vec<(u64, Option<u32>)>,
     shown: &Shown,
     lines: &warpkit_asm::LineTable,
 ) -> String {
-    let Some((flat, g)) = s.current() else {
+    let (Some(flat), Some((id, warps))) = (s.current_flat(), s.current()) else {
         return String::new();
     };
     let mut t = String::new();
-    for w in &g.warps {
+    for w in warps {
         if reported.contains(&(flat, Some(w.id.warp))) {
             continue;
         }
@@ -1284,7 +1326,7 @@ fn end_reports(
         }
         reported.push((flat, Some(w.id.warp)));
     }
-    if let Some(d) = &g.deadlock {
+    if let Some(d) = s.deadlock() {
         if !reported.contains(&(flat, None)) {
             reported.push((flat, None));
             let _ = writeln!(
@@ -1292,7 +1334,7 @@ fn end_reports(
                 "error: {}",
                 deadlock_message_at(
                     &DeadlockReport {
-                        workgroup: g.id,
+                        workgroup: id,
                         deadlock: d.clone(),
                     },
                     lines

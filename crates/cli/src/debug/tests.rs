@@ -3,7 +3,7 @@
 use super::repl::run_script;
 use super::Debugger;
 use crate::run_report::Shown;
-use warpkit_host::{Launch, Limits};
+use warpkit_host::{Launch, Limits, Stepper};
 
 /// Doubles `in` into `out`, one warp.
 const DOUBLE: &str = "\
@@ -64,9 +64,9 @@ fn transcript(src: &str, mut launch: Launch, script: &str) -> (String, bool) {
     let max_steps = launch.config().max_steps;
     launch.max_steps(max_steps).unwrap();
     let prepared = launch.prepare(&object).unwrap();
-    let session = prepared.session().unwrap();
+    let stepper = Stepper::new(prepared).unwrap();
     let mut d = Debugger::new(
-        session,
+        stepper,
         &object,
         Some(("k.s".into(), src.into())),
         shown(max_steps),
@@ -376,7 +376,7 @@ fn bad_commands_are_errors_not_panics() {
 fn help_completion_and_quit() {
     let object = warpkit_asm::assemble(DOUBLE, "k.s").unwrap();
     let prepared = double_launch().prepare(&object).unwrap();
-    let mut d = Debugger::new(prepared.session().unwrap(), &object, None, shown(100));
+    let mut d = Debugger::new(Stepper::new(prepared).unwrap(), &object, None, shown(100));
     let words = d.completions();
     for w in ["loop", "v127", "u63", "exec", "mode", "in", "out"] {
         assert!(words.iter().any(|x| x == w), "{w}");
@@ -406,7 +406,12 @@ fn ctrl_c_interrupts_a_continue() {
     });
     l.cancel(cancel.clone());
     let prepared = l.prepare(&object).unwrap();
-    let mut d = Debugger::new(prepared.session().unwrap(), &object, None, shown(u64::MAX));
+    let mut d = Debugger::new(
+        Stepper::new(prepared).unwrap(),
+        &object,
+        None,
+        shown(u64::MAX),
+    );
     let done = std::sync::atomic::AtomicBool::new(false);
     let reply = std::thread::scope(|s| {
         s.spawn(|| {
