@@ -22,10 +22,59 @@ pub enum Control {
     Stop,
 }
 
+/// What happens in the machine beyond commits, for observers that model time (a timing
+/// model chooses issue order and counts cycles from these) or want the asynchronous
+/// operations as they go. Delivered to [`Hooks::event`] when [`Hooks::EVENTS`] is set, in
+/// this order for each instruction: `Issue`, `OperandsReady`, then the retirements and
+/// issue of asynchronous operations it causes, `BarrierArrive` for a `barrier`, and
+/// `Complete`. `docs/architecture.md`, "Execution events", has the details.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The instruction at `pc` issues, as the warp's `step`-th (from 1). Its registers are
+    /// `Program::uses(pc)`, its latency its database entry's.
+    Issue { warp: WarpId, pc: u32, step: u64 },
+    /// Its source registers are read; `pending` of them still wait for an asynchronous
+    /// write-back (a RAW hazard of §2.6: 0 in code that waits correctly).
+    OperandsReady { warp: WarpId, pc: u32, pending: u32 },
+    /// An asynchronous operation issued by the instruction at `pc` joined counter
+    /// `counter` (an index into `warpkit_isa::COUNTERS`).
+    AsyncIssue { warp: WarpId, pc: u32, counter: u8 },
+    /// An asynchronous operation issued by the instruction at `issued_at` retired from
+    /// counter `counter`, its write-back done, during the instruction at `pc` (`waitcnt`,
+    /// `endpgm`, or an issue on a counter at its in-flight limit).
+    AsyncRetire {
+        warp: WarpId,
+        pc: u32,
+        issued_at: u32,
+        counter: u8,
+    },
+    /// The warp reached the `barrier` at `pc` and waits.
+    BarrierArrive { warp: WarpId, pc: u32 },
+    /// The warps of `workgroup` waiting at a barrier were released (`warps` of them).
+    BarrierRelease { workgroup: [u32; 3], warps: u32 },
+    /// The instruction at `pc` completed: its synchronous results are written (or it
+    /// trapped, `trapped`).
+    Complete {
+        warp: WarpId,
+        pc: u32,
+        trapped: bool,
+    },
+}
+
 /// Observes and controls a warp's run loop. `ENABLED = false` removes every call at
 /// compile time.
 pub trait Hooks {
     const ENABLED: bool;
+
+    /// Whether [`Hooks::event`] wants the execution events; with `false` (the default)
+    /// the run loop builds none.
+    const EVENTS: bool = false;
+
+    /// An execution event ([`Event`]); called only when `EVENTS` (and `ENABLED`) is set.
+    #[inline(always)]
+    fn event(&mut self, prog: &Program, event: &Event) {
+        let _ = (prog, event);
+    }
 
     /// Called before the instruction at `pc` executes (after the step-limit check, before
     /// the step is counted or its hazards checked). `Stop` leaves the warp at `pc`,
@@ -78,6 +127,11 @@ impl Hooks for NoHooks {
 
 impl<H: Hooks> Hooks for &mut H {
     const ENABLED: bool = H::ENABLED;
+    const EVENTS: bool = H::EVENTS;
+    #[inline(always)]
+    fn event(&mut self, prog: &Program, event: &Event) {
+        (**self).event(prog, event)
+    }
     #[inline(always)]
     fn before(&mut self, warp: &Warp, prog: &Program, pc: u32) -> Control {
         (**self).before(warp, prog, pc)
@@ -104,6 +158,16 @@ impl<H: Hooks> Hooks for &mut H {
 /// when the first stops).
 impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     const ENABLED: bool = A::ENABLED || B::ENABLED;
+    const EVENTS: bool = A::EVENTS || B::EVENTS;
+    #[inline(always)]
+    fn event(&mut self, prog: &Program, event: &Event) {
+        if A::EVENTS {
+            self.0.event(prog, event);
+        }
+        if B::EVENTS {
+            self.1.event(prog, event);
+        }
+    }
     #[inline(always)]
     fn before(&mut self, warp: &Warp, prog: &Program, pc: u32) -> Control {
         if self.0.before(warp, prog, pc) == Control::Stop {

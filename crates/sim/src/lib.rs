@@ -41,7 +41,7 @@ pub use control::{CancelFlag, Interrupt};
 pub use csr::{CsrFile, CsrWrite};
 pub use env::{Env, NoMemory};
 pub use exec::mem::MemEnv;
-pub use hooks::{Control, Hooks, NoHooks};
+pub use hooks::{Control, Event, Hooks, NoHooks};
 pub use observe::dump::{dump_state_json, dump_states_json, dump_states_json_at, status_name};
 pub use observe::trace::{
     Commit, TraceFormat, VecTracer, WriteTracer, Written, TRACE_SCHEMA_VERSION,
@@ -52,7 +52,7 @@ pub use state::{
     WarpStatus, Writeback, LANES, NUM_COUNTERS, NUM_UREGS, NUM_VREGS,
 };
 pub use tier::{Engine, TranslationStats, UnknownEngine, VectorIsa};
-pub use workgroup::{Deadlock, RunSummary, Workgroup};
+pub use workgroup::{Deadlock, RoundRobin, RunSummary, RunToStop, Scheduler, Workgroup};
 
 /// The default per-warp step limit of `warpkit run`.
 pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;

@@ -1,7 +1,8 @@
 //! A workgroup: several warps interleaved on one host thread, with `barrier`.
 
+use crate::engine::Limits;
 use crate::env::Env;
-use crate::hooks::Hooks;
+use crate::hooks::{Event, Hooks};
 use crate::program::Program;
 use crate::state::warp::{Warp, WarpId, WarpStatus};
 use crate::state::Core;
@@ -29,6 +30,46 @@ pub struct Deadlock {
     pub waiting: Vec<(u32, u32)>,
     /// Every other warp: index, how it stopped, and its PC (for a trap, the trap's PC).
     pub others: Vec<(u32, WarpStatus, u32)>,
+}
+
+/// The order in which a workgroup's warps issue.
+pub trait Scheduler {
+    /// The warp to run next (an index into `warps`; it must be `Running`) and the most
+    /// instructions it may execute before the scheduler is asked again, or `None` when
+    /// no warp is running (the workgroup then releases a barrier or ends).
+    fn next(&mut self, warps: &[Warp]) -> Option<(usize, u64)>;
+}
+
+/// Each warp in turn, in index order, runs until it stops (ends, traps, reaches a barrier
+/// or its step limit): the order of a functional run, and the fastest (a warp runs
+/// without interruption, translated code included).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunToStop;
+
+impl Scheduler for RunToStop {
+    #[inline]
+    fn next(&mut self, warps: &[Warp]) -> Option<(usize, u64)> {
+        let i = warps.iter().position(|w| w.status == WarpStatus::Running)?;
+        Some((i, u64::MAX))
+    }
+}
+
+/// One instruction at a time from each running warp in turn (loose round-robin issue).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RoundRobin {
+    last: Option<usize>,
+}
+
+impl Scheduler for RoundRobin {
+    fn next(&mut self, warps: &[Warp]) -> Option<(usize, u64)> {
+        let n = warps.len();
+        let start = self.last.map_or(0, |l| l + 1);
+        let i = (0..n)
+            .map(|k| (start + k) % n)
+            .find(|&i| warps[i].status == WarpStatus::Running)?;
+        self.last = Some(i);
+        Some((i, 1))
+    }
 }
 
 /// How a run ended, over every warp.
@@ -114,31 +155,62 @@ impl Workgroup {
         max_steps_per_warp: u64,
         cancel: &AtomicBool,
     ) -> RunSummary {
+        self.run_scheduled(
+            prog,
+            core,
+            env,
+            hooks,
+            max_steps_per_warp,
+            cancel,
+            &mut RunToStop,
+        )
+    }
+
+    /// As [`Workgroup::run_cancellable`], the warps issuing in the order `scheduler`
+    /// chooses. Whatever the order, a `barrier` holds a warp until every warp that has not
+    /// ended has reached one; with [`RunToStop`] (the order of [`Workgroup::run`]) each
+    /// warp in turn runs until it stops.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_scheduled<E: Env, H: Hooks, S: Scheduler>(
+        &mut self,
+        prog: &Program,
+        core: &mut Core,
+        env: &mut E,
+        hooks: &mut H,
+        max_steps_per_warp: u64,
+        cancel: &AtomicBool,
+        scheduler: &mut S,
+    ) -> RunSummary {
         let stop = |hooks: &H| cancel.load(Ordering::Relaxed) || hooks.interrupt().is_some();
         loop {
-            for w in self.warps.iter_mut() {
-                if stop(hooks) {
-                    return self.summary();
-                }
-                match self.budget {
-                    None => w.run_cancellable(prog, core, env, hooks, max_steps_per_warp, cancel),
-                    Some(left) => {
-                        let before = w.steps;
-                        let cap = max_steps_per_warp.min(before.saturating_add(left));
-                        w.run_cancellable(prog, core, env, hooks, cap, cancel);
-                        self.budget = Some(left - (w.steps - before).min(left));
-                    }
-                }
-                if w.status == WarpStatus::Running {
-                    // Cancelled, or a hook stopped it (a pause): calling `run` again goes
-                    // on exactly as if it had not stopped, since the warps before it in
-                    // this round have already stopped.
-                    return self.summary();
-                }
-            }
             if stop(hooks) {
                 return self.summary();
             }
+            if let Some((i, quantum)) = scheduler.next(&self.warps) {
+                let Some(w) = self.warps.get_mut(i) else {
+                    return self.summary();
+                };
+                if w.status != WarpStatus::Running {
+                    return self.summary();
+                }
+                let before = w.steps;
+                let mut max_steps = max_steps_per_warp;
+                if let Some(left) = self.budget {
+                    max_steps = max_steps.min(before.saturating_add(left));
+                }
+                let pause = before.saturating_add(quantum.max(1));
+                w.run_within(prog, core, env, hooks, Limits { max_steps, pause }, cancel);
+                if let Some(left) = self.budget {
+                    self.budget = Some(left - (w.steps - before).min(left));
+                }
+                if w.status == WarpStatus::Running && w.steps < pause {
+                    // Cancelled, or a hook stopped it (a pause): calling `run` again goes
+                    // on exactly as if it had not stopped.
+                    return self.summary();
+                }
+                continue;
+            }
+            // No warp is running: the others ended, trapped or hit the step limit.
             let waiting = self
                 .warps
                 .iter()
@@ -147,7 +219,6 @@ impl Workgroup {
             if waiting == 0 {
                 break;
             }
-            // Every warp has stopped: the others ended, trapped or hit the step limit.
             // Releasing the waiters past a barrier a trapped or runaway sibling never
             // reached would let them read shared data it never wrote.
             let blocked = self
@@ -162,6 +233,13 @@ impl Workgroup {
                 if w.status == WarpStatus::AtBarrier {
                     w.status = WarpStatus::Running;
                 }
+            }
+            if H::EVENTS {
+                let release = Event::BarrierRelease {
+                    workgroup: self.id,
+                    warps: waiting as u32,
+                };
+                hooks.event(prog, &release);
             }
         }
         self.summary()

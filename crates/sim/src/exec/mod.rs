@@ -493,15 +493,13 @@ impl Warp {
             // ---- provisional system instructions ----
             Op::Endpgm => {
                 self.drain();
-                self.retired += 1;
-                core.committed += 1;
+                self.retire(core, 1, 0);
                 self.status = WarpStatus::Ended;
                 return None;
             }
             Op::Nop => {}
             Op::Barrier => {
-                self.retired += 1;
-                core.committed += 1;
+                self.retire(core, 1, 0);
                 self.pc = next;
                 self.status = WarpStatus::AtBarrier;
                 return None;
@@ -542,9 +540,8 @@ impl Warp {
             },
         }
         self.pc = next;
-        self.retired += 1;
-        self.lane_ops += self.exec_lanes() & 0u64.wrapping_sub(u64::from(inst.vector));
-        core.committed += 1;
+        let lane_ops = self.exec_lanes() & 0u64.wrapping_sub(u64::from(inst.vector));
+        self.retire(core, 1, lane_ops);
         Some(next)
     }
 

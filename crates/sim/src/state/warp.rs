@@ -210,6 +210,15 @@ impl Warp {
         }
     }
 
+    /// The one retire epilogue of every engine: `count` instructions retired by this warp
+    /// (`clock`) and committed on `core` (`time`), with `lane_ops` lane-operations.
+    #[inline(always)]
+    pub(crate) fn retire(&mut self, core: &mut Core, count: u64, lane_ops: u64) {
+        self.retired += count;
+        self.lane_ops += lane_ops;
+        core.committed += count;
+    }
+
     /// The number of lanes active in EXEC: the lane-operation count of a vector
     /// instruction.
     #[inline(always)]

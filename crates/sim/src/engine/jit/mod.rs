@@ -15,6 +15,7 @@ mod x64;
 
 pub use kind::{lane_local, translated};
 
+use crate::engine::{Executor, Ran};
 use crate::memory::direct::{Direct, RING};
 use crate::memory::{DirectMemory, GlobalMemory};
 use crate::program::Program;
@@ -120,7 +121,7 @@ impl Translation {
     /// The lookup is inlined into the interpreter loop, which asks at every instruction it
     /// interprets; only entering translated code is a call.
     #[inline(always)]
-    pub(crate) fn run(
+    fn run(
         &self,
         warp: &mut Warp,
         core: &mut Core,
@@ -223,19 +224,35 @@ impl Translation {
                 return None;
             }
             warp.pc = next;
-            warp.retired += used;
+            warp.retire(core, used, ctx.lane_ops);
             warp.translated += used;
-            warp.lane_ops += ctx.lane_ops;
             if ctx.exec != exec {
                 warp.set_exec(ctx.exec);
             }
-            core.committed += used;
             Some((next, used))
         }
         #[cfg(not(all(target_arch = "x86_64", unix)))]
         {
             let _ = (warp, core, table, entry, budget, exec, state, global);
             None
+        }
+    }
+}
+
+impl Executor for Translation {
+    #[inline(always)]
+    fn run_from<E: crate::env::Env>(
+        &self,
+        warp: &mut Warp,
+        _prog: &Program,
+        core: &mut Core,
+        env: &mut E,
+        pc: u32,
+        budget: u64,
+    ) -> Ran {
+        match self.run(warp, core, pc, budget, env) {
+            Some((next, steps)) => Ran::Next { next, steps },
+            None => Ran::Declined,
         }
     }
 }
