@@ -34,7 +34,7 @@ mod workgroup;
 // Module paths other crates use.
 pub use engine::jit;
 pub use exec::sfu;
-pub use observe::trace_diff;
+pub use observe::{cosim, trace_diff};
 pub use state::{csr, trap};
 
 pub use control::{CancelFlag, Interrupt};
