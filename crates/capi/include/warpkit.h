@@ -405,8 +405,10 @@ wk_status wk_sim_commit_write(wk_sim *sim, uint32_t index, wk_reg_write *out);
  * (its own and the write-backs it retired, matched by kind, register and `issue_pc`;
  * for vector registers the lanes written and each lane's value). Returns `WK_OK` when
  * they agree, `WK_MISMATCH` with the first difference in `*out` (`out` may be null),
- * or an error. After `WK_FINISHED` from the model, a design's commit is a mismatch
- * (`WK_FIELD_FINISHED`).
+ * or an error: `WK_ERR_ARGUMENT`, the model not stepped, for a commit no design can
+ * make (more than `WK_MAX_WRITES` writes, a write of no `WK_WRITE_*` kind, a write of
+ * EXEC whose `reg` is not 0). After `WK_FINISHED` from the model, a design's commit is a
+ * mismatch (`WK_FIELD_FINISHED`).
  *
  * # Safety
  * `sim` is from `wk_sim_new`; `dut` points to a valid `wk_commit`; `out` is null or

@@ -14,7 +14,8 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use warpkit_host::{ArgValue, Launch, Limits, StateError, Stepper};
-use warpkit_sim::{Commit, Written};
+use warpkit_sim::cosim::{self, Field, Mismatch, Reg};
+use warpkit_sim::{Commit, Trap, Written};
 
 /// A status code: 0 or positive for an outcome, negative for an error (the message is then
 /// in [`wk_last_error`]).
@@ -540,250 +541,120 @@ pub unsafe extern "C" fn wk_sim_commit_write(
     })
 }
 
-/// The first difference between the model's commit and the design's, if any.
-struct Diff {
-    field: u32,
-    reg: u32,
-    lane: u32,
-    issue_pc: u32,
-    expected: u64,
-    got: u64,
-    text: String,
-}
-
-fn reg_name(w: &wk_reg_write) -> String {
-    let name = match w.kind {
-        WK_WRITE_VREG => format!("v{}", w.reg),
-        WK_WRITE_UREG => format!("u{}", w.reg),
-        WK_WRITE_EXEC => "exec".to_string(),
-        _ => warpkit_isa::csr_by_number(w.reg).map_or_else(
-            || format!("csr {:#x}", w.reg),
-            |d| format!("csr {}", d.name),
-        ),
-    };
-    if w.issue_pc == WK_SYNC {
-        name
-    } else {
-        format!(
-            "{name} (write-back of the instruction at pc {:#x})",
-            w.issue_pc
-        )
+/// The `WK_FIELD_*` code of a field.
+fn field_code(f: Field) -> u32 {
+    match f {
+        Field::Pc => WK_FIELD_PC,
+        Field::Encoding => WK_FIELD_ENCODING,
+        Field::Exec => WK_FIELD_EXEC,
+        Field::Warp => WK_FIELD_WARP,
+        Field::VReg => WK_FIELD_VREG,
+        Field::VRegLanes => WK_FIELD_VREG_LANES,
+        Field::UReg => WK_FIELD_UREG,
+        Field::ExecWrite => WK_FIELD_EXEC_WRITE,
+        Field::Csr => WK_FIELD_CSR,
+        Field::MissingWrite => WK_FIELD_MISSING_WRITE,
+        Field::ExtraWrite => WK_FIELD_EXTRA_WRITE,
+        Field::Finished => WK_FIELD_FINISHED,
+        Field::Trap => WK_FIELD_TRAP,
     }
 }
 
-fn field_of(kind: u32) -> u32 {
-    match kind {
-        WK_WRITE_VREG => WK_FIELD_VREG,
-        WK_WRITE_UREG => WK_FIELD_UREG,
-        WK_WRITE_EXEC => WK_FIELD_EXEC_WRITE,
-        _ => WK_FIELD_CSR,
+/// The design's commit as the model's record, so that one comparator (`warpkit_sim::cosim`)
+/// serves every front end. Checked before the model steps: a refused commit costs the
+/// model no instruction.
+fn dut_commit(dut: &wk_commit) -> Result<Commit, Fail> {
+    let n = dut.n_writes as usize;
+    if n > WK_MAX_WRITES {
+        return Err(arg_error(&format!(
+            "dut.n_writes is {n}, more than WK_MAX_WRITES ({WK_MAX_WRITES})"
+        )));
     }
-}
-
-fn diff(
-    model: &Commit,
-    writes: &[wk_reg_write],
-    dut: &wk_commit,
-    dut_writes: &[wk_reg_write],
-) -> Option<Diff> {
-    let simple = |field, expected: u64, got: u64, what: &str| Diff {
-        field,
-        reg: 0,
-        lane: 0,
-        issue_pc: WK_SYNC,
-        expected,
-        got,
-        text: format!("{what}: expected {expected:#x}, got {got:#x}"),
-    };
-    if (model.workgroup, model.warp) != (dut.workgroup, dut.warp) {
-        let [x, y, z] = model.workgroup;
-        let [a, b, c] = dut.workgroup;
-        let mut d = simple(
-            WK_FIELD_WARP,
-            u64::from(model.warp),
-            u64::from(dut.warp),
-            "warp",
-        );
-        d.text = format!(
-            "warp: expected workgroup ({x},{y},{z}) warp {}, got workgroup ({a},{b},{c}) warp {}",
-            model.warp, dut.warp
-        );
-        return Some(d);
-    }
-    if model.pc != dut.pc {
-        return Some(simple(WK_FIELD_PC, model.pc.into(), dut.pc.into(), "pc"));
-    }
-    let mask = if model.len == 8 {
-        u64::MAX
-    } else {
-        u64::from(u32::MAX)
-    };
-    if model.encoding & mask != dut.encoding & mask {
-        return Some(simple(
-            WK_FIELD_ENCODING,
-            model.encoding & mask,
-            dut.encoding & mask,
-            "instruction encoding",
-        ));
-    }
-    if model.exec != dut.exec {
-        return Some(simple(
-            WK_FIELD_EXEC,
-            model.exec.into(),
-            dut.exec.into(),
-            "exec",
-        ));
-    }
-    let model_trap = model.trap.map_or(0, |(t, handled)| {
-        u64::from(t.cause) << 1 | u64::from(handled) | 1 << 40
-    });
-    let dut_trap = if dut.flags & WK_COMMIT_TRAP != 0 {
-        u64::from(dut.trap_cause) << 1
-            | u64::from(dut.flags & WK_COMMIT_TRAP_HANDLED != 0)
-            | 1 << 40
-    } else {
-        0
-    };
-    if model_trap != dut_trap {
-        let mut d = simple(WK_FIELD_TRAP, model_trap, dut_trap, "trap");
-        d.text = match model.trap {
-            Some((t, _)) => format!(
-                "trap: expected cause {} (info {:#x}), the design reported {}",
-                t.cause,
-                t.info,
-                if dut_trap == 0 {
-                    "none".to_string()
-                } else {
-                    format!("cause {}", dut.trap_cause)
-                }
-            ),
-            None => format!(
-                "trap: expected none, the design reported cause {}",
-                dut.trap_cause
-            ),
-        };
-        return Some(d);
-    }
-    let same = |a: &wk_reg_write, b: &wk_reg_write| {
-        a.kind == b.kind && a.reg == b.reg && a.issue_pc == b.issue_pc
-    };
-    for m in writes {
-        let name = reg_name(m);
-        let Some(d) = dut_writes.iter().find(|d| same(m, d)) else {
-            let lane = if m.kind == WK_WRITE_VREG {
-                m.lane_mask.trailing_zeros()
-            } else {
-                0
+    let mut c = Commit {
+        workgroup: dut.workgroup,
+        warp: dut.warp,
+        step: dut.step,
+        pc: dut.pc,
+        encoding: dut.encoding,
+        len: dut.length as usize,
+        asm: String::new(),
+        exec: dut.exec,
+        writes: Vec::new(),
+        trap: (dut.flags & WK_COMMIT_TRAP != 0).then(|| {
+            let t = Trap {
+                cause: dut.trap_cause,
+                pc: dut.pc,
+                info: dut.trap_info,
             };
-            let expected = u64::from(m.values[(lane % 32) as usize]);
-            return Some(Diff {
-                field: WK_FIELD_MISSING_WRITE,
-                reg: m.reg,
-                lane,
-                issue_pc: m.issue_pc,
-                expected,
-                got: 0,
-                text: format!("{name}: written by the model ({expected:#x}), not by the design"),
-            });
+            (t, dut.flags & WK_COMMIT_TRAP_HANDLED != 0)
+        }),
+        ended: dut.flags & WK_COMMIT_END != 0,
+        retired: Vec::new(),
+        mem: Vec::new(),
+    };
+    for (k, w) in dut.writes[..n].iter().enumerate() {
+        let written = match w.kind {
+            WK_WRITE_VREG => Written::V {
+                reg: w.reg,
+                lanes: (0..32u32)
+                    .filter(|l| (w.lane_mask >> l) & 1 != 0)
+                    .map(|l| (l, w.values[l as usize]))
+                    .collect(),
+            },
+            WK_WRITE_UREG => Written::U {
+                reg: w.reg,
+                value: w.values[0],
+            },
+            WK_WRITE_EXEC if w.reg == 0 => Written::Exec(w.values[0]),
+            WK_WRITE_EXEC => {
+                return Err(arg_error(&format!(
+                    "dut.writes[{k}]: a write of EXEC has reg 0, not {}",
+                    w.reg
+                )))
+            }
+            WK_WRITE_CSR => Written::Csr {
+                number: w.reg,
+                name: warpkit_isa::csr_by_number(w.reg).map_or("?", |d| d.name),
+                value: w.values[0],
+            },
+            other => {
+                return Err(arg_error(&format!(
+                    "dut.writes[{k}].kind: {other} is not a kind"
+                )))
+            }
         };
-        if m.kind == WK_WRITE_VREG {
-            if m.lane_mask != d.lane_mask {
-                return Some(Diff {
-                    field: WK_FIELD_VREG_LANES,
-                    reg: m.reg,
-                    lane: (m.lane_mask ^ d.lane_mask).trailing_zeros(),
-                    issue_pc: m.issue_pc,
-                    expected: m.lane_mask.into(),
-                    got: d.lane_mask.into(),
-                    text: format!(
-                        "{name}: lanes written: expected {:#010x}, got {:#010x}",
-                        m.lane_mask, d.lane_mask
-                    ),
-                });
-            }
-            for lane in 0..32u32 {
-                let l = lane as usize;
-                if (m.lane_mask >> lane) & 1 != 0 && m.values[l] != d.values[l] {
-                    return Some(Diff {
-                        field: WK_FIELD_VREG,
-                        reg: m.reg,
-                        lane,
-                        issue_pc: m.issue_pc,
-                        expected: m.values[l].into(),
-                        got: d.values[l].into(),
-                        text: format!(
-                            "{name} lane {lane}: expected {:#x}, got {:#x}",
-                            m.values[l], d.values[l]
-                        ),
-                    });
-                }
-            }
-        } else if m.values[0] != d.values[0] {
-            return Some(Diff {
-                field: field_of(m.kind),
-                reg: m.reg,
-                lane: 0,
-                issue_pc: m.issue_pc,
-                expected: m.values[0].into(),
-                got: d.values[0].into(),
-                text: format!(
-                    "{name}: expected {:#x}, got {:#x}",
-                    m.values[0], d.values[0]
-                ),
-            });
+        if w.issue_pc == WK_SYNC {
+            c.writes.push(written);
+        } else if let Some((_, group)) = c.retired.iter_mut().find(|(pc, _)| *pc == w.issue_pc) {
+            group.push(written);
+        } else {
+            c.retired.push((w.issue_pc, vec![written]));
         }
     }
-    if let Some(d) = dut_writes
-        .iter()
-        .find(|d| !writes.iter().any(|m| same(m, d)))
-    {
-        let lane = if d.kind == WK_WRITE_VREG {
-            d.lane_mask.trailing_zeros()
-        } else {
-            0
-        };
-        let got = u64::from(d.values[(lane % 32) as usize]);
-        return Some(Diff {
-            field: WK_FIELD_EXTRA_WRITE,
-            reg: d.reg,
-            lane,
-            issue_pc: d.issue_pc,
-            expected: 0,
-            got,
-            text: format!(
-                "{}: written by the design ({got:#x}), not by the model",
-                reg_name(d)
-            ),
-        });
-    }
-    None
+    Ok(c)
 }
 
-fn report(out: &mut wk_mismatch, model: Option<&Commit>, d: &Diff) {
-    out.field = d.field;
-    out.reg = d.reg;
-    out.lane = d.lane;
-    out.issue_pc = d.issue_pc;
-    out.expected = d.expected;
-    out.got = d.got;
+fn report(out: &mut wk_mismatch, model: Option<&Commit>, m: &Mismatch) {
+    out.field = field_code(m.field);
+    out.reg = m.reg.map_or(0, Reg::number);
+    out.lane = m.lane;
+    out.issue_pc = m.issue_pc.unwrap_or(WK_SYNC);
+    out.expected = m.expected;
+    out.got = m.got;
     let text = match model {
         Some(c) => {
             out.pc = c.pc;
             out.workgroup = c.workgroup;
             out.warp = c.warp;
             out.step = c.step;
-            let [x, y, z] = c.workgroup;
-            format!(
-                "mismatch at pc {:#x} ({}) in workgroup ({x},{y},{z}) warp {} step {}: {}",
-                c.pc, c.asm, c.warp, c.step, d.text
-            )
+            m.at(c)
         }
         None => {
             out.pc = 0;
             out.workgroup = [0; 3];
             out.warp = 0;
             out.step = 0;
-            d.text.clone()
+            m.to_string()
         }
     };
     let bytes = text.as_bytes();
@@ -799,8 +670,10 @@ fn report(out: &mut wk_mismatch, model: Option<&Commit>, d: &Diff) {
 /// (its own and the write-backs it retired, matched by kind, register and `issue_pc`;
 /// for vector registers the lanes written and each lane's value). Returns `WK_OK` when
 /// they agree, `WK_MISMATCH` with the first difference in `*out` (`out` may be null),
-/// or an error. After `WK_FINISHED` from the model, a design's commit is a mismatch
-/// (`WK_FIELD_FINISHED`).
+/// or an error: `WK_ERR_ARGUMENT`, the model not stepped, for a commit no design can
+/// make (more than `WK_MAX_WRITES` writes, a write of no `WK_WRITE_*` kind, a write of
+/// EXEC whose `reg` is not 0). After `WK_FINISHED` from the model, a design's commit is a
+/// mismatch (`WK_FIELD_FINISHED`).
 ///
 /// # Safety
 /// `sim` is from `wk_sim_new`; `dut` points to a valid `wk_commit`; `out` is null or
@@ -818,28 +691,12 @@ pub unsafe extern "C" fn wk_sim_cosim_check(
         let dut = unsafe { dut.as_ref() }.ok_or_else(|| arg_error("dut is null"))?;
         // SAFETY: the caller's guarantees.
         let out = unsafe { out.as_mut() };
-        let n = dut.n_writes as usize;
-        if n > WK_MAX_WRITES {
-            return Err(arg_error(&format!(
-                "dut.n_writes is {n}, more than WK_MAX_WRITES ({WK_MAX_WRITES})"
-            )));
-        }
+        let dut = dut_commit(dut)?;
         let poison = PoisonOnPanic(s);
         let model = poison.0.next();
         let found = match &model {
-            None => Some(Diff {
-                field: WK_FIELD_FINISHED,
-                reg: 0,
-                lane: 0,
-                issue_pc: WK_SYNC,
-                expected: 0,
-                got: u64::from(dut.pc),
-                text: format!(
-                    "the design retired the instruction at pc {:#x} after the model's launch finished",
-                    dut.pc
-                ),
-            }),
-            Some(c) => diff(c, &poison.0.last_writes, dut, &dut.writes[..n]),
+            None => Some(Mismatch::finished(dut.pc)),
+            Some(c) => cosim::compare(c, &dut),
         };
         std::mem::forget(poison);
         match found {

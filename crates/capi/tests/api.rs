@@ -356,3 +356,52 @@ fn errors_are_a_status_and_a_message() {
         wk_sim_free(std::ptr::null_mut());
     }
 }
+
+#[test]
+fn a_design_commit_no_design_can_make_is_refused_without_stepping_the_model() {
+    let v = Vadd::new(32);
+    let (golden, design) = (v.sim(32), v.sim(32));
+    let mut c = commit();
+    let mut m = mismatch();
+    // SAFETY: live simulators, writable structures.
+    unsafe {
+        // The first commit with a register write (`waitcnt sm=0` retiring the uloads).
+        loop {
+            assert_eq!(wk_sim_step(design, &mut *c), WK_OK);
+            if c.n_writes > 0 {
+                break;
+            }
+            assert_eq!(wk_sim_cosim_check(golden, &*c, &mut m), WK_OK);
+        }
+        let good = c.n_writes;
+        c.n_writes = WK_MAX_WRITES as u32 + 1;
+        assert_eq!(wk_sim_cosim_check(golden, &*c, &mut m), WK_ERR_ARGUMENT);
+        assert_eq!(
+            last_error(),
+            "dut.n_writes is 65, more than WK_MAX_WRITES (64)"
+        );
+        c.n_writes = good;
+        let write = c.writes[0];
+        c.writes[0].kind = 9;
+        assert_eq!(wk_sim_cosim_check(golden, &*c, &mut m), WK_ERR_ARGUMENT);
+        assert_eq!(last_error(), "dut.writes[0].kind: 9 is not a kind");
+        c.writes[0].kind = WK_WRITE_EXEC;
+        c.writes[0].reg = 3;
+        assert_eq!(wk_sim_cosim_check(golden, &*c, &mut m), WK_ERR_ARGUMENT);
+        assert_eq!(
+            last_error(),
+            "dut.writes[0]: a write of EXEC has reg 0, not 3"
+        );
+        // None of the refused commits moved the model on: the instruction still compares
+        // equal.
+        c.writes[0] = write;
+        assert_eq!(
+            wk_sim_cosim_check(golden, &*c, &mut m),
+            WK_OK,
+            "{}",
+            message(&m)
+        );
+        wk_sim_free(golden);
+        wk_sim_free(design);
+    }
+}
