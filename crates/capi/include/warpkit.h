@@ -14,6 +14,43 @@
 #define WK_MAX_WRITES 64
 
 /**
+ * Memory accesses a [`wk_commit`] holds. An instruction makes at most one today; the
+ * room for a second keeps the layout when one makes two.
+ */
+#define WK_MAX_MEM 2
+
+/**
+ * Data words of one lane's access: the largest is a 32-byte uniform load (a vector
+ * access is at most 16 bytes per lane).
+ */
+#define WK_MAX_MEM_WORDS 8
+
+/**
+ * `wk_mem_access.kind`: a load.
+ */
+#define WK_MEM_LOAD 0
+
+/**
+ * A store.
+ */
+#define WK_MEM_STORE 1
+
+/**
+ * A read-modify-write: `data` is the word written, `old` the word read.
+ */
+#define WK_MEM_ATOMIC 2
+
+/**
+ * `wk_mem_access.space`: global memory (64-bit addresses).
+ */
+#define WK_SPACE_GLOBAL 0
+
+/**
+ * The workgroup's shared memory (addresses are byte offsets into it).
+ */
+#define WK_SPACE_SHARED 1
+
+/**
  * `wk_reg_write.kind`: a vector register (`values[lane]` for each lane in `lane_mask`).
  */
 #define WK_WRITE_VREG 0
@@ -229,6 +266,64 @@ typedef struct {
 } wk_reg_write;
 
 /**
+ * One lane's memory access, on a bus of 32-bit little-endian words.
+ */
+typedef struct {
+  /**
+   * The access's address rounded down to a multiple of 4: a global address, or a byte
+   * offset into the workgroup's shared memory.
+   */
+  uint64_t addr;
+  /**
+   * Byte enables: bit i set when byte `addr + i` was accessed (`0xf` for a word,
+   * `0b1100` for 2 bytes at `addr + 2`).
+   */
+  uint32_t mask;
+  /**
+   * An atomic's word before the operation, when the lane is in `old_mask`.
+   */
+  uint32_t old;
+  /**
+   * The words from `addr` on, `ceil(size / 4)` of them: a store's bytes written, a
+   * load's bytes read (before extension), an atomic's word after the operation. A
+   * 1- or 2-byte access has its bytes at their byte positions. Bytes `mask` does not
+   * enable, and words past the access, are 0 from the model.
+   */
+  uint32_t data[WK_MAX_MEM_WORDS];
+} wk_lane_access;
+
+/**
+ * One memory instruction's access: its kind, space and size, and each active lane's
+ * address, byte enables and data, indexed by lane as `wk_reg_write.values` is.
+ */
+typedef struct {
+  /**
+   * `WK_MEM_LOAD`, `WK_MEM_STORE` or `WK_MEM_ATOMIC`.
+   */
+  uint32_t kind;
+  /**
+   * `WK_SPACE_GLOBAL` or `WK_SPACE_SHARED`.
+   */
+  uint32_t space;
+  /**
+   * Bytes per lane: 1, 2, 4, 8 or 16 (vector), 4 to 32 (a uniform load).
+   */
+  uint32_t size;
+  /**
+   * The lanes that accessed memory (the EXEC-active ones; a uniform load: lane 0).
+   */
+  uint32_t lane_mask;
+  /**
+   * The lanes whose `old` is reported: an atomic's `lane_mask`, else 0.
+   */
+  uint32_t old_mask;
+  /**
+   * `lanes[lane]` for each lane in `lane_mask` (others 0).
+   */
+  wk_lane_access lanes[32];
+} wk_mem_access;
+
+/**
  * One retired instruction: the model's ([`wk_sim_step`]) or the design's
  * ([`wk_sim_cosim_check`]).
  */
@@ -269,10 +364,15 @@ typedef struct {
    */
   uint32_t n_writes;
   /**
-   * Memory instructions' accesses (0 or 1 record).
+   * Memory accesses in all (the first `WK_MAX_MEM` are in `mem`): 1 for a load, store
+   * or atomic, 0 for any other instruction (cache control too) and for one that trapped.
    */
   uint32_t n_mem;
   wk_reg_write writes[WK_MAX_WRITES];
+  /**
+   * The memory accesses, as the JSON trace's `mem` records them (docs/trace.md).
+   */
+  wk_mem_access mem[WK_MAX_MEM];
 } wk_commit;
 
 /**

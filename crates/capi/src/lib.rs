@@ -15,6 +15,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use warpkit_host::{ArgValue, Launch, Limits, StateError, Stepper};
 use warpkit_sim::cosim::{self, Field, Mismatch, Reg};
+use warpkit_sim::hooks::{MemAccess, MemKind, MemSpace};
 use warpkit_sim::{Commit, Trap, Written};
 
 /// A status code: 0 or positive for an outcome, negative for an error (the message is then
@@ -40,6 +41,25 @@ pub const WK_ERR_INTERNAL: wk_status = -4;
 /// Register writes a [`wk_commit`] holds; a commit with more (a `waitcnt` retiring many
 /// loads) gives the rest through [`wk_sim_commit_write`].
 pub const WK_MAX_WRITES: usize = 64;
+
+/// Memory accesses a [`wk_commit`] holds. An instruction makes at most one today; the
+/// room for a second keeps the layout when one makes two.
+pub const WK_MAX_MEM: usize = 2;
+/// Data words of one lane's access: the largest is a 32-byte uniform load (a vector
+/// access is at most 16 bytes per lane).
+pub const WK_MAX_MEM_WORDS: usize = 8;
+
+/// `wk_mem_access.kind`: a load.
+pub const WK_MEM_LOAD: u32 = 0;
+/// A store.
+pub const WK_MEM_STORE: u32 = 1;
+/// A read-modify-write: `data` is the word written, `old` the word read.
+pub const WK_MEM_ATOMIC: u32 = 2;
+
+/// `wk_mem_access.space`: global memory (64-bit addresses).
+pub const WK_SPACE_GLOBAL: u32 = 0;
+/// The workgroup's shared memory (addresses are byte offsets into it).
+pub const WK_SPACE_SHARED: u32 = 1;
 
 /// `wk_reg_write.kind`: a vector register (`values[lane]` for each lane in `lane_mask`).
 pub const WK_WRITE_VREG: u32 = 0;
@@ -146,6 +166,44 @@ pub struct wk_reg_write {
     pub values: [u32; 32],
 }
 
+/// One lane's memory access, on a bus of 32-bit little-endian words.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct wk_lane_access {
+    /// The access's address rounded down to a multiple of 4: a global address, or a byte
+    /// offset into the workgroup's shared memory.
+    pub addr: u64,
+    /// Byte enables: bit i set when byte `addr + i` was accessed (`0xf` for a word,
+    /// `0b1100` for 2 bytes at `addr + 2`).
+    pub mask: u32,
+    /// An atomic's word before the operation, when the lane is in `old_mask`.
+    pub old: u32,
+    /// The words from `addr` on, `ceil(size / 4)` of them: a store's bytes written, a
+    /// load's bytes read (before extension), an atomic's word after the operation. A
+    /// 1- or 2-byte access has its bytes at their byte positions. Bytes `mask` does not
+    /// enable, and words past the access, are 0 from the model.
+    pub data: [u32; WK_MAX_MEM_WORDS],
+}
+
+/// One memory instruction's access: its kind, space and size, and each active lane's
+/// address, byte enables and data, indexed by lane as `wk_reg_write.values` is.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct wk_mem_access {
+    /// `WK_MEM_LOAD`, `WK_MEM_STORE` or `WK_MEM_ATOMIC`.
+    pub kind: u32,
+    /// `WK_SPACE_GLOBAL` or `WK_SPACE_SHARED`.
+    pub space: u32,
+    /// Bytes per lane: 1, 2, 4, 8 or 16 (vector), 4 to 32 (a uniform load).
+    pub size: u32,
+    /// The lanes that accessed memory (the EXEC-active ones; a uniform load: lane 0).
+    pub lane_mask: u32,
+    /// The lanes whose `old` is reported: an atomic's `lane_mask`, else 0.
+    pub old_mask: u32,
+    /// `lanes[lane]` for each lane in `lane_mask` (others 0).
+    pub lanes: [wk_lane_access; 32],
+}
+
 /// One retired instruction: the model's ([`wk_sim_step`]) or the design's
 /// ([`wk_sim_cosim_check`]).
 #[repr(C)]
@@ -169,9 +227,12 @@ pub struct wk_commit {
     pub trap_info: u32,
     /// Register writes in all (the first `WK_MAX_WRITES` are in `writes`).
     pub n_writes: u32,
-    /// Memory instructions' accesses (0 or 1 record).
+    /// Memory accesses in all (the first `WK_MAX_MEM` are in `mem`): 1 for a load, store
+    /// or atomic, 0 for any other instruction (cache control too) and for one that trapped.
     pub n_mem: u32,
     pub writes: [wk_reg_write; WK_MAX_WRITES],
+    /// The memory accesses, as the JSON trace's `mem` records them (docs/trace.md).
+    pub mem: [wk_mem_access; WK_MAX_MEM],
 }
 
 /// What [`wk_sim_cosim_check`] found different.
@@ -471,6 +532,42 @@ fn fill(out: &mut wk_commit, c: &Commit, writes: &[wk_reg_write]) {
     for (o, w) in out.writes.iter_mut().zip(writes) {
         *o = *w;
     }
+    // Every slot, so that nothing of an earlier commit is left in the caller's structure.
+    for (k, o) in out.mem.iter_mut().enumerate() {
+        *o = c.mem.get(k).map(mem_record).unwrap_or_default();
+    }
+}
+
+fn mem_record(m: &MemAccess) -> wk_mem_access {
+    let mut r = wk_mem_access {
+        kind: match m.kind {
+            MemKind::Load => WK_MEM_LOAD,
+            MemKind::Store => WK_MEM_STORE,
+            MemKind::Atomic => WK_MEM_ATOMIC,
+        },
+        space: match m.space {
+            MemSpace::Global => WK_SPACE_GLOBAL,
+            MemSpace::Shared => WK_SPACE_SHARED,
+        },
+        size: m.size,
+        ..Default::default()
+    };
+    for l in &m.lanes {
+        let Some(slot) = r.lanes.get_mut(l.lane as usize) else {
+            continue;
+        };
+        r.lane_mask |= 1 << l.lane;
+        slot.addr = l.addr;
+        slot.mask = l.mask;
+        for (o, &d) in slot.data.iter_mut().zip(&l.data) {
+            *o = d;
+        }
+        if let Some(old) = l.old {
+            r.old_mask |= 1 << l.lane;
+            slot.old = old;
+        }
+    }
+    r
 }
 
 impl wk_sim {

@@ -405,3 +405,141 @@ fn a_design_commit_no_design_can_make_is_refused_without_stepping_the_model() {
         wk_sim_free(design);
     }
 }
+
+/// Memory of every kind, both spaces and three sizes, under a partial EXEC (20 threads):
+/// `buf[lane]` starts at `10 * lane`; an atomic adds 7, a 2-byte store at byte 2 writes 7
+/// to the upper half, lane l stores l to shared memory at 4l.
+const MEMORY: &str = "
+    uload.b64   u[16:17], u[0:1], 0
+    waitcnt     sm=0
+    sll.vi      v4, v3, 2
+    movi        v5, 7
+    gatomic.add v5, v4, u[16:17], 0
+    gstore.b16  v5, v4, u[16:17], 2
+    dsstore.b32 v3, v4, 0
+    waitcnt     vst=0
+    waitcnt     ls=0
+    endpgm
+";
+
+const MEMORY_LANES: u32 = 20;
+
+struct Memory {
+    code: Vec<u8>,
+    buf: Vec<u8>,
+    args: Vec<wk_arg>,
+}
+
+impl Memory {
+    fn new() -> Box<Memory> {
+        let mut m = Box::new(Memory {
+            code: warpkit_asm::assemble(MEMORY, "memory.s").unwrap().text,
+            buf: (0..32u32).flat_map(|l| (10 * l).to_le_bytes()).collect(),
+            args: Vec::new(),
+        });
+        m.args = vec![wk_arg {
+            name: c"buf".as_ptr(),
+            kind: WK_ARG_BUFFER,
+            value: 0,
+            data: m.buf.as_ptr(),
+            len: m.buf.len() as u64,
+        }];
+        m
+    }
+
+    fn sim(&self) -> *mut wk_sim {
+        let desc = wk_launch_desc {
+            grid: [1, 0, 0],
+            block: [MEMORY_LANES, 0, 0],
+            shared_bytes: 0,
+            max_steps: 0,
+            args: self.args.as_ptr(),
+            n_args: self.args.len(),
+        };
+        // SAFETY: valid code and description.
+        let sim = unsafe { wk_sim_new(self.code.as_ptr(), self.code.len(), &desc) };
+        assert!(!sim.is_null(), "{}", last_error());
+        sim
+    }
+}
+
+fn buffer(sim: *mut wk_sim) -> u64 {
+    let mut addr = 0;
+    // SAFETY: live simulator.
+    assert_eq!(
+        unsafe { wk_sim_buffer_address(sim, c"buf".as_ptr(), &mut addr) },
+        WK_OK
+    );
+    addr
+}
+
+#[test]
+fn stepping_gives_each_memory_access_in_full() {
+    let m = Memory::new();
+    let sim = m.sim();
+    let buf = buffer(sim);
+    let active = (1u32 << MEMORY_LANES) - 1;
+    let mut c = commit();
+    let mut seen = Vec::new();
+    // SAFETY: live simulator, writable commit.
+    while unsafe { wk_sim_step(sim, &mut *c) } == WK_OK {
+        assert!(c.n_mem <= 1);
+        if c.n_mem == 0 {
+            assert!(c.mem.iter().all(|a| a.lane_mask == 0 && a.size == 0));
+            continue;
+        }
+        let a = &c.mem[0];
+        assert_eq!(c.mem[1].lane_mask, 0);
+        seen.push((a.kind, a.space, a.size));
+        for (lane, l) in a.lanes.iter().enumerate() {
+            if (a.lane_mask >> lane) & 1 == 0 {
+                assert_eq!((l.addr, l.mask, l.old, l.data), (0, 0, 0, [0; 8]));
+            }
+        }
+        let lane = |k: usize| {
+            let l = &a.lanes[k];
+            (l.addr, l.mask, l.data, l.old)
+        };
+        let k = 13u32;
+        let addr = buf + 4 * u64::from(k);
+        let words = |w: &[u32]| {
+            let mut d = [0; 8];
+            d[..w.len()].copy_from_slice(w);
+            d
+        };
+        match (a.kind, a.space) {
+            (WK_MEM_LOAD, WK_SPACE_GLOBAL) => {
+                // The argument block's first slot: buf's address, as two words.
+                assert_eq!((a.size, a.lane_mask, a.old_mask), (8, 1, 0));
+                assert_eq!(
+                    (a.lanes[0].mask, &a.lanes[0].data[..2]),
+                    (0xff, &[buf as u32, (buf >> 32) as u32][..])
+                );
+            }
+            (WK_MEM_ATOMIC, WK_SPACE_GLOBAL) => {
+                assert_eq!((a.size, a.lane_mask, a.old_mask), (4, active, active));
+                assert_eq!(lane(13), (addr, 0xf, words(&[10 * k + 7]), 10 * k));
+            }
+            (WK_MEM_STORE, WK_SPACE_GLOBAL) => {
+                assert_eq!((a.size, a.lane_mask, a.old_mask), (2, active, 0));
+                assert_eq!(lane(13), (addr, 0b1100, words(&[7 << 16]), 0));
+            }
+            (WK_MEM_STORE, WK_SPACE_SHARED) => {
+                assert_eq!((a.size, a.lane_mask, a.old_mask), (4, active, 0));
+                assert_eq!(lane(13), (4 * u64::from(k), 0xf, words(&[k]), 0));
+            }
+            other => panic!("unexpected access {other:?}"),
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            (WK_MEM_LOAD, WK_SPACE_GLOBAL, 8),
+            (WK_MEM_ATOMIC, WK_SPACE_GLOBAL, 4),
+            (WK_MEM_STORE, WK_SPACE_GLOBAL, 2),
+            (WK_MEM_STORE, WK_SPACE_SHARED, 4)
+        ]
+    );
+    // SAFETY: live simulator.
+    unsafe { wk_sim_free(sim) };
+}
