@@ -5,8 +5,10 @@
  * wk_sim_cosim_check, as a testbench does with a simulated design. One fault can be
  * injected: the first time the design retires the instruction at FAULT_PC, bit 0 of
  * lane FAULT_LANE of its first vector register write is flipped (in what it reports and
- * in its own register file). The first mismatch is reported with its PC, register and
- * lane, and the run stops there.
+ * in its own register file); for an instruction that writes no vector register but
+ * accesses memory, the lowest bit that lane's access enables is flipped in its data (in
+ * what it reports and, for a global store, in its own memory). The first mismatch is
+ * reported with its PC, field, register and lane, and the run stops there.
  *
  * Usage: dut KERNEL N [FAULT_PC FAULT_LANE]
  *   KERNEL  raw code or an ELF code object of examples/vadd.s (warpkit asm -o vadd.bin)
@@ -106,6 +108,22 @@ int main(int argc, char **argv) {
                     inject = 0;
                     break;
                 }
+            }
+            if (inject && c.n_mem > 0 && (c.mem[0].lane_mask >> fault_lane & 1)) {
+                wk_mem_access *a = &c.mem[0];
+                wk_lane_access *l = &a->lanes[fault_lane];
+                /* The model reports the access's bytes where mask enables them. */
+                uint32_t byte = 0;
+                while (byte < 31 && !(l->mask >> byte & 1)) byte++;
+                l->data[byte / 4] ^= 1u << (8 * (byte % 4));
+                if (a->kind == WK_MEM_STORE && a->space == WK_SPACE_GLOBAL) {
+                    uint8_t value = (uint8_t)(l->data[byte / 4] >> (8 * (byte % 4)));
+                    if (wk_sim_write_memory(design, l->addr + byte, &value, 1) != WK_OK) {
+                        status = fail("inject");
+                    }
+                }
+                printf("injected: pc 0x%x memory lane %u byte %u\n", c.pc, fault_lane, byte);
+                inject = 0;
             }
         }
         commits++;

@@ -172,6 +172,53 @@
 #define WK_FIELD_TRAP 13
 
 /**
+ * How many memory accesses the instruction made (`n_mem`).
+ */
+#define WK_FIELD_MEM_COUNT 14
+
+/**
+ * A memory access's kind (`expected`/`got` are `WK_MEM_*`).
+ */
+#define WK_FIELD_MEM_KIND 15
+
+/**
+ * A memory access's space (`expected`/`got` are `WK_SPACE_*`).
+ */
+#define WK_FIELD_MEM_SPACE 16
+
+/**
+ * A memory access's bytes per lane.
+ */
+#define WK_FIELD_MEM_SIZE 17
+
+/**
+ * The lanes of a memory access (`expected`/`got` are lane masks, `lane` the first lane
+ * in one and not the other).
+ */
+#define WK_FIELD_MEM_LANES 18
+
+/**
+ * A lane's address (`lane`).
+ */
+#define WK_FIELD_MEM_ADDR 19
+
+/**
+ * A lane's byte enables.
+ */
+#define WK_FIELD_MEM_MASK 20
+
+/**
+ * A data word of a lane, its enabled bytes only (the message names the word).
+ */
+#define WK_FIELD_MEM_DATA 21
+
+/**
+ * A lane's `old` word of an atomic (`expected`/`got`: `1 << 32 | old` when reported,
+ * 0 when not).
+ */
+#define WK_FIELD_MEM_OLD 22
+
+/**
  * A launch of the model being stepped (opaque).
  */
 typedef struct wk_sim wk_sim;
@@ -287,7 +334,7 @@ typedef struct {
    * The words from `addr` on, `ceil(size / 4)` of them: a store's bytes written, a
    * load's bytes read (before extension), an atomic's word after the operation. A
    * 1- or 2-byte access has its bytes at their byte positions. Bytes `mask` does not
-   * enable, and words past the access, are 0 from the model.
+   * enable, and words past the access, are 0 from the model and not compared.
    */
   uint32_t data[WK_MAX_MEM_WORDS];
 } wk_lane_access;
@@ -384,7 +431,8 @@ typedef struct {
    */
   uint32_t field;
   /**
-   * The register (or CSR number) concerned, else 0.
+   * The register (or CSR number) concerned; for a memory field, the index of the access
+   * in `mem`; else 0.
    */
   uint32_t reg;
   /**
@@ -501,14 +549,16 @@ wk_status wk_sim_commit_write(wk_sim *sim, uint32_t index, wk_reg_write *out);
 
 /**
  * Execute the model's next instruction and compare it with `*dut`, the instruction the
- * design under test retired: warp, PC, encoding, EXEC, trap, and every register write
- * (its own and the write-backs it retired, matched by kind, register and `issue_pc`;
- * for vector registers the lanes written and each lane's value). Returns `WK_OK` when
- * they agree, `WK_MISMATCH` with the first difference in `*out` (`out` may be null),
- * or an error: `WK_ERR_ARGUMENT`, the model not stepped, for a commit no design can
- * make (more than `WK_MAX_WRITES` writes, a write of no `WK_WRITE_*` kind, a write of
- * EXEC whose `reg` is not 0). After `WK_FINISHED` from the model, a design's commit is a
- * mismatch (`WK_FIELD_FINISHED`).
+ * design under test retired: warp, PC, encoding, EXEC, trap, every register write (its
+ * own and the write-backs it retired, matched by kind, register and `issue_pc`; for
+ * vector registers the lanes written and each lane's value), and the memory accesses
+ * (kind, space, size, lanes, and per lane the address, byte enables, data on the enabled
+ * bytes and `old`). Returns `WK_OK` when they agree, `WK_MISMATCH` with the first
+ * difference in `*out` (`out` may be null), or an error: `WK_ERR_ARGUMENT`, the model not
+ * stepped, for a commit no design can make (more than `WK_MAX_WRITES` writes or
+ * `WK_MAX_MEM` accesses, a write of no `WK_WRITE_*` kind, a write of EXEC whose `reg` is
+ * not 0, an access of no `WK_MEM_*` kind or `WK_SPACE_*` space). After `WK_FINISHED` from
+ * the model, a design's commit is a mismatch (`WK_FIELD_FINISHED`).
  *
  * # Safety
  * `sim` is from `wk_sim_new`; `dut` points to a valid `wk_commit`; `out` is null or

@@ -15,7 +15,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use warpkit_host::{ArgValue, Launch, Limits, StateError, Stepper};
 use warpkit_sim::cosim::{self, Field, Mismatch, Reg};
-use warpkit_sim::hooks::{MemAccess, MemKind, MemSpace};
+use warpkit_sim::hooks::{LaneAccess, MemAccess, MemKind, MemSpace};
 use warpkit_sim::{Commit, Trap, Written};
 
 /// A status code: 0 or positive for an outcome, negative for an error (the message is then
@@ -114,6 +114,26 @@ pub const WK_FIELD_EXTRA_WRITE: u32 = 11;
 pub const WK_FIELD_FINISHED: u32 = 12;
 /// Whether the instruction trapped, or how.
 pub const WK_FIELD_TRAP: u32 = 13;
+/// How many memory accesses the instruction made (`n_mem`).
+pub const WK_FIELD_MEM_COUNT: u32 = 14;
+/// A memory access's kind (`expected`/`got` are `WK_MEM_*`).
+pub const WK_FIELD_MEM_KIND: u32 = 15;
+/// A memory access's space (`expected`/`got` are `WK_SPACE_*`).
+pub const WK_FIELD_MEM_SPACE: u32 = 16;
+/// A memory access's bytes per lane.
+pub const WK_FIELD_MEM_SIZE: u32 = 17;
+/// The lanes of a memory access (`expected`/`got` are lane masks, `lane` the first lane
+/// in one and not the other).
+pub const WK_FIELD_MEM_LANES: u32 = 18;
+/// A lane's address (`lane`).
+pub const WK_FIELD_MEM_ADDR: u32 = 19;
+/// A lane's byte enables.
+pub const WK_FIELD_MEM_MASK: u32 = 20;
+/// A data word of a lane, its enabled bytes only (the message names the word).
+pub const WK_FIELD_MEM_DATA: u32 = 21;
+/// A lane's `old` word of an atomic (`expected`/`got`: `1 << 32 | old` when reported,
+/// 0 when not).
+pub const WK_FIELD_MEM_OLD: u32 = 22;
 
 /// One kernel argument; slot k of the argument block is `args[k]`.
 #[repr(C)]
@@ -181,7 +201,7 @@ pub struct wk_lane_access {
     /// The words from `addr` on, `ceil(size / 4)` of them: a store's bytes written, a
     /// load's bytes read (before extension), an atomic's word after the operation. A
     /// 1- or 2-byte access has its bytes at their byte positions. Bytes `mask` does not
-    /// enable, and words past the access, are 0 from the model.
+    /// enable, and words past the access, are 0 from the model and not compared.
     pub data: [u32; WK_MAX_MEM_WORDS],
 }
 
@@ -240,7 +260,8 @@ pub struct wk_commit {
 pub struct wk_mismatch {
     /// `WK_FIELD_*`.
     pub field: u32,
-    /// The register (or CSR number) concerned, else 0.
+    /// The register (or CSR number) concerned; for a memory field, the index of the access
+    /// in `mem`; else 0.
     pub reg: u32,
     /// The lane concerned, else 0.
     pub lane: u32,
@@ -654,7 +675,70 @@ fn field_code(f: Field) -> u32 {
         Field::ExtraWrite => WK_FIELD_EXTRA_WRITE,
         Field::Finished => WK_FIELD_FINISHED,
         Field::Trap => WK_FIELD_TRAP,
+        Field::MemCount => WK_FIELD_MEM_COUNT,
+        Field::MemKind => WK_FIELD_MEM_KIND,
+        Field::MemSpace => WK_FIELD_MEM_SPACE,
+        Field::MemSize => WK_FIELD_MEM_SIZE,
+        Field::MemLanes => WK_FIELD_MEM_LANES,
+        Field::MemAddr => WK_FIELD_MEM_ADDR,
+        Field::MemMask => WK_FIELD_MEM_MASK,
+        Field::MemData => WK_FIELD_MEM_DATA,
+        Field::MemOld => WK_FIELD_MEM_OLD,
     }
+}
+
+// WK_FIELD_MEM_KIND and WK_FIELD_MEM_SPACE pass the comparator's codes on as they are.
+const _: () = {
+    assert!(cosim::mem_kind_code(MemKind::Load) == WK_MEM_LOAD as u64);
+    assert!(cosim::mem_kind_code(MemKind::Store) == WK_MEM_STORE as u64);
+    assert!(cosim::mem_kind_code(MemKind::Atomic) == WK_MEM_ATOMIC as u64);
+    assert!(cosim::mem_space_code(MemSpace::Global) == WK_SPACE_GLOBAL as u64);
+    assert!(cosim::mem_space_code(MemSpace::Shared) == WK_SPACE_SHARED as u64);
+};
+
+/// A design's memory record as the model's.
+fn dut_access(k: usize, a: &wk_mem_access) -> Result<MemAccess, Fail> {
+    let kind = match a.kind {
+        WK_MEM_LOAD => MemKind::Load,
+        WK_MEM_STORE => MemKind::Store,
+        WK_MEM_ATOMIC => MemKind::Atomic,
+        other => {
+            return Err(arg_error(&format!(
+                "dut.mem[{k}].kind: {other} is not a kind"
+            )))
+        }
+    };
+    let space = match a.space {
+        WK_SPACE_GLOBAL => MemSpace::Global,
+        WK_SPACE_SHARED => MemSpace::Shared,
+        other => {
+            return Err(arg_error(&format!(
+                "dut.mem[{k}].space: {other} is not a space"
+            )))
+        }
+    };
+    // As many words as the design's size says: when that is the model's, the words are
+    // the model's; when not, the size is reported before any data.
+    let words = (a.size as usize).div_ceil(4).min(WK_MAX_MEM_WORDS);
+    let lanes = (0..32u32)
+        .filter(|l| (a.lane_mask >> l) & 1 != 0)
+        .map(|l| {
+            let x = &a.lanes[l as usize];
+            LaneAccess {
+                lane: l,
+                addr: x.addr,
+                data: x.data[..words].to_vec(),
+                mask: x.mask,
+                old: ((a.old_mask >> l) & 1 != 0).then_some(x.old),
+            }
+        })
+        .collect();
+    Ok(MemAccess {
+        kind,
+        space,
+        size: a.size,
+        lanes,
+    })
 }
 
 /// The design's commit as the model's record, so that one comparator (`warpkit_sim::cosim`)
@@ -665,6 +749,12 @@ fn dut_commit(dut: &wk_commit) -> Result<Commit, Fail> {
     if n > WK_MAX_WRITES {
         return Err(arg_error(&format!(
             "dut.n_writes is {n}, more than WK_MAX_WRITES ({WK_MAX_WRITES})"
+        )));
+    }
+    let n_mem = dut.n_mem as usize;
+    if n_mem > WK_MAX_MEM {
+        return Err(arg_error(&format!(
+            "dut.n_mem is {n_mem}, more than WK_MAX_MEM ({WK_MAX_MEM})"
         )));
     }
     let mut c = Commit {
@@ -687,7 +777,11 @@ fn dut_commit(dut: &wk_commit) -> Result<Commit, Fail> {
         }),
         ended: dut.flags & WK_COMMIT_END != 0,
         retired: Vec::new(),
-        mem: Vec::new(),
+        mem: dut.mem[..n_mem]
+            .iter()
+            .enumerate()
+            .map(|(k, a)| dut_access(k, a))
+            .collect::<Result<_, _>>()?,
     };
     for (k, w) in dut.writes[..n].iter().enumerate() {
         let written = match w.kind {
@@ -733,7 +827,7 @@ fn dut_commit(dut: &wk_commit) -> Result<Commit, Fail> {
 
 fn report(out: &mut wk_mismatch, model: Option<&Commit>, m: &Mismatch) {
     out.field = field_code(m.field);
-    out.reg = m.reg.map_or(0, Reg::number);
+    out.reg = m.reg.map_or(m.access.unwrap_or(0) as u32, Reg::number);
     out.lane = m.lane;
     out.issue_pc = m.issue_pc.unwrap_or(WK_SYNC);
     out.expected = m.expected;
@@ -763,14 +857,16 @@ fn report(out: &mut wk_mismatch, model: Option<&Commit>, m: &Mismatch) {
 }
 
 /// Execute the model's next instruction and compare it with `*dut`, the instruction the
-/// design under test retired: warp, PC, encoding, EXEC, trap, and every register write
-/// (its own and the write-backs it retired, matched by kind, register and `issue_pc`;
-/// for vector registers the lanes written and each lane's value). Returns `WK_OK` when
-/// they agree, `WK_MISMATCH` with the first difference in `*out` (`out` may be null),
-/// or an error: `WK_ERR_ARGUMENT`, the model not stepped, for a commit no design can
-/// make (more than `WK_MAX_WRITES` writes, a write of no `WK_WRITE_*` kind, a write of
-/// EXEC whose `reg` is not 0). After `WK_FINISHED` from the model, a design's commit is a
-/// mismatch (`WK_FIELD_FINISHED`).
+/// design under test retired: warp, PC, encoding, EXEC, trap, every register write (its
+/// own and the write-backs it retired, matched by kind, register and `issue_pc`; for
+/// vector registers the lanes written and each lane's value), and the memory accesses
+/// (kind, space, size, lanes, and per lane the address, byte enables, data on the enabled
+/// bytes and `old`). Returns `WK_OK` when they agree, `WK_MISMATCH` with the first
+/// difference in `*out` (`out` may be null), or an error: `WK_ERR_ARGUMENT`, the model not
+/// stepped, for a commit no design can make (more than `WK_MAX_WRITES` writes or
+/// `WK_MAX_MEM` accesses, a write of no `WK_WRITE_*` kind, a write of EXEC whose `reg` is
+/// not 0, an access of no `WK_MEM_*` kind or `WK_SPACE_*` space). After `WK_FINISHED` from
+/// the model, a design's commit is a mismatch (`WK_FIELD_FINISHED`).
 ///
 /// # Safety
 /// `sim` is from `wk_sim_new`; `dut` points to a valid `wk_commit`; `out` is null or

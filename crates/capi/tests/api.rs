@@ -543,3 +543,226 @@ fn stepping_gives_each_memory_access_in_full() {
     // SAFETY: live simulator.
     unsafe { wk_sim_free(sim) };
 }
+
+/// Steps a design through MEMORY and checks each of its commits against the golden model
+/// after `corrupt` changed it; stops at the first status other than `WK_OK`, with the
+/// last error.
+fn check_memory_with(corrupt: impl Fn(&mut wk_commit)) -> (wk_status, wk_mismatch, String) {
+    let mem = Memory::new();
+    let (golden, design) = (mem.sim(), mem.sim());
+    let mut c = commit();
+    let mut m = mismatch();
+    let mut status = WK_OK;
+    // SAFETY: live simulators, writable structures.
+    unsafe {
+        while wk_sim_step(design, &mut *c) == WK_OK {
+            corrupt(&mut c);
+            status = wk_sim_cosim_check(golden, &*c, &mut m);
+            if status != WK_OK {
+                break;
+            }
+        }
+        wk_sim_free(golden);
+        wk_sim_free(design);
+    }
+    (status, m, last_error())
+}
+
+/// The access of a commit if it is of `kind` in `space`.
+fn access(c: &mut wk_commit, kind: u32, space: u32) -> Option<&mut wk_mem_access> {
+    let a = &mut c.mem[0];
+    (c.n_mem == 1 && a.kind == kind && a.space == space).then_some(a)
+}
+
+#[test]
+fn cosim_check_compares_memory_accesses_lane_by_lane() {
+    let (s, _, _) = check_memory_with(|_| {});
+    assert_eq!(s, WK_OK);
+    // Bytes the mask does not enable are not data.
+    let (s, _, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_STORE, WK_SPACE_GLOBAL) {
+            a.lanes[3].data[0] |= 0xffff;
+            a.lanes[3].data[7] = 1;
+        }
+    });
+    assert_eq!(s, WK_OK);
+
+    let (s, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_ATOMIC, WK_SPACE_GLOBAL) {
+            a.lanes[4].addr += 4;
+        }
+    });
+    assert_eq!(s, WK_MISMATCH);
+    assert_eq!((m.field, m.reg, m.lane), (WK_FIELD_MEM_ADDR, 0, 4));
+    assert_eq!(m.got, m.expected + 4);
+    assert!(
+        message(&m).contains("(gatomic.add v5, v4, u[16:17], 0)"),
+        "{}",
+        message(&m)
+    );
+    assert!(
+        message(&m).ends_with(&format!(
+            "atomic.global lane 4: address: expected {:#x}, got {:#x}",
+            m.expected, m.got
+        )),
+        "{}",
+        message(&m)
+    );
+
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_STORE, WK_SPACE_GLOBAL) {
+            a.lanes[3].data[0] ^= 1 << 16;
+        }
+    });
+    assert_eq!(
+        (m.field, m.lane, m.expected, m.got),
+        (WK_FIELD_MEM_DATA, 3, 0x7_0000, 0x6_0000)
+    );
+    assert!(
+        message(&m).ends_with("store.global lane 3 word 0: data: expected 0x70000, got 0x60000"),
+        "{}",
+        message(&m)
+    );
+
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_STORE, WK_SPACE_GLOBAL) {
+            a.lanes[0].mask = 0xf;
+        }
+    });
+    assert_eq!(
+        (m.field, m.lane, m.expected, m.got),
+        (WK_FIELD_MEM_MASK, 0, 0xc, 0xf)
+    );
+    assert!(
+        message(&m).ends_with("store.global lane 0: byte mask: expected 0xc, got 0xf"),
+        "{}",
+        message(&m)
+    );
+
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_ATOMIC, WK_SPACE_GLOBAL) {
+            a.old_mask &= !(1 << 2);
+        }
+    });
+    assert_eq!(
+        (m.field, m.lane, m.expected, m.got),
+        (WK_FIELD_MEM_OLD, 2, 1 << 32 | 20, 0)
+    );
+    assert_eq!(
+        message(&m),
+        "mismatch at pc 0x14 (gatomic.add v5, v4, u[16:17], 0) in workgroup (0,0,0) warp 0 \
+         step 5: atomic.global lane 2: old: expected 0x14, got none"
+    );
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_ATOMIC, WK_SPACE_GLOBAL) {
+            a.lanes[2].old = 21;
+        }
+    });
+    assert_eq!(
+        (m.field, m.expected, m.got),
+        (WK_FIELD_MEM_OLD, 1 << 32 | 20, 1 << 32 | 21)
+    );
+
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_STORE, WK_SPACE_SHARED) {
+            a.lane_mask &= !(1 << 5);
+        }
+    });
+    assert_eq!(
+        (m.field, m.lane, m.expected, m.got),
+        (WK_FIELD_MEM_LANES, 5, 0xf_ffff, 0xf_ffdf)
+    );
+    assert!(
+        message(&m).ends_with("store.shared: lanes: expected 0x000fffff, got 0x000fffdf"),
+        "{}",
+        message(&m)
+    );
+
+    let (_, m, _) = check_memory_with(|c| {
+        if access(c, WK_MEM_STORE, WK_SPACE_SHARED).is_some() {
+            c.n_mem = 0;
+        }
+    });
+    assert_eq!((m.field, m.expected, m.got), (WK_FIELD_MEM_COUNT, 1, 0));
+    assert!(message(&m).ends_with("memory accesses: expected 1, got 0"));
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_STORE, WK_SPACE_SHARED) {
+            a.kind = WK_MEM_LOAD;
+        }
+    });
+    assert_eq!(
+        (m.field, m.expected, m.got),
+        (WK_FIELD_MEM_KIND, WK_MEM_STORE.into(), WK_MEM_LOAD.into())
+    );
+    assert!(message(&m).ends_with("store.shared: kind: expected store, got load"));
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_STORE, WK_SPACE_SHARED) {
+            a.space = WK_SPACE_GLOBAL;
+        }
+    });
+    assert_eq!(
+        (m.field, m.expected, m.got),
+        (
+            WK_FIELD_MEM_SPACE,
+            WK_SPACE_SHARED.into(),
+            WK_SPACE_GLOBAL.into()
+        )
+    );
+    let (_, m, _) = check_memory_with(|c| {
+        if let Some(a) = access(c, WK_MEM_STORE, WK_SPACE_GLOBAL) {
+            a.size = 4;
+        }
+    });
+    assert_eq!((m.field, m.expected, m.got), (WK_FIELD_MEM_SIZE, 2, 4));
+    // A register difference is reported before a memory one.
+    let (_, m, _) = check_memory_with(|c| {
+        if c.n_writes > 0 {
+            c.writes[0].values[0] ^= 1;
+            c.n_mem = 1;
+        }
+    });
+    assert_eq!(m.field, WK_FIELD_UREG);
+}
+
+#[test]
+fn a_memory_record_no_design_can_make_is_refused() {
+    let store = |c: &mut wk_commit| c.n_mem == 1 && c.mem[0].kind == WK_MEM_STORE;
+    let (s, _, e) = check_memory_with(|c| {
+        if store(c) {
+            c.n_mem = 3;
+        }
+    });
+    assert_eq!(
+        (s, e.as_str()),
+        (WK_ERR_ARGUMENT, "dut.n_mem is 3, more than WK_MAX_MEM (2)")
+    );
+    let (s, _, e) = check_memory_with(|c| {
+        if store(c) {
+            c.mem[0].kind = 7;
+        }
+    });
+    assert_eq!(
+        (s, e.as_str()),
+        (WK_ERR_ARGUMENT, "dut.mem[0].kind: 7 is not a kind")
+    );
+    let (s, _, e) = check_memory_with(|c| {
+        if store(c) {
+            c.mem[0].space = 5;
+        }
+    });
+    assert_eq!(
+        (s, e.as_str()),
+        (WK_ERR_ARGUMENT, "dut.mem[0].space: 5 is not a space")
+    );
+    // What the counts and masks leave out is not read: a second record, a lane outside
+    // the lane mask, the `old` of a lane outside the old mask.
+    let (s, _, _) = check_memory_with(|c| {
+        c.mem[1].kind = 99;
+        c.mem[0].lanes[31].addr = u64::MAX;
+        c.mem[0].lanes[31].data = [u32::MAX; 8];
+        if store(c) {
+            c.mem[0].lanes[0].old = u32::MAX;
+        }
+    });
+    assert_eq!(s, WK_OK);
+}

@@ -6,8 +6,9 @@
 //!
 //! Register writes are matched by register and issuing instruction, not by position, so
 //! a design may list them in any order; what the design reports beyond the model's record
-//! is a mismatch too.
+//! is a mismatch too (an extra write, an extra memory access or lane).
 
+use crate::hooks::{LaneAccess, MemAccess, MemKind, MemSpace};
 use crate::trace::{Commit, Written};
 use crate::trap::Trap;
 use std::fmt;
@@ -89,6 +90,43 @@ pub enum Field {
     /// The design retired an instruction after the model's launch finished
     /// ([`Mismatch::finished`]; `got` its PC).
     Finished,
+    /// How many memory accesses the instruction made.
+    MemCount,
+    /// A memory access's kind (`expected`/`got`: [`mem_kind_code`]).
+    MemKind,
+    /// A memory access's address space (`expected`/`got`: [`mem_space_code`]).
+    MemSpace,
+    /// A memory access's bytes per lane.
+    MemSize,
+    /// The lanes of a memory access (`expected`/`got`: lane masks, lanes from 32 on left
+    /// out; `lane` the first lane in one and not the other).
+    MemLanes,
+    /// A lane's address (`lane`).
+    MemAddr,
+    /// A lane's byte enables.
+    MemMask,
+    /// A word of a lane's data, its enabled bytes only (the message names the word).
+    MemData,
+    /// A lane's `old` word of an atomic (`expected`/`got`: 0 for none, else
+    /// `1 << 32 | old`).
+    MemOld,
+}
+
+/// The number [`Field::MemKind`] mismatches carry for a kind.
+pub const fn mem_kind_code(kind: MemKind) -> u64 {
+    match kind {
+        MemKind::Load => 0,
+        MemKind::Store => 1,
+        MemKind::Atomic => 2,
+    }
+}
+
+/// The number [`Field::MemSpace`] mismatches carry for a space.
+pub const fn mem_space_code(space: MemSpace) -> u64 {
+    match space {
+        MemSpace::Global => 0,
+        MemSpace::Shared => 1,
+    }
 }
 
 /// The first difference between the model's commit and the design's. `Display` gives it
@@ -101,6 +139,9 @@ pub struct Mismatch {
     /// The PC of the instruction that issued the asynchronous write-back concerned; `None`
     /// for the instruction's own writes and for the other fields.
     pub issue_pc: Option<u32>,
+    /// The memory access concerned, its index in [`Commit::mem`] (memory fields but
+    /// [`Field::MemCount`]).
+    pub access: Option<usize>,
     /// The lane concerned, else 0.
     pub lane: u32,
     pub expected: u64,
@@ -120,6 +161,12 @@ enum Detail {
         expected: Option<Trap>,
         got_cause: Option<u32>,
     },
+    /// The model's access (how the message names it) and, for data, the word.
+    Access {
+        kind: MemKind,
+        space: MemSpace,
+        word: usize,
+    },
 }
 
 impl Mismatch {
@@ -128,6 +175,7 @@ impl Mismatch {
             field,
             reg: None,
             issue_pc: None,
+            access: None,
             lane: 0,
             expected,
             got,
@@ -140,6 +188,19 @@ impl Mismatch {
             reg: Some(reg),
             issue_pc,
             lane,
+            ..Mismatch::new(field, 0, 0)
+        }
+    }
+
+    fn access(field: Field, index: usize, m: &MemAccess, lane: u32) -> Mismatch {
+        Mismatch {
+            access: Some(index),
+            lane,
+            detail: Detail::Access {
+                kind: m.kind,
+                space: m.space,
+                word: 0,
+            },
             ..Mismatch::new(field, 0, 0)
         }
     }
@@ -166,6 +227,15 @@ impl Mismatch {
     }
 }
 
+/// An `old` of a [`Field::MemOld`] mismatch: the word, or `none`.
+fn old_text(v: u64) -> String {
+    if v == 0 {
+        "none".to_string()
+    } else {
+        format!("{:#x}", v & 0xffff_ffff)
+    }
+}
+
 impl fmt::Display for Mismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (e, g) = (self.expected, self.got);
@@ -176,6 +246,18 @@ impl fmt::Display for Mismatch {
                 None => r,
             }
         };
+        let access = || match (&self.detail, self.access) {
+            (Detail::Access { kind, space, .. }, Some(i)) => {
+                let name = format!("{}.{}", kind.name(), space.name());
+                if i == 0 {
+                    name
+                } else {
+                    format!("{name} (access {i})")
+                }
+            }
+            _ => "memory access".to_string(),
+        };
+        let lane = || format!("{} lane {}", access(), self.lane);
         match self.field {
             Field::Warp => match self.detail {
                 Detail::Warp {
@@ -236,6 +318,56 @@ impl fmt::Display for Mismatch {
                 f,
                 "the design retired the instruction at pc {g:#x} after the model's launch finished"
             ),
+            Field::MemCount => write!(f, "memory accesses: expected {e}, got {g}"),
+            Field::MemKind => {
+                let name = |c| match c {
+                    0 => "load".to_string(),
+                    1 => "store".to_string(),
+                    2 => "atomic".to_string(),
+                    c => c.to_string(),
+                };
+                write!(f, "{}: kind: expected {}, got {}", access(), name(e), name(g))
+            }
+            Field::MemSpace => {
+                let name = |c| match c {
+                    0 => "global".to_string(),
+                    1 => "shared".to_string(),
+                    c => c.to_string(),
+                };
+                write!(
+                    f,
+                    "{}: space: expected {}, got {}",
+                    access(),
+                    name(e),
+                    name(g)
+                )
+            }
+            Field::MemSize => write!(f, "{}: size: expected {e}, got {g}", access()),
+            Field::MemLanes => write!(
+                f,
+                "{}: lanes: expected {e:#010x}, got {g:#010x}",
+                access()
+            ),
+            Field::MemAddr => write!(f, "{}: address: expected {e:#x}, got {g:#x}", lane()),
+            Field::MemMask => write!(f, "{}: byte mask: expected {e:#x}, got {g:#x}", lane()),
+            Field::MemData => {
+                let word = match self.detail {
+                    Detail::Access { word, .. } => word,
+                    _ => 0,
+                };
+                write!(
+                    f,
+                    "{} word {word}: data: expected {e:#x}, got {g:#x}",
+                    lane()
+                )
+            }
+            Field::MemOld => write!(
+                f,
+                "{}: old: expected {}, got {}",
+                lane(),
+                old_text(e),
+                old_text(g)
+            ),
         }
     }
 }
@@ -283,9 +415,11 @@ fn trap_code(trap: Option<(Trap, bool)>) -> u64 {
 /// The first difference between `model`, the model's commit of an instruction, and `dut`,
 /// the design's, in this order: the warp, PC, encoding, EXEC, trap, each register write of
 /// the model (the design's write of the same register from the same instruction: its
-/// lanes, then each lane's value), then a write only the design made. The step, the
-/// disassembly and `ended` are not compared, nor the design's `len`: the model's decides
-/// how much of the encoding is the instruction's.
+/// lanes, then each lane's value), a write only the design made, then the memory accesses
+/// (their number, then each: kind, space, size, lanes, and per lane the address, byte
+/// mask, data on the enabled bytes and `old`). The step, the disassembly and `ended` are
+/// not compared, nor the design's `len`: the model's decides how much of the encoding is
+/// the instruction's.
 pub fn compare(model: &Commit, dut: &Commit) -> Option<Mismatch> {
     if (model.workgroup, model.warp) != (dut.workgroup, dut.warp) {
         return Some(Mismatch {
@@ -328,7 +462,10 @@ pub fn compare(model: &Commit, dut: &Commit) -> Option<Mismatch> {
             ..Mismatch::new(Field::Trap, model_trap, dut_trap)
         });
     }
-    compare_writes(model, dut)
+    if let Some(m) = compare_writes(model, dut) {
+        return Some(m);
+    }
+    compare_mem(&model.mem, &dut.mem)
 }
 
 fn compare_writes(model: &Commit, dut: &Commit) -> Option<Mismatch> {
@@ -379,6 +516,103 @@ fn compare_writes(model: &Commit, dut: &Commit) -> Option<Mismatch> {
     Some(Mismatch::write(Field::ExtraWrite, Reg::of(d), pc, lane).values(0, value.into()))
 }
 
+/// The lanes of an access, ascending, each once.
+fn lane_set(m: &MemAccess) -> Vec<u32> {
+    let mut lanes: Vec<u32> = m.lanes.iter().map(|l| l.lane).collect();
+    lanes.sort_unstable();
+    lanes.dedup();
+    lanes
+}
+
+fn lanes_mask(lanes: &[u32]) -> u64 {
+    lanes
+        .iter()
+        .fold(0, |m, &l| m | 1u32.checked_shl(l).map_or(0, u64::from))
+}
+
+/// The bits of data word `k` whose bytes `mask` enables.
+fn enabled(mask: u32, k: usize) -> u32 {
+    let nibble = if k < 8 { (mask >> (4 * k)) & 0xf } else { 0 };
+    (0..4)
+        .filter(|b| (nibble >> b) & 1 != 0)
+        .fold(0, |m, b| m | 0xff << (8 * b))
+}
+
+fn compare_mem(model: &[MemAccess], dut: &[MemAccess]) -> Option<Mismatch> {
+    if model.len() != dut.len() {
+        return Some(Mismatch::new(
+            Field::MemCount,
+            model.len() as u64,
+            dut.len() as u64,
+        ));
+    }
+    for (i, (m, d)) in model.iter().zip(dut).enumerate() {
+        let at = |field, lane| Mismatch::access(field, i, m, lane);
+        if m.kind != d.kind {
+            return Some(
+                at(Field::MemKind, 0).values(mem_kind_code(m.kind), mem_kind_code(d.kind)),
+            );
+        }
+        if m.space != d.space {
+            return Some(
+                at(Field::MemSpace, 0).values(mem_space_code(m.space), mem_space_code(d.space)),
+            );
+        }
+        if m.size != d.size {
+            return Some(at(Field::MemSize, 0).values(m.size.into(), d.size.into()));
+        }
+        let (ml, dl) = (lane_set(m), lane_set(d));
+        if ml != dl {
+            let first = ml
+                .iter()
+                .filter(|l| !dl.contains(l))
+                .chain(dl.iter().filter(|l| !ml.contains(l)))
+                .min()
+                .copied()
+                .unwrap_or(0);
+            return Some(at(Field::MemLanes, first).values(lanes_mask(&ml), lanes_mask(&dl)));
+        }
+        for e in &m.lanes {
+            let Some(g) = d.lanes.iter().find(|g| g.lane == e.lane) else {
+                continue;
+            };
+            if let Some(x) = compare_lane(e, g, |field| at(field, e.lane)) {
+                return Some(x);
+            }
+        }
+    }
+    None
+}
+
+fn compare_lane(
+    e: &LaneAccess,
+    g: &LaneAccess,
+    at: impl Fn(Field) -> Mismatch,
+) -> Option<Mismatch> {
+    if e.addr != g.addr {
+        return Some(at(Field::MemAddr).values(e.addr, g.addr));
+    }
+    if e.mask != g.mask {
+        return Some(at(Field::MemMask).values(e.mask.into(), g.mask.into()));
+    }
+    for k in 0..e.data.len().max(g.data.len()) {
+        let bits = enabled(e.mask, k);
+        let word = |l: &LaneAccess| l.data.get(k).copied().unwrap_or(0) & bits;
+        if word(e) != word(g) {
+            let mut x = at(Field::MemData).values(word(e).into(), word(g).into());
+            if let Detail::Access { word, .. } = &mut x.detail {
+                *word = k;
+            }
+            return Some(x);
+        }
+    }
+    if e.old != g.old {
+        let code = |o: Option<u32>| o.map_or(0, |o| 1 << 32 | u64::from(o));
+        return Some(at(Field::MemOld).values(code(e.old), code(g.old)));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,7 +621,18 @@ mod tests {
         (0..4).map(|l| (l, base + l)).collect()
     }
 
-    /// `add`-like: v8 and u23 written, v7 retired from the load at 0x3c.
+    fn store() -> MemAccess {
+        MemAccess {
+            kind: MemKind::Store,
+            space: MemSpace::Global,
+            size: 4,
+            lanes: (0..4)
+                .map(|l| LaneAccess::new(l, 0x1000 + 4 * u64::from(l), 4, &[20 + l]))
+                .collect(),
+        }
+    }
+
+    /// `add`-like: v8 and u23 written, v7 retired from the load at 0x3c, a store.
     fn model() -> Commit {
         Commit {
             workgroup: [1, 0, 0],
@@ -414,7 +659,7 @@ mod tests {
                     lanes: lanes(30),
                 }],
             )],
-            mem: Vec::new(),
+            mem: vec![store()],
         }
     }
 
@@ -610,5 +855,140 @@ mod tests {
             m.to_string(),
             "the design retired the instruction at pc 0x20 after the model's launch finished"
         );
+    }
+
+    #[test]
+    fn memory_accesses_kind_space_size_and_lanes() {
+        let m = check(|c| c.mem.clear());
+        assert_eq!((m.field, m.expected, m.got), (Field::MemCount, 1, 0));
+        assert_eq!(m.to_string(), "memory accesses: expected 1, got 0");
+        let m = check(|c| c.mem[0].kind = MemKind::Load);
+        assert_eq!(
+            (m.field, m.access, m.expected, m.got),
+            (Field::MemKind, Some(0), 1, 0)
+        );
+        assert_eq!(
+            m.to_string(),
+            "store.global: kind: expected store, got load"
+        );
+        let m = check(|c| c.mem[0].space = MemSpace::Shared);
+        assert_eq!((m.field, m.expected, m.got), (Field::MemSpace, 0, 1));
+        assert_eq!(
+            m.to_string(),
+            "store.global: space: expected global, got shared"
+        );
+        let m = check(|c| c.mem[0].size = 2);
+        assert_eq!((m.field, m.expected, m.got), (Field::MemSize, 4, 2));
+        let m = check(|c| {
+            c.mem[0].lanes.remove(1);
+        });
+        assert_eq!(
+            (m.field, m.lane, m.expected, m.got),
+            (Field::MemLanes, 1, 0xf, 0xd)
+        );
+        assert_eq!(
+            m.to_string(),
+            "store.global: lanes: expected 0x0000000f, got 0x0000000d"
+        );
+        let m = check(|c| c.mem[0].lanes[3].lane = 9);
+        assert_eq!(
+            (m.field, m.lane, m.expected, m.got),
+            (Field::MemLanes, 3, 0xf, 0x207)
+        );
+        // The order of the design's lanes does not matter.
+        let mut dut = model();
+        dut.mem[0].lanes.reverse();
+        assert_eq!(compare(&model(), &dut), None);
+    }
+
+    #[test]
+    fn memory_lanes_address_mask_data_and_old() {
+        let m = check(|c| c.mem[0].lanes[2].addr += 4);
+        assert_eq!(
+            (m.field, m.lane, m.expected, m.got),
+            (Field::MemAddr, 2, 0x1008, 0x100c)
+        );
+        assert_eq!(
+            m.to_string(),
+            "store.global lane 2: address: expected 0x1008, got 0x100c"
+        );
+        let m = check(|c| c.mem[0].lanes[1].mask = 3);
+        assert_eq!(
+            (m.field, m.lane, m.expected, m.got),
+            (Field::MemMask, 1, 0xf, 3)
+        );
+        assert_eq!(
+            m.to_string(),
+            "store.global lane 1: byte mask: expected 0xf, got 0x3"
+        );
+        let m = check(|c| c.mem[0].lanes[3].data[0] ^= 0x100);
+        assert_eq!(
+            (m.field, m.lane, m.expected, m.got),
+            (Field::MemData, 3, 23, 0x117)
+        );
+        assert_eq!(
+            m.to_string(),
+            "store.global lane 3 word 0: data: expected 0x17, got 0x117"
+        );
+
+        // A 2-byte store at byte 2: only bytes 2 and 3 of its word are data; a longer
+        // access names the word that differs.
+        let mut half = model();
+        half.mem[0].size = 2;
+        half.mem[0].lanes = vec![LaneAccess::new(0, 0x1002, 2, &[0x2a])];
+        let mut dut = half.clone();
+        dut.mem[0].lanes[0].data[0] |= 0xffff;
+        assert_eq!(compare(&half, &dut), None);
+        dut.mem[0].lanes[0].data[0] ^= 1 << 16;
+        assert_eq!(compare(&half, &dut).unwrap().field, Field::MemData);
+        let mut wide = model();
+        wide.mem[0].size = 16;
+        wide.mem[0].lanes = vec![LaneAccess::new(0, 0x1000, 16, &[1, 2, 3, 4])];
+        let mut dut = wide.clone();
+        dut.mem[0].lanes[0].data[2] = 7;
+        let m = compare(&wide, &dut).unwrap();
+        assert_eq!((m.field, m.expected, m.got), (Field::MemData, 3, 7));
+        assert!(m.to_string().contains("lane 0 word 2: data"), "{m}");
+        dut.mem[0].lanes[0].data[2] = 3;
+        dut.mem[0].lanes[0].data.truncate(3);
+        let m = compare(&wide, &dut).unwrap();
+        assert_eq!((m.field, m.expected, m.got), (Field::MemData, 4, 0));
+
+        let mut atomic = model();
+        atomic.mem[0].kind = MemKind::Atomic;
+        atomic.mem[0].lanes[1].old = Some(0x44);
+        let mut dut = atomic.clone();
+        dut.mem[0].lanes[1].old = None;
+        let m = compare(&atomic, &dut).unwrap();
+        assert_eq!(
+            (m.field, m.lane, m.expected, m.got),
+            (Field::MemOld, 1, 1 << 32 | 0x44, 0)
+        );
+        assert_eq!(
+            m.to_string(),
+            "atomic.global lane 1: old: expected 0x44, got none"
+        );
+        dut.mem[0].lanes[1].old = Some(0x45);
+        assert_eq!(
+            compare(&atomic, &dut).unwrap().to_string(),
+            "atomic.global lane 1: old: expected 0x44, got 0x45"
+        );
+        dut.mem[0].lanes[1].old = Some(0x44);
+        dut.mem[0].lanes[0].old = Some(0);
+        let m = compare(&atomic, &dut).unwrap();
+        assert_eq!((m.lane, m.expected, m.got), (0, 0, 1 << 32));
+        assert_eq!(
+            m.to_string(),
+            "atomic.global lane 0: old: expected none, got 0x0"
+        );
+    }
+
+    #[test]
+    fn register_writes_come_before_memory() {
+        let m = check(|c| {
+            c.mem.clear();
+            c.writes.pop();
+        });
+        assert_eq!(m.field, Field::MissingWrite);
     }
 }
