@@ -52,6 +52,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: dut KERNEL N [FAULT_PC FAULT_LANE]\n");
         return 2;
     }
+    if (wk_abi_version() != WK_ABI_VERSION) {
+        fprintf(stderr, "dut: built for warpkit.h layout %u, the library has %u\n",
+                WK_ABI_VERSION, wk_abi_version());
+        return 2;
+    }
     size_t code_len = 0;
     unsigned char *code = read_file(argv[1], &code_len);
     if (!code) {

@@ -8,6 +8,14 @@
 #include <stdint.h>
 
 /**
+ * The layout of the structures in this header. The caller allocates them and the library
+ * fills or reads them whole, so a program built with one header must not run with a
+ * library built from another: it compares [`wk_abi_version`] with this first. 1: the
+ * first layout; 2: `wk_commit` ends with `mem`.
+ */
+#define WK_ABI_VERSION 2
+
+/**
  * Register writes a [`wk_commit`] holds; a commit with more (a `waitcnt` retiring many
  * loads) gives the rest through [`wk_sim_commit_write`].
  */
@@ -522,6 +530,11 @@ wk_sim *wk_sim_new(const uint8_t *code, size_t code_len, const wk_launch_desc *l
  * `sim` is null or from `wk_sim_new`, and not used afterwards.
  */
 void wk_sim_free(wk_sim *sim);
+
+/**
+ * The `WK_ABI_VERSION` the library was built with.
+ */
+uint32_t wk_abi_version(void);
 
 /**
  * The message of the last error on this thread (empty if none), valid until the next

@@ -18,6 +18,12 @@ use warpkit_sim::cosim::{self, Field, Mismatch, Reg};
 use warpkit_sim::hooks::{LaneAccess, MemAccess, MemKind, MemSpace};
 use warpkit_sim::{Commit, Trap, Written};
 
+/// The layout of the structures in this header. The caller allocates them and the library
+/// fills or reads them whole, so a program built with one header must not run with a
+/// library built from another: it compares [`wk_abi_version`] with this first. 1: the
+/// first layout; 2: `wk_commit` ends with `mem`.
+pub const WK_ABI_VERSION: u32 = 2;
+
 /// A status code: 0 or positive for an outcome, negative for an error (the message is then
 /// in [`wk_last_error`]).
 pub type wk_status = i32;
@@ -470,6 +476,12 @@ pub unsafe extern "C" fn wk_sim_free(sim: *mut wk_sim) {
         }
         Ok(WK_OK)
     });
+}
+
+/// The `WK_ABI_VERSION` the library was built with.
+#[no_mangle]
+pub extern "C" fn wk_abi_version() -> u32 {
+    WK_ABI_VERSION
 }
 
 /// The message of the last error on this thread (empty if none), valid until the next

@@ -766,3 +766,11 @@ fn a_memory_record_no_design_can_make_is_refused() {
     });
     assert_eq!(s, WK_OK);
 }
+
+#[test]
+fn the_library_has_the_layout_of_the_header() {
+    assert_eq!(wk_abi_version(), WK_ABI_VERSION);
+    // Layout 2's sizes (docs/cosim.md): a change here is a change of WK_ABI_VERSION.
+    assert_eq!(std::mem::size_of::<wk_lane_access>(), 48);
+    assert_eq!(std::mem::size_of::<wk_mem_access>(), 1560);
+}
