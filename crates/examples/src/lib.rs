@@ -462,6 +462,35 @@ impl Example {
         Ok(results)
     }
 
+    /// As [`Example::launch_stages`], on one host thread under `hooks` (which see every
+    /// instruction: the interpreter runs them all).
+    pub fn launch_stages_observed<H: warpkit_sim::Hooks>(
+        &self,
+        case: &Case,
+        program: &warpkit_sim::Program,
+        hooks: &mut H,
+    ) -> Result<Vec<LaunchResult>, ExampleError> {
+        let mut results: Vec<LaunchResult> = Vec::with_capacity(case.stages.len());
+        for (index, stage) in case.stages.iter().enumerate() {
+            let args = self.stage_args(index, stage, &results)?;
+            let config = LaunchConfig {
+                grid: stage.grid,
+                block: stage.block,
+                shared_bytes: stage.shared_bytes,
+                threads: 1,
+                ..LaunchConfig::default()
+            };
+            let result = warpkit_sim::launch::launch_with_tracer(program, &config, args, hooks)
+                .map_err(|source| ExampleError::Launch {
+                    name: self.name,
+                    stage: index,
+                    source,
+                })?;
+            results.push(result);
+        }
+        Ok(results)
+    }
+
     fn stage_args(
         &self,
         index: usize,

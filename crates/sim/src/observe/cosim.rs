@@ -8,8 +8,8 @@
 //! a design may list them in any order; what the design reports beyond the model's record
 //! is a mismatch too (an extra write, an extra memory access or lane).
 
-use crate::state::access::{LaneAccess, MemAccess, MemKind, MemSpace};
 use crate::observe::trace::{Commit, Written};
+use crate::state::access::{LaneAccess, MemAccess, MemKind, MemSpace};
 use crate::state::trap::Trap;
 use std::fmt;
 use warpkit_isa::csr_by_number;
