@@ -129,6 +129,11 @@ fn global_register_codes() {
         "  rdadd lc0.ud, ->x1.d\n  add x1.ud, lc0.ud, ->t.d\n  lbstop",
         "E-RDREAD",
     );
+    // A memory operand's register offset is a read too.
+    assert_static(
+        "  rdadd lc0.ud, ->x1.d\n  ld [a0.ud, x1.ud], ->t.d\n  lbstop",
+        "E-RDREAD",
+    );
 }
 
 #[test]

@@ -96,7 +96,12 @@ fn block_rules(sink: &mut Sink, raws: &[RawInsn], resolved: &[Resolved]) {
         }
     }
     for (i, insn) in insns() {
-        for read in &insn.srcs {
+        // A memory operand's register offset is read like any source.
+        let offset = match &insn.offset {
+            Offset::Reg(read) => Some(read),
+            _ => None,
+        };
+        for read in insn.srcs.iter().chain(offset) {
             if let Src::Gpr(r) = read.src {
                 if let Some(&at) = reduce_dst.get(&r) {
                     sink.err(
