@@ -1,11 +1,8 @@
 //! The decoded form of an instruction, its encoding and its canonical assembly text.
 
+use crate::limits::MAX_OPERANDS;
 use crate::{InstrDef, Modifier, Op, Operand, OperandClass, DECODE_HOT};
 use std::fmt;
-
-/// The most syntax operands any instruction has (`ffma.f32`: four registers, `neg`, `abs`,
-/// `sat`, `rm`).
-pub const MAX_OPERANDS: usize = 8;
 
 /// A decoded instruction: the variant and its instruction word, from which each syntax
 /// operand's raw field value is read on demand (decode stays a handful of operations).

@@ -7,12 +7,14 @@
 
 mod decode;
 mod instr;
+mod limits;
 mod operand;
 mod sample;
 pub mod tables;
 
 pub use decode::{decode, decode_word, instruction_len, DecodeError};
-pub use instr::{source_bit, EncodeError, Instr, Reserved, MAX_OPERANDS};
+pub use instr::{source_bit, EncodeError, Instr, Reserved};
+pub use limits::MAX_OPERANDS;
 pub use operand::{Half, Operand, UReg, VReg};
 pub use sample::mixed_stream;
 pub use tables::*;

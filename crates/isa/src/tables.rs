@@ -357,5 +357,5 @@ pub struct DecodeHot {
     pub check: u64,
     pub match_bits: u64,
     /// `(lsb, mask)` of each syntax operand's field; unused slots are `(0, 0)`.
-    pub fields: [(u8, u32); crate::MAX_OPERANDS],
+    pub fields: [(u8, u32); crate::limits::MAX_OPERANDS],
 }
