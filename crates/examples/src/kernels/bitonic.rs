@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size};
 
 const BLOCK: u32 = 256;
 const RUN: usize = 2 * BLOCK as usize;

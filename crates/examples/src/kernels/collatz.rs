@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size};
 
 pub(super) fn case(size: Size) -> Case {
     let n: u32 = match size {

@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size, StageArg};
 
 pub(super) fn case(size: Size) -> Case {
     let (records, payload_words, hdr): (u32, u32, u32) = match size {

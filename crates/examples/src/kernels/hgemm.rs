@@ -1,4 +1,6 @@
-use super::*;
+use super::common::*;
+use super::{fp, sgemm};
+use crate::{Case, Size, StageArg};
 
 pub(super) fn case(size: Size) -> Case {
     let (m, n, k): (u32, u32, u32) = match size {

@@ -1,4 +1,6 @@
-use super::*;
+use super::common::*;
+use super::fp;
+use crate::{Case, Expected, Outputs, Size};
 
 pub(super) fn case(size: Size) -> Case {
     let (rows, cols): (u32, u32) = match size {

@@ -1,5 +1,7 @@
-use super::*;
-use crate::Image;
+use super::common::*;
+use super::fp;
+use crate::{Case, Image, Outputs, Size};
+use rayon::prelude::*;
 
 /// The iteration limit: a count fits one 8-bit palette index.
 const MAX_ITER: u32 = 255;

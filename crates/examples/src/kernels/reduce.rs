@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size, StageArg};
 
 const BLOCK: u32 = 256;
 const SHARED: u32 = 4096 + 128;

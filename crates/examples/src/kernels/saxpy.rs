@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size};
 
 pub(super) fn case(size: Size) -> Case {
     // Fewer threads than elements, so every lane loops; n is not a multiple of the grid,

@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size};
 
 pub(super) fn case(size: Size) -> Case {
     // Small: two and a half chunks of 1024, so the carry and the ragged end both matter.

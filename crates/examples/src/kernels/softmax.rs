@@ -1,4 +1,6 @@
-use super::*;
+use super::common::*;
+use super::fp;
+use crate::{Case, Expected, Outputs, Size};
 
 /// log2(e) rounded to f32, as the kernel loads it.
 const LOG2E: u32 = 0x3fb8_aa3b;

@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size};
 
 const BLOCK: [u32; 3] = [24, 6, 1];
 

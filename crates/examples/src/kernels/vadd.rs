@@ -1,4 +1,5 @@
-use super::*;
+use super::common::*;
+use crate::{Case, Size};
 
 pub(super) fn case(size: Size) -> Case {
     // Small: not a multiple of the block, so the last workgroup masks lanes off.
