@@ -15,11 +15,12 @@ mod elf;
 mod error;
 mod expr;
 mod lex;
+mod limits;
 mod lines;
 
 pub use assemble::{
     assemble, assemble_bytes, MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH,
-    MAX_INCLUDE_DEPTH, MAX_LINE_BYTES, MAX_SOURCE_BYTES,
+    MAX_INCLUDE_DEPTH,
 };
 pub use disasm::{
     disassemble, disassemble_program, disassemble_program_to, disassemble_program_with_lines_to,
@@ -27,6 +28,7 @@ pub use disasm::{
 };
 pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
 pub use error::{render_excerpt, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
+pub use limits::{MAX_LINE_BYTES, MAX_SOURCE_BYTES};
 pub use lines::{LineRow, LineTable, Location, SourceTexts};
 
 use std::fmt;

@@ -13,16 +13,13 @@ pub use expand::{MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH, MA
 use crate::error::{closest, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
 use crate::expr::{eval, ExprError, Lookup, Resolve, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, skip_ws, strip_comment};
+use crate::limits::{MAX_LINE_BYTES, MAX_SOURCE_BYTES};
 use crate::{LineRow, LineTable, ListingLine, Program, Section, Symbol, SymbolKind};
 use operands::source_modifiers;
 use operands::{key_of, lerr, operand, syntax_of, LineErr};
 use std::collections::HashMap;
 use warpkit_isa::{Flags, Instr, Modifier, Op, INSTRUCTIONS, MAX_OPERANDS};
 
-/// Longest accepted source line, in bytes.
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
-/// Largest accepted source, in bytes (256 MiB).
-pub const MAX_SOURCE_BYTES: usize = 256 * 1024 * 1024;
 /// Largest section: a guard against sources that multiply bytes through directives.
 const MAX_SECTION: u64 = 1 << 28;
 
