@@ -1,7 +1,8 @@
 //! Directives: sections, data and strings, alignment and space, `.global`, `.equ`/`.set`,
 //! symbol types and sizes, and the GNU directives compilers emit that mean nothing here.
 
-use super::operands::{lerr, quote, LineErr};
+use super::line_err::{lerr, LineErr};
+use super::operands::quote;
 use super::{split_operands, trim_range, Asm, Stmt, StmtKind, SymDef};
 use crate::error::{closest, ErrorKind};
 use crate::lex::{ident_end, is_ident_start, skip_ws};

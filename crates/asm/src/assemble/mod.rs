@@ -6,6 +6,7 @@
 
 mod directives;
 mod expand;
+mod line_err;
 mod operands;
 
 pub use expand::{MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH, MAX_INCLUDE_DEPTH};
@@ -15,8 +16,9 @@ use crate::expr::{eval, ExprError, Lookup, Resolve, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, skip_ws, strip_comment};
 use crate::limits::{MAX_LINE_BYTES, MAX_SOURCE_BYTES};
 use crate::{LineRow, LineTable, ListingLine, Program, Section, Symbol, SymbolKind};
+use line_err::{lerr, LineErr};
 use operands::source_modifiers;
-use operands::{key_of, lerr, operand, syntax_of, LineErr};
+use operands::{key_of, operand, syntax_of};
 use std::collections::HashMap;
 use warpkit_isa::{Flags, Instr, Modifier, Op, INSTRUCTIONS, MAX_OPERANDS};
 

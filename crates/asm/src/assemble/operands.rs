@@ -1,9 +1,10 @@
 //! Operands: registers and register groups, immediates and offsets, `k32` literals, enum
 //! values, keyed operands; each checked against its kind in the database.
 
+use super::line_err::{lerr, LineErr};
 use super::Here;
 use crate::error::ErrorKind;
-use crate::expr::{eval, ExprError, Val};
+use crate::expr::{eval, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, parse_reg, skip_ws, RegTok};
 use crate::Section;
 use warpkit_isa::{KindDef, OperandClass};
@@ -12,48 +13,6 @@ use warpkit_isa::{KindDef, OperandClass};
 /// operand types the database marks `pc_relative`; a label there means "offset to it".
 pub(super) fn pc_relative(kind: &KindDef) -> bool {
     kind.ty.pc_relative
-}
-
-/// A located failure inside one line.
-pub(super) struct LineErr {
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) kind: Box<ErrorKind>,
-    /// Already reported elsewhere (a poisoned symbol): stay silent.
-    pub(super) silent: bool,
-    /// Refers to a symbol that may be defined further down: retry after pass 1.
-    pub(super) forward: bool,
-    /// The text looks like two operands with the `,` between them missing.
-    pub(super) split: bool,
-}
-
-impl From<ExprError> for LineErr {
-    fn from(e: ExprError) -> LineErr {
-        LineErr {
-            start: e.start,
-            end: e.end,
-            forward: e.pending
-                || matches!(
-                    *e.kind,
-                    ErrorKind::UndefinedSymbol { .. }
-                        | ErrorKind::NoLocalLabel { forward: true, .. }
-                ),
-            split: false,
-            kind: e.kind,
-            silent: e.pending,
-        }
-    }
-}
-
-pub(super) fn lerr(start: usize, end: usize, kind: ErrorKind) -> LineErr {
-    LineErr {
-        start,
-        end,
-        kind: Box::new(kind),
-        silent: false,
-        forward: false,
-        split: false,
-    }
 }
 
 pub(super) fn quote(text: &str) -> String {
