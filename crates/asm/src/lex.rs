@@ -296,6 +296,37 @@ pub fn trim_bytes(s: &[u8]) -> &[u8] {
     &s[start..end]
 }
 
+/// Trim blanks from `line[s..e]`, returning the narrowed range.
+pub fn trim_range(b: &[u8], mut s: usize, mut e: usize) -> (usize, usize) {
+    while s < e && matches!(b[s], b' ' | b'\t' | b'\r') {
+        s += 1;
+    }
+    while e > s && matches!(b[e - 1], b' ' | b'\t' | b'\r') {
+        e -= 1;
+    }
+    (s, e)
+}
+
+/// Split `line[s..e]` at commas into at most `out.len()` trimmed ranges; returns how many
+/// operands there are in total (possibly more than fit).
+pub fn split_operands(b: &[u8], s: usize, e: usize, out: &mut [(usize, usize)]) -> usize {
+    if s >= e {
+        return 0;
+    }
+    let mut n = 0;
+    let mut start = s;
+    for i in s..=e {
+        if i == e || b[i] == b',' {
+            if n < out.len() {
+                out[n] = trim_range(b, start, i);
+            }
+            n += 1;
+            start = i + 1;
+        }
+    }
+    n
+}
+
 /// An fp32 literal: `1.5`, `-2.0e-3`, `3e8`, `+0.5`. It needs a `.` or an exponent, so
 /// plain integers stay integers; hex is never a float.
 pub fn parse_f32_literal(text: &str) -> Option<f32> {

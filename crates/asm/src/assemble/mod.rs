@@ -13,7 +13,10 @@ pub use expand::{MAX_EXPANDED_BYTES, MAX_EXPANDED_LINES, MAX_EXPANSION_DEPTH, MA
 
 use crate::error::{closest, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
 use crate::expr::{eval, ExprError, Lookup, Resolve, Val};
-use crate::lex::{ident_end, is_ident_start, parse_f32_literal, skip_ws, strip_comment};
+use crate::lex::{
+    ident_end, is_ident_start, parse_f32_literal, skip_ws, split_operands, strip_comment,
+    trim_range,
+};
 use crate::limits::{MAX_LINE_BYTES, MAX_SOURCE_BYTES};
 use crate::{LineRow, LineTable, ListingLine, Program, Section, Symbol, SymbolKind};
 use line_err::{lerr, LineErr};
@@ -395,37 +398,6 @@ fn sec_index(s: Section) -> usize {
         Section::Text => 0,
         Section::Data => 1,
     }
-}
-
-/// Trim blanks from `line[s..e]`, returning the narrowed range.
-fn trim_range(b: &[u8], mut s: usize, mut e: usize) -> (usize, usize) {
-    while s < e && matches!(b[s], b' ' | b'\t' | b'\r') {
-        s += 1;
-    }
-    while e > s && matches!(b[e - 1], b' ' | b'\t' | b'\r') {
-        e -= 1;
-    }
-    (s, e)
-}
-
-/// Split `line[s..e]` at commas into at most `out.len()` trimmed ranges; returns how many
-/// operands there are in total (possibly more than fit).
-fn split_operands(b: &[u8], s: usize, e: usize, out: &mut [(usize, usize)]) -> usize {
-    if s >= e {
-        return 0;
-    }
-    let mut n = 0;
-    let mut start = s;
-    for i in s..=e {
-        if i == e || b[i] == b',' {
-            if n < out.len() {
-                out[n] = trim_range(b, start, i);
-            }
-            n += 1;
-            start = i + 1;
-        }
-    }
-    n
 }
 
 impl<'s> Asm<'s> {
