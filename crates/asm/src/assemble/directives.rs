@@ -3,7 +3,7 @@
 
 use super::line_err::{lerr, LineErr};
 use super::operands::quote;
-use super::{Asm, Stmt, StmtKind, SymDef};
+use super::state::{Asm, Stmt, StmtKind, SymDef};
 use crate::error::{closest, ErrorKind};
 use crate::lex::{ident_end, is_ident_start, skip_ws, split_operands, trim_range};
 use crate::{Section, SymbolKind};

@@ -2,7 +2,7 @@
 //! values, keyed operands; each checked against its kind in the database.
 
 use super::line_err::{lerr, LineErr};
-use super::Here;
+use super::state::Here;
 use crate::error::ErrorKind;
 use crate::expr::{eval, Val};
 use crate::lex::{ident_end, is_ident_start, parse_f32_literal, parse_reg, skip_ws, RegTok};
