@@ -148,9 +148,23 @@ pub fn instruction_json(d: &InstrDef) -> Value {
         })
         .collect();
     let sg = &SUBGROUPS[d.subgroup as usize];
+    let lower = |x: &dyn std::fmt::Debug| format!("{x:?}").to_lowercase();
+    let memory = d.memory.map(|m| {
+        json!({
+            "access": lower(&m.access),
+            "address": lower(&m.address),
+            "size": m.size,
+            "signed": m.signed,
+            "part": lower(&m.part),
+            "atomic": m.atomic.map(|a| lower(&a)),
+            "returns": m.returns,
+        })
+    });
     json!({
         "mnemonic": d.mnemonic,
         "family": d.family,
+        "op": d.operation,
+        "memory": memory,
         "format": d.format.name,
         "width": d.width,
         "fixed": fixed,

@@ -205,6 +205,77 @@ impl OperandDef {
     }
 }
 
+/// What a memory instruction does to memory (`memory` in `spec/provisional/memory.yaml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryDef {
+    pub access: MemoryAccess,
+    pub address: Addressing,
+    /// Bytes per lane (0 for cache control).
+    pub size: u8,
+    /// A load sign-extends its value to 32 bits (else zero-extends).
+    pub signed: bool,
+    /// Which half of each destination lane a 16-bit load replaces.
+    pub part: MemoryPart,
+    /// The read-modify-write of an atomic.
+    pub atomic: Option<AtomicOp>,
+    /// An atomic writes the old value back to its destination.
+    pub returns: bool,
+}
+
+/// What a memory instruction does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryAccess {
+    Load,
+    Store,
+    Atomic,
+    /// Cache control: invalidate (retires on `vm`).
+    Invalidate,
+    /// Cache control: write back (retires on `vst`).
+    Writeback,
+}
+
+/// Where a memory instruction's address comes from (`imm` is added to each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Addressing {
+    /// `U64[rs2] + zext(v[rs1])`: a uniform base and a per-lane offset.
+    Global,
+    /// `V64[rs1]`: a 64-bit address per lane.
+    A64,
+    /// `zext(v[rs1])`: an offset into the workgroup's shared memory.
+    Shared,
+    /// `U64[rs1]`: one address for the warp (uniform loads).
+    Uniform,
+    /// No address (cache control).
+    None,
+}
+
+/// Which part of each destination lane a load replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryPart {
+    Whole,
+    /// Bits [15:0]; the high half keeps its value.
+    Low16,
+    /// Bits [31:16]; the low half keeps its value.
+    High16,
+}
+
+/// The read-modify-write of an atomic on a 32-bit word (`m` the word, `d` the data).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Smin,
+    Umin,
+    Smax,
+    Umax,
+    And,
+    Or,
+    Xor,
+    Swap,
+    /// `m == d.lo ? d.hi : m`.
+    Cmpswap,
+}
+
 /// The latency column of seed 002: `fixed:N`, or `async:<counter>` for the operations of
 /// section 2.6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,6 +320,12 @@ pub struct InstrDef {
     pub op: crate::Op,
     pub mnemonic: &'static str,
     pub family: &'static str,
+    /// The operation it performs, one name for every form of it (`add` for `add`,
+    /// `add.vu`, `add.vi`, `add.vl` and `uadd`): the key of the model's semantics
+    /// (`for_each_op!`).
+    pub operation: &'static str,
+    /// What a memory instruction accesses.
+    pub memory: Option<MemoryDef>,
     pub group: u16,
     /// Index into [`crate::SUBGROUPS`].
     pub subgroup: u16,

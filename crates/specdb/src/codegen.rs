@@ -258,12 +258,17 @@ pub fn generate(db: &Database) -> String {
         } else {
             format!("Flags({})", flags.join(" | "))
         };
+        let memory = match &ins.memory {
+            None => "None".to_string(),
+            Some(m) => memory_def(m),
+        };
         let _ = writeln!(
             o,
-            "    InstrDef {{ op: Op::{}, mnemonic: {}, family: {}, group: {}, subgroup: {}, format: &FORMATS[{}], width: {}, fixed: &[{fixed}], operands: &[{operands}], latency: {latency}, latency_text: {}, semantics: {}, flags: {flags}, flag_names: &[{flag_names}], provisional: {}, mask: {:#x}, match_bits: {:#x}, zero: {:#x} }},",
+            "    InstrDef {{ op: Op::{}, mnemonic: {}, family: {}, operation: {}, memory: {memory}, group: {}, subgroup: {}, format: &FORMATS[{}], width: {}, fixed: &[{fixed}], operands: &[{operands}], latency: {latency}, latency_text: {}, semantics: {}, flags: {flags}, flag_names: &[{flag_names}], provisional: {}, mask: {:#x}, match_bits: {:#x}, zero: {:#x} }},",
             op_ident(&ins.mnemonic),
             s(&ins.mnemonic),
             s(&ins.family),
+            s(&ins.op),
             ins.group,
             ins.subgroup,
             ins.format,
@@ -277,6 +282,8 @@ pub fn generate(db: &Database) -> String {
         );
     }
     o.push_str("];\n\n");
+
+    for_each_op(db, &mut o);
 
     // Decode index: the 7-bit opcode selects a multiplicative hash of the word's function
     // fields (the fixed fields other than the opcode), found here so that the variants
@@ -372,4 +379,90 @@ fn perfect_hash(keys: &[u64]) -> (u64, u32) {
         }
     }
     panic!("no perfect hash for {} decode keys", keys.len());
+}
+
+/// `Some(MemoryDef { .. })` for a memory instruction's facts (validated).
+fn memory_def(m: &crate::model::Memory) -> String {
+    let cap = |t: &str| {
+        let mut c = t.chars();
+        c.next()
+            .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+            .unwrap_or_default()
+    };
+    let address = m
+        .address
+        .as_deref()
+        .map_or("None".to_string(), |a| match a {
+            "a64" => "A64".to_string(),
+            other => cap(other),
+        });
+    let part = m.part.as_deref().map_or("Whole".to_string(), |p| match p {
+        "low16" => "Low16".to_string(),
+        _ => "High16".to_string(),
+    });
+    let atomic = m.atomic.as_deref().map_or("None".to_string(), |a| {
+        format!("Some(AtomicOp::{})", cap(a))
+    });
+    format!(
+        "Some(MemoryDef {{ access: MemoryAccess::{}, address: Addressing::{address}, size: {}, signed: {}, part: MemoryPart::{part}, atomic: {atomic}, returns: {} }})",
+        cap(&m.access),
+        m.size.unwrap_or(0),
+        m.signed,
+        m.returns
+    )
+}
+
+/// The form token of an operand kind in `for_each_op!`: one identifier per kind.
+fn form_token(kind: &str) -> String {
+    match kind {
+        "v*" => "vx".into(),
+        "vp^2" => "vp".into(),
+        "vp^2*" => "vpx".into(),
+        "v^4" => "v4".into(),
+        "up^2" => "up".into(),
+        "ud^4" => "ud4".into(),
+        "ud^8" => "ud8".into(),
+        other => other.replace(['^', '*'], "_"),
+    }
+}
+
+/// `for_each_op!`, the one list of operations that the model derives its tables from (in
+/// the manner of Pulley's): every variant with its operation and its form, the kinds of
+/// its `rd`, `rs1`, `rs2`, `rs3` and immediate (`imm` or `csr`) operands, `_` where it has
+/// none. `for_each_op!(m)` expands to `m! { Variant op [rd rs1 rs2 rs3 imm]; ... }`.
+fn for_each_op(db: &Database, o: &mut String) {
+    o.push_str(
+        "/// Every variant with its operation (`op` in the database) and its form: the kinds of\n",
+    );
+    o.push_str(
+        "/// its `rd`, `rs1`, `rs2`, `rs3` and immediate operands (`_` where it has none).\n",
+    );
+    o.push_str(
+        "/// `for_each_op!(m)` expands to `m! { Variant op [rd rs1 rs2 rs3 imm]; ... }`: a\n",
+    );
+    o.push_str(
+        "/// table derived from it names every variant, so a variant without one is a compile\n",
+    );
+    o.push_str("/// error where it is used.\n");
+    o.push_str("#[macro_export]\n#[rustfmt::skip]\nmacro_rules! for_each_op {\n    ($m:ident) => {\n        $m! {\n");
+    for ins in &db.instructions {
+        let slot = |names: &[&str]| {
+            ins.operands
+                .iter()
+                .find(|op| names.contains(&op.name.as_str()))
+                .map_or("_".to_string(), |op| form_token(&db.kinds[op.kind].kind))
+        };
+        let _ = writeln!(
+            o,
+            "            {} {} [{} {} {} {} {}];",
+            op_ident(&ins.mnemonic),
+            ins.op,
+            slot(&["rd"]),
+            slot(&["rs1"]),
+            slot(&["rs2"]),
+            slot(&["rs3"]),
+            slot(&["imm", "csr"]),
+        );
+    }
+    o.push_str("        }\n    };\n}\n\n");
 }

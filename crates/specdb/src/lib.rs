@@ -65,6 +65,9 @@ pub struct Instruction {
     pub source: String,
     pub mnemonic: String,
     pub family: String,
+    /// The operation (`InstructionEntry::op`).
+    pub op: String,
+    pub memory: Option<Memory>,
     pub group: u32,
     pub subgroup: usize,
     pub provisional: bool,
@@ -356,6 +359,8 @@ fn resolve_instruction(
         source: source.to_string(),
         mnemonic: e.mnemonic.clone(),
         family: e.family.clone(),
+        op: e.op.clone(),
+        memory: e.memory.clone(),
         group: file.group,
         subgroup,
         provisional: file.provisional,

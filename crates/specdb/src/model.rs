@@ -154,11 +154,45 @@ pub struct Subgroup {
 pub struct InstructionEntry {
     pub mnemonic: String,
     pub family: String,
+    /// The operation the variant performs (warpkit's, not the seed's): one name for every
+    /// form of it (vector, uniform, immediate and literal sources; 32- and 64-bit), which
+    /// the model's semantics and its translation tier are keyed by.
+    pub op: String,
     /// The syntax operands, `name:kind` separated by spaces, as the seed spells them.
     pub operands: String,
     pub format: String,
     pub fixed: BTreeMap<String, u64>,
+    /// What a memory instruction accesses (provisional, like the memory group itself).
+    #[serde(default)]
+    pub memory: Option<Memory>,
     pub latency: String,
     pub flags: Vec<String>,
     pub semantics: String,
+}
+
+/// What a memory instruction does to memory: the facts the model's memory semantics read.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    /// `load`, `store`, `atomic`, `invalidate` or `writeback` (cache control).
+    pub access: String,
+    /// `global` (U64[rs2] + zext(v[rs1]) + imm), `a64` (V64[rs1] + imm), `shared`
+    /// (zext(v[rs1]) + imm) or `uniform` (U64[rs1] + imm); absent for cache control.
+    #[serde(default)]
+    pub address: Option<String>,
+    /// Bytes per lane.
+    #[serde(default)]
+    pub size: Option<u32>,
+    /// A load sign-extends its value (else zero-extends).
+    #[serde(default)]
+    pub signed: bool,
+    /// `low16` or `high16`: a 16-bit load into one half of the destination.
+    #[serde(default)]
+    pub part: Option<String>,
+    /// The read-modify-write of an atomic.
+    #[serde(default)]
+    pub atomic: Option<String>,
+    /// An atomic returns the old value.
+    #[serde(default)]
+    pub returns: bool,
 }

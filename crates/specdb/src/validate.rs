@@ -1,6 +1,6 @@
 //! The rules a database must satisfy; each broken rule gives one message naming the entry.
 
-use crate::{op_ident, Database, FLAGS};
+use crate::{op_ident, Database, Instruction, FLAGS};
 use std::collections::{BTreeMap, HashMap};
 
 const CLASSES: &[&str] = &["vreg", "ureg", "simm", "uimm", "imm", "enum"];
@@ -252,6 +252,7 @@ fn check_instructions(db: &Database, errors: &mut Vec<String>) {
                 ins.latency
             )),
         }
+        check_execution_facts(db, ins, &at, errors);
         if !ins.provisional {
             for op in &ins.operands {
                 if db.kinds[op.kind].provisional {
@@ -327,5 +328,84 @@ fn check_overlaps(db: &Database, errors: &mut Vec<String>) {
                 ));
             }
         }
+    }
+}
+
+/// The `op` and `memory` keys: what the model's semantics are derived from, so a mistake
+/// here is a wrong operation, not a cosmetic one.
+fn check_execution_facts(db: &Database, ins: &Instruction, at: &str, errors: &mut Vec<String>) {
+    let ident = !ins.op.is_empty()
+        && ins
+            .op
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase())
+        && ins
+            .op
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !ident {
+        errors.push(format!(
+            "{at}: op `{}` is not a lowercase identifier",
+            ins.op
+        ));
+    }
+    let format = db.formats[ins.format].name.as_str();
+    let asynchronous = ins.latency.starts_with("async:");
+    let Some(m) = &ins.memory else {
+        if matches!(format, "M" | "UM") {
+            errors.push(format!("{at}: a memory instruction needs `memory`"));
+        }
+        return;
+    };
+    if !ins.provisional || !asynchronous {
+        errors.push(format!(
+            "{at}: `memory` on an instruction that is not a provisional asynchronous one"
+        ));
+    }
+    let address_ok = |a: &str| matches!(a, "global" | "a64" | "shared" | "uniform");
+    let size_ok = |s: u32| matches!(s, 1 | 2 | 4 | 8 | 16 | 32);
+    let fields = (
+        m.address.as_deref(),
+        m.size,
+        m.part.as_deref(),
+        m.atomic.as_deref(),
+    );
+    let ok = match (m.access.as_str(), fields) {
+        ("invalidate" | "writeback", (None, None, None, None)) => !m.signed && !m.returns,
+        ("load", (Some(a), Some(s), part, None)) => {
+            address_ok(a)
+                && size_ok(s)
+                && !m.returns
+                && match part {
+                    None => true,
+                    Some("low16" | "high16") => s == 2 && !m.signed,
+                    Some(_) => false,
+                }
+        }
+        ("store", (Some(a), Some(s), None, None)) => {
+            address_ok(a) && a != "uniform" && size_ok(s) && !m.signed && !m.returns
+        }
+        ("atomic", (Some("global" | "shared"), Some(4), None, Some(op))) => {
+            !m.signed
+                && matches!(
+                    op,
+                    "add"
+                        | "sub"
+                        | "smin"
+                        | "umin"
+                        | "smax"
+                        | "umax"
+                        | "and"
+                        | "or"
+                        | "xor"
+                        | "swap"
+                        | "cmpswap"
+                )
+        }
+        _ => false,
+    };
+    if !ok {
+        errors.push(format!("{at}: `memory` {m:?} is not a valid access"));
     }
 }

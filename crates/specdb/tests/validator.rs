@@ -44,7 +44,7 @@ fn errors(entries: &str) -> Vec<String> {
     }
 }
 
-const ADD: &str = r#"      - {mnemonic: add, family: ADD, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x2, f4: 0x0}, latency: "fixed:4", flags: [], semantics: "d = s1 + s2"}
+const ADD: &str = r#"      - {mnemonic: add, family: ADD, op: x, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x2, f4: 0x0}, latency: "fixed:4", flags: [], semantics: "d = s1 + s2"}
 "#;
 
 #[test]
@@ -56,7 +56,7 @@ fn a_sound_database_loads() {
 fn planted_overlap_is_rejected() {
     // `sub` has the same opcode and f4 as `add`: one word matches both.
     let e = errors(&format!(
-        "{ADD}      - {{mnemonic: sub, family: SUB, operands: \"rd:v rs1:v rs2:v\", format: R, fixed: {{opcode: 0x2, f4: 0x0}}, latency: \"fixed:4\", flags: [], semantics: \"d = s1 - s2\"}}\n"
+        "{ADD}      - {{mnemonic: sub, family: SUB, op: x, operands: \"rd:v rs1:v rs2:v\", format: R, fixed: {{opcode: 0x2, f4: 0x0}}, latency: \"fixed:4\", flags: [], semantics: \"d = s1 - s2\"}}\n"
     ));
     assert!(
         e.iter().any(|m| m.contains("`sub` overlaps `add`")),
@@ -69,7 +69,7 @@ fn overlap_through_unconstrained_bits_is_rejected() {
     // `neg` leaves rs2 unconstrained (not an operand => must be zero) but a different
     // opcode: no overlap. `mov` shares the opcode, fixes nothing else: it overlaps `add`.
     let e = errors(&format!(
-        "{ADD}      - {{mnemonic: mov, family: MOV, operands: \"rd:v rs1:v rs2:v\", format: R, fixed: {{opcode: 0x2}}, latency: \"fixed:4\", flags: [], semantics: \"d = s1\"}}\n"
+        "{ADD}      - {{mnemonic: mov, family: MOV, op: x, operands: \"rd:v rs1:v rs2:v\", format: R, fixed: {{opcode: 0x2}}, latency: \"fixed:4\", flags: [], semantics: \"d = s1\"}}\n"
     ));
     assert!(e.iter().any(|m| m.contains("`mov`")), "{e:?}");
 }
@@ -77,7 +77,7 @@ fn overlap_through_unconstrained_bits_is_rejected() {
 #[test]
 fn fixed_value_must_fit_its_field() {
     let e = errors(
-        r#"      - {mnemonic: add, family: ADD, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x2, f4: 0x10}, latency: "fixed:4", flags: [], semantics: "x"}
+        r#"      - {mnemonic: add, family: ADD, op: x, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x2, f4: 0x10}, latency: "fixed:4", flags: [], semantics: "x"}
 "#,
     );
     assert!(
@@ -90,8 +90,8 @@ fn fixed_value_must_fit_its_field() {
 #[test]
 fn opcode_low_bits_must_agree_with_width() {
     let e = errors(
-        r#"      - {mnemonic: odd, family: ODD, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x3, f4: 0x0}, latency: "fixed:4", flags: [], semantics: "x"}
-      - {mnemonic: wide, family: W, operands: "rd:v rs1:v imm:k32", format: X, fixed: {opcode: 0x2, f11: 0x0}, latency: "fixed:4", flags: [], semantics: "x"}
+        r#"      - {mnemonic: odd, family: ODD, op: x, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x3, f4: 0x0}, latency: "fixed:4", flags: [], semantics: "x"}
+      - {mnemonic: wide, family: W, op: x, operands: "rd:v rs1:v imm:k32", format: X, fixed: {opcode: 0x2, f11: 0x0}, latency: "fixed:4", flags: [], semantics: "x"}
 "#,
     );
     assert!(
@@ -109,8 +109,8 @@ fn opcode_low_bits_must_agree_with_width() {
 #[test]
 fn operand_needs_a_field_of_the_right_width() {
     let e = errors(
-        r#"      - {mnemonic: bad, family: B, operands: "rd:v imm:k32", format: R, fixed: {opcode: 0x2, f4: 0x0}, latency: "fixed:4", flags: [], semantics: "x"}
-      - {mnemonic: bad2, family: B, operands: "rd:v f4:v", format: R, fixed: {opcode: 0x4}, latency: "fixed:4", flags: [], semantics: "x"}
+        r#"      - {mnemonic: bad, family: B, op: x, operands: "rd:v imm:k32", format: R, fixed: {opcode: 0x2, f4: 0x0}, latency: "fixed:4", flags: [], semantics: "x"}
+      - {mnemonic: bad2, family: B, op: x, operands: "rd:v f4:v", format: R, fixed: {opcode: 0x4}, latency: "fixed:4", flags: [], semantics: "x"}
 "#,
     );
     assert!(
@@ -128,7 +128,7 @@ fn operand_needs_a_field_of_the_right_width() {
 #[test]
 fn unknown_flags_latency_and_counts_are_rejected() {
     let e = errors(
-        r#"      - {mnemonic: add, family: ADD, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x2, f4: 0x0}, latency: "slow", flags: [zz], semantics: "x"}
+        r#"      - {mnemonic: add, family: ADD, op: x, operands: "rd:v rs1:v rs2:v", format: R, fixed: {opcode: 0x2, f4: 0x0}, latency: "slow", flags: [zz], semantics: "x"}
 "#,
     );
     assert!(e.iter().any(|m| m.contains("unknown flag `zz`")), "{e:?}");
@@ -162,4 +162,25 @@ fn the_real_database_is_sound() {
     let db = load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec")).unwrap();
     assert_eq!(db.formats.len(), 28);
     assert_eq!(db.instructions.iter().filter(|i| i.group == 1).count(), 241);
+}
+
+#[test]
+fn execution_facts_are_checked() {
+    // The operation a variant performs must be a name the model can be keyed by.
+    let e = errors(&ADD.replace("op: x", "op: Add-2"));
+    assert!(
+        e.iter()
+            .any(|m| m.contains("op `Add-2` is not a lowercase identifier")),
+        "{e:?}"
+    );
+    // Memory facts belong to the provisional asynchronous memory instructions only.
+    let e = errors(&ADD.replace(
+        "op: x,",
+        "op: x, memory: {access: load, address: global, size: 4},",
+    ));
+    assert!(
+        e.iter()
+            .any(|m| m.contains("`memory` on an instruction that is not a provisional")),
+        "{e:?}"
+    );
 }

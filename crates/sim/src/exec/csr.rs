@@ -1,6 +1,6 @@
 //! The CSR instructions' rules (seed 001 §3.3): reads, and writes with their access rights.
 
-use crate::exec::int::{hi, lo};
+use crate::exec::ops::{hi, lo};
 use crate::state::csr::{self, num, CsrWrite};
 use crate::state::trap::{CAUSE_ILLEGAL_CSR, CAUSE_ILLEGAL_MODE};
 use crate::state::{Core, Warp};

@@ -2,7 +2,7 @@
 //! operand forms of the vector instructions (vector, uniform and immediate sources, 64-bit
 //! pairs, compares into uniform masks, `saveexec`).
 
-use crate::exec::int::{hi, lo};
+use crate::exec::ops::{hi, lo};
 use crate::state::{Warp, LANES};
 
 impl Warp {

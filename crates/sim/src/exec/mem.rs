@@ -3,7 +3,7 @@
 //! the write-back queued for retirement (§2.6).
 
 use crate::env::Env;
-use crate::memory::{check_alignment, AtomicOp, GlobalMemory, SharedMemory, Space};
+use crate::memory::{apply_atomic, check_alignment, GlobalMemory, SharedMemory, Space};
 use crate::program::{Code, Inst, Program};
 use crate::state::access::{LaneAccess, MemAccess, MemKind, MemSpace};
 use crate::state::queue::Part;
@@ -13,7 +13,7 @@ use crate::state::warp::Warp;
 use crate::state::Fault;
 use crate::Writeback;
 use std::sync::atomic::{AtomicU32, Ordering};
-use warpkit_isa::{Latency, Op};
+use warpkit_isa::{Addressing as Addr, AtomicOp, Latency, MemoryAccess, MemoryPart, Op};
 
 /// The environment of a workgroup: the launch's global memory and its shared memory.
 pub struct MemEnv<'a> {
@@ -73,105 +73,6 @@ impl<'a> MemEnv<'a> {
     }
 }
 
-/// Every instruction [`MemEnv`] performs (the loads, stores and atomics of each space,
-/// the uniform loads, cache control), as a pattern: the interpreter hands them to the
-/// environment directly instead of first asking the floating-point dispatch.
-macro_rules! memory_ops {
-    () => {
-        Op::GloadU8
-            | Op::GloadI8
-            | Op::GloadU16
-            | Op::GloadI16
-            | Op::GloadB32
-            | Op::GloadB64
-            | Op::GloadB128
-            | Op::GloadD16L
-            | Op::GloadD16H
-            | Op::GloadU8A64
-            | Op::GloadI8A64
-            | Op::GloadU16A64
-            | Op::GloadI16A64
-            | Op::GloadB32A64
-            | Op::GloadB64A64
-            | Op::GloadB128A64
-            | Op::GstoreB8
-            | Op::GstoreB16
-            | Op::GstoreB32
-            | Op::GstoreB64
-            | Op::GstoreB128
-            | Op::GstoreB8A64
-            | Op::GstoreB16A64
-            | Op::GstoreB32A64
-            | Op::GstoreB64A64
-            | Op::GstoreB128A64
-            | Op::DsloadU8
-            | Op::DsloadI8
-            | Op::DsloadU16
-            | Op::DsloadI16
-            | Op::DsloadB32
-            | Op::DsloadB64
-            | Op::DsloadB128
-            | Op::DsloadD16L
-            | Op::DsloadD16H
-            | Op::DsstoreB8
-            | Op::DsstoreB16
-            | Op::DsstoreB32
-            | Op::DsstoreB64
-            | Op::DsstoreB128
-            | Op::UloadB32
-            | Op::UloadB64
-            | Op::UloadB128
-            | Op::UloadB256
-            | Op::CacheInv
-            | Op::CacheWb
-            | Op::GatomicAdd
-            | Op::DsatomicAdd
-            | Op::GatomicSub
-            | Op::DsatomicSub
-            | Op::GatomicSmin
-            | Op::DsatomicSmin
-            | Op::GatomicUmin
-            | Op::DsatomicUmin
-            | Op::GatomicSmax
-            | Op::DsatomicSmax
-            | Op::GatomicUmax
-            | Op::DsatomicUmax
-            | Op::GatomicAnd
-            | Op::DsatomicAnd
-            | Op::GatomicOr
-            | Op::DsatomicOr
-            | Op::GatomicXor
-            | Op::DsatomicXor
-            | Op::GatomicSwap
-            | Op::DsatomicSwap
-            | Op::GatomicCmpswap
-            | Op::DsatomicCmpswap
-            | Op::GatomicAddRtn
-            | Op::DsatomicAddRtn
-            | Op::GatomicSubRtn
-            | Op::DsatomicSubRtn
-            | Op::GatomicSminRtn
-            | Op::DsatomicSminRtn
-            | Op::GatomicUminRtn
-            | Op::DsatomicUminRtn
-            | Op::GatomicSmaxRtn
-            | Op::DsatomicSmaxRtn
-            | Op::GatomicUmaxRtn
-            | Op::DsatomicUmaxRtn
-            | Op::GatomicAndRtn
-            | Op::DsatomicAndRtn
-            | Op::GatomicOrRtn
-            | Op::DsatomicOrRtn
-            | Op::GatomicXorRtn
-            | Op::DsatomicXorRtn
-            | Op::GatomicSwapRtn
-            | Op::DsatomicSwapRtn
-            | Op::GatomicCmpswapRtn
-            | Op::DsatomicCmpswapRtn
-    };
-}
-pub(crate) use memory_ops;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     /// `part` says which bits of the destination a 16-bit `d16` load replaces.
@@ -193,115 +94,30 @@ enum Kind {
     Cache,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Addr {
-    /// `U64[rs2] + zext(v[rs1]) + sext(imm)`.
-    Global,
-    /// `V64[rs1] + sext(imm)`.
-    A64,
-    /// Shared: `zext(v[rs1]) + sext(imm)`.
-    Shared,
-    /// `U64[rs1] + sext(imm)`.
-    Uniform,
-}
-
-fn atomic(op: Op) -> Option<(AtomicOp, bool)> {
-    use AtomicOp::*;
-    Some(match op {
-        Op::GatomicAdd | Op::DsatomicAdd => (Add, false),
-        Op::GatomicSub | Op::DsatomicSub => (Sub, false),
-        Op::GatomicSmin | Op::DsatomicSmin => (Smin, false),
-        Op::GatomicUmin | Op::DsatomicUmin => (Umin, false),
-        Op::GatomicSmax | Op::DsatomicSmax => (Smax, false),
-        Op::GatomicUmax | Op::DsatomicUmax => (Umax, false),
-        Op::GatomicAnd | Op::DsatomicAnd => (And, false),
-        Op::GatomicOr | Op::DsatomicOr => (Or, false),
-        Op::GatomicXor | Op::DsatomicXor => (Xor, false),
-        Op::GatomicSwap | Op::DsatomicSwap => (Swap, false),
-        Op::GatomicCmpswap | Op::DsatomicCmpswap => (Cmpswap, false),
-        Op::GatomicAddRtn | Op::DsatomicAddRtn => (Add, true),
-        Op::GatomicSubRtn | Op::DsatomicSubRtn => (Sub, true),
-        Op::GatomicSminRtn | Op::DsatomicSminRtn => (Smin, true),
-        Op::GatomicUminRtn | Op::DsatomicUminRtn => (Umin, true),
-        Op::GatomicSmaxRtn | Op::DsatomicSmaxRtn => (Smax, true),
-        Op::GatomicUmaxRtn | Op::DsatomicUmaxRtn => (Umax, true),
-        Op::GatomicAndRtn | Op::DsatomicAndRtn => (And, true),
-        Op::GatomicOrRtn | Op::DsatomicOrRtn => (Or, true),
-        Op::GatomicXorRtn | Op::DsatomicXorRtn => (Xor, true),
-        Op::GatomicSwapRtn | Op::DsatomicSwapRtn => (Swap, true),
-        Op::GatomicCmpswapRtn | Op::DsatomicCmpswapRtn => (Cmpswap, true),
-        _ => return None,
-    })
-}
-
+/// What the memory instruction `op` does, from its database entry (`memory` in
+/// `spec/provisional/memory.yaml`); `None` for any other instruction.
 fn describe(op: Op) -> Option<(Kind, Addr)> {
-    let load = |size, signed| Kind::Load {
-        size,
-        signed,
-        part: Part::Whole,
+    let m = op.def().memory?;
+    let size = u32::from(m.size);
+    let kind = match m.access {
+        MemoryAccess::Load if m.address == Addr::Uniform => Kind::ULoad { size },
+        MemoryAccess::Load => Kind::Load {
+            size,
+            signed: m.signed,
+            part: match m.part {
+                MemoryPart::Whole => Part::Whole,
+                MemoryPart::Low16 => Part::Low16,
+                MemoryPart::High16 => Part::High16,
+            },
+        },
+        MemoryAccess::Store => Kind::Store { size },
+        MemoryAccess::Atomic => Kind::Atomic {
+            op: m.atomic?,
+            rtn: m.returns,
+        },
+        MemoryAccess::Invalidate | MemoryAccess::Writeback => Kind::Cache,
     };
-    let d16 = |part| Kind::Load {
-        size: 2,
-        signed: false,
-        part,
-    };
-    let store = |size| Kind::Store { size };
-    Some(match op {
-        Op::GloadU8 => (load(1, false), Addr::Global),
-        Op::GloadI8 => (load(1, true), Addr::Global),
-        Op::GloadU16 => (load(2, false), Addr::Global),
-        Op::GloadI16 => (load(2, true), Addr::Global),
-        Op::GloadB32 => (load(4, false), Addr::Global),
-        Op::GloadB64 => (load(8, false), Addr::Global),
-        Op::GloadB128 => (load(16, false), Addr::Global),
-        Op::GloadD16L => (d16(Part::Low16), Addr::Global),
-        Op::GloadD16H => (d16(Part::High16), Addr::Global),
-        Op::GloadU8A64 => (load(1, false), Addr::A64),
-        Op::GloadI8A64 => (load(1, true), Addr::A64),
-        Op::GloadU16A64 => (load(2, false), Addr::A64),
-        Op::GloadI16A64 => (load(2, true), Addr::A64),
-        Op::GloadB32A64 => (load(4, false), Addr::A64),
-        Op::GloadB64A64 => (load(8, false), Addr::A64),
-        Op::GloadB128A64 => (load(16, false), Addr::A64),
-        Op::GstoreB8 => (store(1), Addr::Global),
-        Op::GstoreB16 => (store(2), Addr::Global),
-        Op::GstoreB32 => (store(4), Addr::Global),
-        Op::GstoreB64 => (store(8), Addr::Global),
-        Op::GstoreB128 => (store(16), Addr::Global),
-        Op::GstoreB8A64 => (store(1), Addr::A64),
-        Op::GstoreB16A64 => (store(2), Addr::A64),
-        Op::GstoreB32A64 => (store(4), Addr::A64),
-        Op::GstoreB64A64 => (store(8), Addr::A64),
-        Op::GstoreB128A64 => (store(16), Addr::A64),
-        Op::DsloadU8 => (load(1, false), Addr::Shared),
-        Op::DsloadI8 => (load(1, true), Addr::Shared),
-        Op::DsloadU16 => (load(2, false), Addr::Shared),
-        Op::DsloadI16 => (load(2, true), Addr::Shared),
-        Op::DsloadB32 => (load(4, false), Addr::Shared),
-        Op::DsloadB64 => (load(8, false), Addr::Shared),
-        Op::DsloadB128 => (load(16, false), Addr::Shared),
-        Op::DsloadD16L => (d16(Part::Low16), Addr::Shared),
-        Op::DsloadD16H => (d16(Part::High16), Addr::Shared),
-        Op::DsstoreB8 => (store(1), Addr::Shared),
-        Op::DsstoreB16 => (store(2), Addr::Shared),
-        Op::DsstoreB32 => (store(4), Addr::Shared),
-        Op::DsstoreB64 => (store(8), Addr::Shared),
-        Op::DsstoreB128 => (store(16), Addr::Shared),
-        Op::UloadB32 => (Kind::ULoad { size: 4 }, Addr::Uniform),
-        Op::UloadB64 => (Kind::ULoad { size: 8 }, Addr::Uniform),
-        Op::UloadB128 => (Kind::ULoad { size: 16 }, Addr::Uniform),
-        Op::UloadB256 => (Kind::ULoad { size: 32 }, Addr::Uniform),
-        Op::CacheInv | Op::CacheWb => (Kind::Cache, Addr::Uniform),
-        _ => {
-            let (a, rtn) = atomic(op)?;
-            let space = if op.mnemonic().starts_with("ds") {
-                Addr::Shared
-            } else {
-                Addr::Global
-            };
-            (Kind::Atomic { op: a, rtn }, space)
-        }
-    })
+    Some((kind, m.address))
 }
 
 #[inline]
@@ -532,7 +348,7 @@ impl MemEnv<'_> {
                     *a = u64::from(warp.v[rs1][l]).wrapping_add(offset);
                 }
             }
-            Addr::Uniform => return Err(unsupported()),
+            Addr::Uniform | Addr::None => return Err(unsupported()),
         }
         // Every active lane is checked before any store or atomic: a faulting instruction
         // changes nothing (docs/abi.md). The lowest faulting lane names the address. Loads
@@ -889,7 +705,7 @@ impl Words for GlobalWords<'_> {
     fn rmw(&mut self, i: usize, op: AtomicOp, data: u32, compare: u32) -> u32 {
         self.0[i]
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
-                Some(op.apply(old, data, compare))
+                Some(apply_atomic(op, old, data, compare))
             })
             .unwrap_or_else(|x| x)
     }
@@ -926,7 +742,7 @@ impl Words for SharedWords<'_> {
     #[inline(always)]
     fn rmw(&mut self, i: usize, op: AtomicOp, data: u32, compare: u32) -> u32 {
         let old = self.0[i];
-        self.0[i] = op.apply(old, data, compare);
+        self.0[i] = apply_atomic(op, old, data, compare);
         old
     }
 }
@@ -1088,14 +904,13 @@ mod tests {
     use crate::state::warp::WarpId;
 
     #[test]
-    fn memory_ops_are_the_instructions_described_here() {
+    fn the_dispatched_memory_operations_are_the_ones_described() {
         for op in warpkit_isa::ALL_OPS {
-            assert_eq!(
-                matches!(op, memory_ops!()),
-                describe(op).is_some(),
-                "{}",
-                op.mnemonic()
+            let memory = matches!(
+                op.def().operation,
+                "load" | "store" | "atomic" | "cache_inv" | "cache_wb"
             );
+            assert_eq!(memory, describe(op).is_some(), "{}", op.mnemonic());
         }
     }
 

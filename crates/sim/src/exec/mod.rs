@@ -9,14 +9,14 @@ use crate::state::csr::{num, CsrWrite};
 use crate::state::regs::{LANES, NUM_VREGS};
 use crate::state::trap::*;
 use crate::state::{Core, Warp, WarpStatus};
-use int::*;
+use ops::{wide, wqm};
 use warpkit_isa::Op;
 
 mod csr;
 pub(crate) mod fp;
-pub(crate) mod int;
 mod lanes;
 pub(crate) mod mem;
+pub(crate) mod ops;
 pub mod sfu;
 
 impl Warp {
@@ -75,127 +75,94 @@ impl Warp {
         let c = usize::from(inst.rs3);
         let imm = inst.imm;
         let mut next = pc.wrapping_add(u32::from(inst.len));
-        match op {
-            // ---- VALU integer, R / RU / I8 ----
-            Op::Add => self.vv(d, a, b, u32::wrapping_add),
-            Op::AddVu => self.vs(d, a, self.u[b], u32::wrapping_add),
-            Op::AddVi => self.vs(d, a, imm, u32::wrapping_add),
-            Op::Sub => self.vv(d, a, b, u32::wrapping_sub),
-            Op::SubVu => self.vs(d, a, self.u[b], u32::wrapping_sub),
-            Op::Sll => self.vv(d, a, b, |x, y| x << (y & 31)),
-            Op::SllVu => self.vs(d, a, self.u[b], |x, y| x << (y & 31)),
-            Op::SllVi => self.vs(d, a, imm, |x, y| x << (y & 31)),
-            Op::Slt => self.vv(d, a, b, |x, y| b2u(lt_s(x, y))),
-            Op::SltVu => self.vs(d, a, self.u[b], |x, y| b2u(lt_s(x, y))),
-            Op::SltVi => self.vs(d, a, imm, |x, y| b2u(lt_s(x, y))),
-            Op::Sltu => self.vv(d, a, b, |x, y| b2u(x < y)),
-            Op::SltuVu => self.vs(d, a, self.u[b], |x, y| b2u(x < y)),
-            Op::SltuVi => self.vs(d, a, imm, |x, y| b2u(x < y)),
-            Op::Xor => self.vv(d, a, b, |x, y| x ^ y),
-            Op::XorVu => self.vs(d, a, self.u[b], |x, y| x ^ y),
-            Op::XorVi => self.vs(d, a, imm, |x, y| x ^ y),
-            Op::Srl => self.vv(d, a, b, |x, y| x >> (y & 31)),
-            Op::SrlVu => self.vs(d, a, self.u[b], |x, y| x >> (y & 31)),
-            Op::SrlVi => self.vs(d, a, imm, |x, y| x >> (y & 31)),
-            Op::Sra => self.vv(d, a, b, |x, y| ((x as i32) >> (y & 31)) as u32),
-            Op::SraVu => self.vs(d, a, self.u[b], |x, y| ((x as i32) >> (y & 31)) as u32),
-            Op::SraVi => self.vs(d, a, imm, |x, y| ((x as i32) >> (y & 31)) as u32),
-            Op::Or => self.vv(d, a, b, |x, y| x | y),
-            Op::OrVu => self.vs(d, a, self.u[b], |x, y| x | y),
-            Op::OrVi => self.vs(d, a, imm, |x, y| x | y),
-            Op::And => self.vv(d, a, b, |x, y| x & y),
-            Op::AndVu => self.vs(d, a, self.u[b], |x, y| x & y),
-            Op::AndVi => self.vs(d, a, imm, |x, y| x & y),
-            Op::Min => self.vv(d, a, b, min_s),
-            Op::MinVu => self.vs(d, a, self.u[b], min_s),
-            Op::MinVi => self.vs(d, a, imm, min_s),
-            Op::Max => self.vv(d, a, b, max_s),
-            Op::MaxVu => self.vs(d, a, self.u[b], max_s),
-            Op::MaxVi => self.vs(d, a, imm, max_s),
-            Op::Minu => self.vv(d, a, b, u32::min),
-            Op::MinuVu => self.vs(d, a, self.u[b], u32::min),
-            Op::MinuVi => self.vs(d, a, imm, u32::min),
-            Op::Maxu => self.vv(d, a, b, u32::max),
-            Op::MaxuVu => self.vs(d, a, self.u[b], u32::max),
-            Op::MaxuVi => self.vs(d, a, imm, u32::max),
-            Op::Andn => self.vv(d, a, b, |x, y| x & !y),
-            Op::AndnVu => self.vs(d, a, self.u[b], |x, y| x & !y),
-            Op::Orn => self.vv(d, a, b, |x, y| x | !y),
-            Op::OrnVu => self.vs(d, a, self.u[b], |x, y| x | !y),
-            Op::Mul => self.vv(d, a, b, u32::wrapping_mul),
-            Op::MulVu => self.vs(d, a, self.u[b], u32::wrapping_mul),
-            Op::MulVi => self.vs(d, a, imm, u32::wrapping_mul),
-            Op::Mulh => self.vv(d, a, b, mulh),
-            Op::MulhVu => self.vs(d, a, self.u[b], mulh),
-            Op::Mulhsu => self.vv(d, a, b, mulhsu),
-            Op::Mulhu => self.vv(d, a, b, mulhu),
-            Op::MulhuVu => self.vs(d, a, self.u[b], mulhu),
-            Op::Mac => {
-                let (x, y) = (self.v[a], self.v[b]);
-                let acc = self.v[d];
-                self.vlane(d, |l| acc[l].wrapping_add(x[l].wrapping_mul(y[l])));
-            }
-            Op::MacVu => {
-                let s = self.u[b];
-                self.vv(d, d, a, |acc, x| acc.wrapping_add(x.wrapping_mul(s)));
-            }
-            Op::Xnor => self.vv(d, a, b, |x, y| !(x ^ y)),
-            Op::Rol => self.vv(d, a, b, |x, y| x.rotate_left(y & 31)),
-            Op::Ror => self.vv(d, a, b, |x, y| x.rotate_right(y & 31)),
-            Op::CzeroEqz => self.vv(d, a, b, |x, y| if y == 0 { 0 } else { x }),
-            Op::CzeroNez => self.vv(d, a, b, |x, y| if y != 0 { 0 } else { x }),
-            Op::AddsatI32 => self.vv(d, a, b, addsat_s),
-            Op::AddsatU32 => self.vv(d, a, b, u32::saturating_add),
-            Op::SubsatI32 => self.vv(d, a, b, subsat_s),
-            Op::SubsatU32 => self.vv(d, a, b, u32::saturating_sub),
-            Op::Bfm => self.vv(d, a, b, bitfield_mask),
-            Op::Mulwu => {
-                let (x, y) = (self.v[a], self.v[b]);
-                self.v64(d, |l| u64::from(x[l]) * u64::from(y[l]));
-            }
-            Op::Add64 => {
-                let (x, y) = (self.vpair(a), self.vpair(b));
-                self.v64(d, |l| x[l].wrapping_add(y[l]));
-            }
-            Op::Sub64 => {
-                let (x, y) = (self.vpair(a), self.vpair(b));
-                self.v64(d, |l| x[l].wrapping_sub(y[l]));
-            }
-            Op::Addsx64 => {
-                let (x, y) = (self.vpair(a), self.v[b]);
-                self.v64(d, |l| x[l].wrapping_add(sext64(y[l])));
-            }
-            Op::Addzx64 => {
-                let (x, y) = (self.vpair(a), self.v[b]);
-                self.v64(d, |l| x[l].wrapping_add(u64::from(y[l])));
-            }
-            Op::Addzx64Vu => {
-                let (x, s) = (self.vpair(a), u64::from(self.u[b]));
-                self.v64(d, |l| x[l].wrapping_add(s));
-            }
-            Op::Sll64 => {
-                let (x, y) = (self.vpair(a), self.v[b]);
-                self.v64(d, |l| x[l] << (y[l] & 63));
-            }
-            Op::Srl64 => {
-                let (x, y) = (self.vpair(a), self.v[b]);
-                self.v64(d, |l| x[l] >> (y[l] & 63));
-            }
-            Op::Sra64 => {
-                let (x, y) = (self.vpair(a), self.v[b]);
-                self.v64(d, |l| ((x[l] as i64) >> (y[l] & 63)) as u64);
-            }
-            Op::Mulw => {
-                let (x, y) = (self.v[a], self.v[b]);
-                self.v64(d, |l| sext64(x[l]).wrapping_mul(sext64(y[l])));
-            }
-            Op::SubrVu => self.vs(d, a, self.u[b], |x, s| s.wrapping_sub(x)),
-            Op::SubrVi => self.vs(d, a, imm, |x, s| s.wrapping_sub(x)),
-            Op::SllrVu => self.vs(d, a, self.u[b], |x, s| s << (x & 31)),
-            Op::SrlrVu => self.vs(d, a, self.u[b], |x, s| s >> (x & 31)),
-            Op::SrarVu => self.vs(d, a, self.u[b], |x, s| ((s as i32) >> (x & 31)) as u32),
-            Op::Mbcnt => {
-                let (x, m) = (self.v[a], self.u[b]);
+        // The semantics of one form of an operation (`for_each_op!`: the variant, its
+        // operation and the kinds of its rd, rs1, rs2, rs3 and immediate). Operations
+        // with semantics of their own come first; then the forms, each applying the
+        // operation's function of `ops` through a lane loop. A variant whose operation
+        // has no function, or whose form has no rule, does not compile.
+        macro_rules! form {
+            // ---- system ----
+            ($w:ident, $Op:ident, endpgm $f:tt) => {{
+                $w.drain();
+                $w.retire(core, 1, 0);
+                $w.status = WarpStatus::Ended;
+                return None;
+            }};
+            ($w:ident, $Op:ident, nop $f:tt) => { () };
+            ($w:ident, $Op:ident, barrier $f:tt) => {{
+                $w.retire(core, 1, 0);
+                $w.pc = next;
+                $w.status = WarpStatus::AtBarrier;
+                return None;
+            }};
+            ($w:ident, $Op:ident, waitcnt $f:tt) => { $w.waitcnt(prog, imm) };
+            ($w:ident, $Op:ident, csrr $f:tt) => {
+                match $w.csr_read(imm, core) {
+                    Some(x) => $w.u[d] = x,
+                    None => return $w.trap_at(pc, CAUSE_ILLEGAL_CSR, imm),
+                }
+            };
+            ($w:ident, $Op:ident, csrw $f:tt) => { form!(@csr $w, CsrWrite::Write) };
+            ($w:ident, $Op:ident, csrs $f:tt) => { form!(@csr $w, CsrWrite::Set) };
+            ($w:ident, $Op:ident, csrc $f:tt) => { form!(@csr $w, CsrWrite::Clear) };
+            (@csr $w:ident, $how:expr) => {
+                if let Err((cause, info)) = $w.csr_write(imm, $how, $w.u[a], core) {
+                    return $w.trap_at(pc, cause, info);
+                }
+            };
+            // ---- memory and cache control: the environment performs them ----
+            ($w:ident, $Op:ident, load $f:tt) => { form!(@env $w) };
+            ($w:ident, $Op:ident, store $f:tt) => { form!(@env $w) };
+            ($w:ident, $Op:ident, atomic $f:tt) => { form!(@env $w) };
+            ($w:ident, $Op:ident, cache_inv $f:tt) => { form!(@env $w) };
+            ($w:ident, $Op:ident, cache_wb $f:tt) => { form!(@env $w) };
+            (@env $w:ident) => {
+                if let Err(f) = env.issue_async($w, prog, &inst, pc) {
+                    return $w.trap_at(pc, f.cause, f.info);
+                }
+            };
+            // ---- branches and jumps: targets were resolved against this PC ----
+            ($w:ident, $Op:ident, jmp $f:tt) => { next = imm };
+            ($w:ident, $Op:ident, bexecz $f:tt) => { if $w.exec() == 0 { next = imm } };
+            ($w:ident, $Op:ident, bexecnz $f:tt) => { if $w.exec() != 0 { next = imm } };
+            ($w:ident, $Op:ident, jal $f:tt) => {{
+                $w.u[d] = next;
+                next = imm;
+            }};
+            ($w:ident, $Op:ident, bz $f:tt) => { if $w.u[a] == 0 { next = imm } };
+            ($w:ident, $Op:ident, bnz $f:tt) => { if $w.u[a] != 0 { next = imm } };
+            ($w:ident, $Op:ident, bnone $f:tt) => { if $w.u[a] & $w.exec() == 0 { next = imm } };
+            ($w:ident, $Op:ident, bany $f:tt) => { if $w.u[a] & $w.exec() != 0 { next = imm } };
+            ($w:ident, $Op:ident, jr $f:tt) => { next = $w.u[a].wrapping_add(imm) & !3 };
+            ($w:ident, $Op:ident, jalr $f:tt) => {{
+                let target = $w.u[a].wrapping_add(imm) & !3;
+                $w.u[d] = next;
+                next = target;
+            }};
+            ($w:ident, $Op:ident, upc $f:tt) => { $w.u[d] = pc.wrapping_add(imm) };
+            ($w:ident, $Op:ident, upca $f:tt) => {{
+                let target = (i64::from(pc) + i64::from(imm as i32)) as u64;
+                let r = $w.csr.code_base().wrapping_add(target);
+                $w.set_u64(d, r);
+            }};
+            // ---- EXEC ----
+            ($w:ident, $Op:ident, exec_get $f:tt) => { $w.u[d] = $w.exec() };
+            ($w:ident, $Op:ident, exec_set $f:tt) => { $w.set_exec($w.u[a]) };
+            ($w:ident, $Op:ident, exec_wqm $f:tt) => {{
+                let old = $w.exec();
+                $w.u[d] = old;
+                $w.set_exec(wqm(old));
+            }};
+            ($w:ident, $Op:ident, saveexec_and $f:tt) => { $w.saveexec(d, a, |e, m| e & m) };
+            ($w:ident, $Op:ident, saveexec_or $f:tt) => { $w.saveexec(d, a, |e, m| e | m) };
+            ($w:ident, $Op:ident, saveexec_xor $f:tt) => { $w.saveexec(d, a, |e, m| e ^ m) };
+            ($w:ident, $Op:ident, saveexec_andn1 $f:tt) => { $w.saveexec(d, a, |e, m| m & !e) };
+            ($w:ident, $Op:ident, saveexec_andn2 $f:tt) => { $w.saveexec(d, a, |e, m| e & !m) };
+            ($w:ident, $Op:ident, saveexec_mov $f:tt) => { $w.saveexec(d, a, |_, m| m) };
+            // ---- lane-dependent vector operations ----
+            ($w:ident, $Op:ident, laneid [v _ _ _ _]) => { $w.vlane(d, |l| l as u32) };
+            ($w:ident, $Op:ident, mbcnt [v v u _ _]) => {{
+                let (x, m) = ($w.v[a], $w.u[b]);
                 // Running count of the mask bits below each lane: no popcount per lane.
                 let mut below = [0u32; LANES];
                 let mut n = 0;
@@ -203,342 +170,182 @@ impl Warp {
                     *c = n;
                     n += (m >> l) & 1;
                 }
-                self.vlane(d, |l| x[l].wrapping_add(below[l]));
-            }
-            Op::Cndmask => {
-                let (x, m, old) = (self.v[a], self.u[b], self.v[d]);
+                $w.vlane(d, |l| x[l].wrapping_add(below[l]));
+            }};
+            ($w:ident, $Op:ident, cndmask [vx v u _ _]) => {{
+                let (x, m, old) = ($w.v[a], $w.u[b], $w.v[d]);
                 // A select by an all-ones/all-zeros lane mask vectorises; a branch does not.
-                self.vlane(d, |l| {
+                $w.vlane(d, |l| {
                     let pick = 0u32.wrapping_sub((m >> l) & 1);
                     (x[l] & pick) | (old[l] & !pick)
                 });
-            }
-            Op::MovrelS => {
-                let index = u64::from(inst.rs1) + u64::from(self.u[b]);
-                let src = if index < u64::from(self.vgprs.min(NUM_VREGS as u32)) {
-                    self.v[index as usize]
+            }};
+            ($w:ident, $Op:ident, movrel_s [v v u _ _]) => {{
+                let index = u64::from(inst.rs1) + u64::from($w.u[b]);
+                let src = if index < u64::from($w.vgprs.min(NUM_VREGS as u32)) {
+                    $w.v[index as usize]
                 } else {
                     [0; LANES]
                 };
-                self.vput(d, &src);
-            }
-            Op::MovrelD => {
-                let index = u64::from(inst.rd) + u64::from(self.u[b]);
-                if index < u64::from(self.vgprs.min(NUM_VREGS as u32)) {
-                    let src = self.v[a];
-                    self.vput(index as usize, &src);
+                $w.vput(d, &src);
+            }};
+            ($w:ident, $Op:ident, movrel_d [v v u _ _]) => {{
+                let index = u64::from(inst.rd) + u64::from($w.u[b]);
+                if index < u64::from($w.vgprs.min(NUM_VREGS as u32)) {
+                    let src = $w.v[a];
+                    $w.vput(index as usize, &src);
                 }
-            }
-            // ---- VALU unary, R1 / R1U / LI ----
-            Op::Mov => self.v1(d, a, |x| x),
-            Op::MovVu => {
-                let s = self.u[a];
-                self.vput(d, &[s; LANES]);
-            }
-            Op::Not => self.v1(d, a, |x| !x),
-            Op::Clz => self.v1(d, a, u32::leading_zeros),
-            Op::Ctz => self.v1(d, a, u32::trailing_zeros),
-            Op::Cpop => self.v1(d, a, u32::count_ones),
-            Op::Brev => self.v1(d, a, u32::reverse_bits),
-            Op::Rev8 => self.v1(d, a, u32::swap_bytes),
-            Op::SextB => self.v1(d, a, sext8),
-            Op::SextH => self.v1(d, a, sext16),
-            Op::ZextB => self.v1(d, a, |x| x & 0xff),
-            Op::ZextH => self.v1(d, a, |x| x & 0xffff),
-            Op::Laneid => self.vlane(d, |l| l as u32),
-            Op::Neg => self.v1(d, a, |x| 0u32.wrapping_sub(x)),
-            Op::Abs => self.v1(d, a, |x| (x as i32).wrapping_abs() as u32),
-            Op::Mov64 => {
-                let x = self.vpair(a);
-                self.vput64(d, &x);
-            }
-            Op::Mov64Vu => {
-                let s = self.u64(a);
-                self.vput64(d, &[s; LANES]);
-            }
-            Op::Movi => self.vput(d, &[imm; LANES]),
-            // ---- compares to uniform masks ----
-            Op::CmpEqI32 => self.cmp_vv(d, a, b, |x, y| x == y),
-            Op::CmpNeI32 => self.cmp_vv(d, a, b, |x, y| x != y),
-            Op::CmpLtI32 => self.cmp_vv(d, a, b, lt_s),
-            Op::CmpGeI32 => self.cmp_vv(d, a, b, |x, y| !lt_s(x, y)),
-            Op::CmpLtU32 => self.cmp_vv(d, a, b, |x, y| x < y),
-            Op::CmpGeU32 => self.cmp_vv(d, a, b, |x, y| x >= y),
-            Op::CmpEqI32Vu => self.cmp_vs(d, a, self.u[b], |x, y| x == y),
-            Op::CmpNeI32Vu => self.cmp_vs(d, a, self.u[b], |x, y| x != y),
-            Op::CmpLtI32Vu => self.cmp_vs(d, a, self.u[b], lt_s),
-            Op::CmpGeI32Vu => self.cmp_vs(d, a, self.u[b], |x, y| !lt_s(x, y)),
-            Op::CmpLtU32Vu => self.cmp_vs(d, a, self.u[b], |x, y| x < y),
-            Op::CmpGeU32Vu => self.cmp_vs(d, a, self.u[b], |x, y| x >= y),
-            Op::CmpEqI64 => self.cmp64(d, a, b, |x, y| x == y),
-            Op::CmpNeI64 => self.cmp64(d, a, b, |x, y| x != y),
-            Op::CmpLtI64 => self.cmp64(d, a, b, |x, y| (x as i64) < (y as i64)),
-            Op::CmpGeI64 => self.cmp64(d, a, b, |x, y| (x as i64) >= (y as i64)),
-            Op::CmpLtU64 => self.cmp64(d, a, b, |x, y| x < y),
-            Op::CmpGeU64 => self.cmp64(d, a, b, |x, y| x >= y),
-            Op::CmpEqI32Vi => self.cmp_vs(d, a, imm, |x, y| x == y),
-            Op::CmpNeI32Vi => self.cmp_vs(d, a, imm, |x, y| x != y),
-            Op::CmpLtI32Vi => self.cmp_vs(d, a, imm, lt_s),
-            Op::CmpGeI32Vi => self.cmp_vs(d, a, imm, |x, y| !lt_s(x, y)),
-            Op::CmpLtU32Vi => self.cmp_vs(d, a, imm, |x, y| x < y),
-            Op::CmpGeU32Vi => self.cmp_vs(d, a, imm, |x, y| x >= y),
-            Op::CmpGtI32Vi => self.cmp_vs(d, a, imm, |x, y| lt_s(y, x)),
-            Op::CmpGtU32Vi => self.cmp_vs(d, a, imm, |x, y| x > y),
-            // ---- X format ----
-            Op::Sel => self.vvv(d, a, b, c, |x, y, z| if z != 0 { x } else { y }),
-            Op::BfeU32 => self.vvv(d, a, b, c, bfe_u),
-            Op::BfeI32 => self.vvv(d, a, b, c, bfe_i),
-            Op::Bfi => self.vvv(d, a, b, c, |m, x, y| (m & x) | (!m & y)),
-            Op::PermB32 => self.vvv(d, a, b, c, perm),
-            Op::MadU32 => self.vvv(d, a, b, c, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
-            Op::Mad64U32 => {
-                let (x, y, z) = (self.v[a], self.v[b], self.vpair(c));
-                self.v64(d, |l| {
-                    (u64::from(x[l]) * u64::from(y[l])).wrapping_add(z[l])
-                });
-            }
-            Op::Mad64I32 => {
-                let (x, y, z) = (self.v[a], self.v[b], self.vpair(c));
-                self.v64(d, |l| {
-                    sext64(x[l]).wrapping_mul(sext64(y[l])).wrapping_add(z[l])
-                });
-            }
-            Op::Alignbit => self.vvv(d, a, b, c, |x, y, s| {
-                (((u64::from(x) << 32) | u64::from(y)) >> (s & 31)) as u32
-            }),
-            Op::Med3I32 => self.vvv(d, a, b, c, med3_s),
-            Op::Med3U32 => self.vvv(d, a, b, c, med3_u),
-            Op::Dp4aI32 => self.vvv(d, a, b, c, dp4a_s),
-            Op::Dp4aU32 => self.vvv(d, a, b, c, dp4a_u),
-            Op::Sel64 => {
-                let (x, y, z) = (self.vpair(a), self.vpair(b), self.v[c]);
-                self.v64(d, |l| if z[l] != 0 { x[l] } else { y[l] });
-            }
-            // ---- XL literal ----
-            Op::MovVl => self.vput(d, &[imm; LANES]),
-            Op::AddVl => self.vs(d, a, imm, u32::wrapping_add),
-            Op::SubrVl => self.vs(d, a, imm, |x, s| s.wrapping_sub(x)),
-            Op::AndVl => self.vs(d, a, imm, |x, s| x & s),
-            Op::OrVl => self.vs(d, a, imm, |x, s| x | s),
-            Op::XorVl => self.vs(d, a, imm, |x, s| x ^ s),
-            Op::MulVl => self.vs(d, a, imm, u32::wrapping_mul),
-            Op::Addsx64Vl => {
-                let x = self.vpair(a);
-                let s = sext64(imm);
-                self.v64(d, |l| x[l].wrapping_add(s));
-            }
-            // ---- SALU, UR ----
-            Op::Uadd => self.u[d] = self.u[a].wrapping_add(self.u[b]),
-            Op::Usub => self.u[d] = self.u[a].wrapping_sub(self.u[b]),
-            Op::Usll => self.u[d] = self.u[a] << (self.u[b] & 31),
-            Op::Uslt => self.u[d] = b2u(lt_s(self.u[a], self.u[b])),
-            Op::Usltu => self.u[d] = b2u(self.u[a] < self.u[b]),
-            Op::Uxor => self.u[d] = self.u[a] ^ self.u[b],
-            Op::Usrl => self.u[d] = self.u[a] >> (self.u[b] & 31),
-            Op::Usra => self.u[d] = ((self.u[a] as i32) >> (self.u[b] & 31)) as u32,
-            Op::Uor => self.u[d] = self.u[a] | self.u[b],
-            Op::Uand => self.u[d] = self.u[a] & self.u[b],
-            Op::Umin => self.u[d] = min_s(self.u[a], self.u[b]),
-            Op::Umax => self.u[d] = max_s(self.u[a], self.u[b]),
-            Op::Uminu => self.u[d] = self.u[a].min(self.u[b]),
-            Op::Umaxu => self.u[d] = self.u[a].max(self.u[b]),
-            Op::Uandn => self.u[d] = self.u[a] & !self.u[b],
-            Op::Uorn => self.u[d] = self.u[a] | !self.u[b],
-            Op::Uxnor => self.u[d] = !(self.u[a] ^ self.u[b]),
-            Op::Umul => self.u[d] = self.u[a].wrapping_mul(self.u[b]),
-            Op::Umulh => self.u[d] = mulh(self.u[a], self.u[b]),
-            Op::Umulhu => self.u[d] = mulhu(self.u[a], self.u[b]),
-            Op::Umulhsu => self.u[d] = mulhsu(self.u[a], self.u[b]),
-            Op::UczeroEqz => self.u[d] = if self.u[b] == 0 { 0 } else { self.u[a] },
-            Op::UczeroNez => self.u[d] = if self.u[b] != 0 { 0 } else { self.u[a] },
-            Op::Useq => self.u[d] = b2u(self.u[a] == self.u[b]),
-            Op::Usne => self.u[d] = b2u(self.u[a] != self.u[b]),
-            Op::Usge => self.u[d] = b2u(!lt_s(self.u[a], self.u[b])),
-            Op::Usgeu => self.u[d] = b2u(self.u[a] >= self.u[b]),
-            Op::Ubfm => self.u[d] = bitfield_mask(self.u[a], self.u[b]),
-            Op::UbfeU32 => {
-                let ctl = self.u[b];
-                self.u[d] = bfe_u(self.u[a], ctl & 31, (ctl >> 16) & 63);
-            }
-            Op::UbfeI32 => {
-                let ctl = self.u[b];
-                self.u[d] = bfe_i(self.u[a], ctl & 31, (ctl >> 16) & 63);
-            }
-            Op::Uadd64 => {
-                let r = self.u64(a).wrapping_add(self.u64(b));
-                self.set_u64(d, r);
-            }
-            Op::Usub64 => {
-                let r = self.u64(a).wrapping_sub(self.u64(b));
-                self.set_u64(d, r);
-            }
-            Op::Uaddsx64 => {
-                let r = self.u64(a).wrapping_add(sext64(self.u[b]));
-                self.set_u64(d, r);
-            }
-            Op::Uaddzx64 => {
-                let r = self.u64(a).wrapping_add(u64::from(self.u[b]));
-                self.set_u64(d, r);
-            }
-            Op::Urol => self.u[d] = self.u[a].rotate_left(self.u[b] & 31),
-            Op::Uror => self.u[d] = self.u[a].rotate_right(self.u[b] & 31),
-            // ---- SALU, UI ----
-            Op::Uaddi => self.u[d] = self.u[a].wrapping_add(imm),
-            Op::Uandi => self.u[d] = self.u[a] & imm,
-            Op::Uori => self.u[d] = self.u[a] | imm,
-            Op::Uxori => self.u[d] = self.u[a] ^ imm,
-            Op::Uslli => self.u[d] = self.u[a] << (imm & 31),
-            Op::Usrli => self.u[d] = self.u[a] >> (imm & 31),
-            Op::Usrai => self.u[d] = ((self.u[a] as i32) >> (imm & 31)) as u32,
-            Op::Uslti => self.u[d] = b2u(lt_s(self.u[a], imm)),
-            Op::Usltiu => self.u[d] = b2u(self.u[a] < imm),
-            Op::Useqi => self.u[d] = b2u(self.u[a] == imm),
-            Op::Usnei => self.u[d] = b2u(self.u[a] != imm),
-            Op::Umuli => self.u[d] = self.u[a].wrapping_mul(imm),
-            Op::Uadd64i => {
-                let r = self.u64(a).wrapping_add(sext64(imm));
-                self.set_u64(d, r);
-            }
-            // ---- SALU unary and EXEC, U1 ----
-            Op::Umov => self.u[d] = self.u[a],
-            Op::Unot => self.u[d] = !self.u[a],
-            Op::Uclz => self.u[d] = self.u[a].leading_zeros(),
-            Op::Uctz => self.u[d] = self.u[a].trailing_zeros(),
-            Op::Ucpop => self.u[d] = self.u[a].count_ones(),
-            Op::Ubrev => self.u[d] = self.u[a].reverse_bits(),
-            Op::UsextB => self.u[d] = sext8(self.u[a]),
-            Op::UsextH => self.u[d] = sext16(self.u[a]),
-            Op::Umov64 => {
-                let r = self.u64(a);
-                self.set_u64(d, r);
-            }
-            Op::Uwqm => self.u[d] = wqm(self.u[a]),
-            Op::ExecGet => self.u[d] = self.exec(),
-            Op::ExecSet => self.set_exec(self.u[a]),
-            Op::ExecWqm => {
-                let old = self.exec();
-                self.u[d] = old;
-                self.set_exec(wqm(old));
-            }
-            Op::SaveexecAnd => self.saveexec(d, a, |e, m| e & m),
-            Op::SaveexecOr => self.saveexec(d, a, |e, m| e | m),
-            Op::SaveexecXor => self.saveexec(d, a, |e, m| e ^ m),
-            Op::SaveexecAndn1 => self.saveexec(d, a, |e, m| m & !e),
-            Op::SaveexecAndn2 => self.saveexec(d, a, |e, m| e & !m),
-            Op::SaveexecMov => self.saveexec(d, a, |_, m| m),
-            // ---- uniform immediates / PC-relative, ULI ----
-            Op::Umovi => self.u[d] = imm,
-            Op::Upc => self.u[d] = pc.wrapping_add(imm),
-            Op::Upca => {
-                let target = (i64::from(pc) + i64::from(imm as i32)) as u64;
-                let r = self.csr.code_base().wrapping_add(target);
-                self.set_u64(d, r);
-            }
-            // ---- uniform + literal, UL ----
-            Op::UmovL => self.u[d] = imm,
-            Op::UaddL => self.u[d] = self.u[a].wrapping_add(imm),
-            Op::UandL => self.u[d] = self.u[a] & imm,
-            Op::UorL => self.u[d] = self.u[a] | imm,
-            Op::UxorL => self.u[d] = self.u[a] ^ imm,
-            Op::UmulL => self.u[d] = self.u[a].wrapping_mul(imm),
-            Op::UseqL => self.u[d] = b2u(self.u[a] == imm),
-            Op::UsltL => self.u[d] = b2u(lt_s(self.u[a], imm)),
-            Op::UsltuL => self.u[d] = b2u(self.u[a] < imm),
-            Op::Uadd64L => {
-                let r = self.u64(a).wrapping_add(sext64(imm));
-                self.set_u64(d, r);
-            }
-            // ---- branches and jumps: targets were resolved against this PC ----
-            Op::Jmp => next = imm,
-            Op::Bexecz => {
-                if self.exec() == 0 {
-                    next = imm;
+            }};
+            // ---- floating point (exec/fp) ----
+            ($w:ident, $Op:ident, fadd $f:tt) => { form!(@arith $w, $Op, Add, $f) };
+            ($w:ident, $Op:ident, fsub $f:tt) => { form!(@arith $w, $Op, Sub, $f) };
+            ($w:ident, $Op:ident, fmul $f:tt) => { form!(@arith $w, $Op, Mul, $f) };
+            ($w:ident, $Op:ident, ffma $f:tt) => { form!(@arith $w, $Op, Fma, $f) };
+            ($w:ident, $Op:ident, fmin $f:tt) => { form!(@arith $w, $Op, Min, $f) };
+            ($w:ident, $Op:ident, fmax $f:tt) => { form!(@arith $w, $Op, Max, $f) };
+            (@arith $w:ident, $Op:ident, $k:ident, [v $($r:tt)*]) => {
+                form!(@fp $w, $w.fp_f32(Op::$Op, fp::Arith::$k, &inst))
+            };
+            (@arith $w:ident, $Op:ident, $k:ident, [vp $($r:tt)*]) => {
+                form!(@fp $w, $w.fp_f64(fp::Arith::$k, &inst))
+            };
+            (@arith $w:ident, $Op:ident, $k:ident, [vh $($r:tt)*]) => {
+                form!(@fp $w, $w.fp_f16(fp::Arith::$k, &inst))
+            };
+            ($w:ident, $Op:ident, fdiv [v v v _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::DivF32, &inst, pc)) };
+            ($w:ident, $Op:ident, fdiv [vp vp vp _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::DivF64, &inst, pc)) };
+            ($w:ident, $Op:ident, fsqrt [v v _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::SqrtF32, &inst, pc)) };
+            ($w:ident, $Op:ident, fsqrt [vp vp _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::SqrtF64, &inst, pc)) };
+            ($w:ident, $Op:ident, frcp [v v _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::Rcp, &inst, pc)) };
+            ($w:ident, $Op:ident, frsq [v v _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::Rsq, &inst, pc)) };
+            ($w:ident, $Op:ident, fexp2 [v v _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::Exp2, &inst, pc)) };
+            ($w:ident, $Op:ident, flog2 [v v _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::Log2, &inst, pc)) };
+            ($w:ident, $Op:ident, fsin [v v _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::Sin, &inst, pc)) };
+            ($w:ident, $Op:ident, fcos [v v _ _ _]) => { form!(@fp $w, $w.fp_sfu_op(fp::Sfu::Cos, &inst, pc)) };
+            ($w:ident, $Op:ident, cvt_f32_i32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F32I32, &inst)) };
+            ($w:ident, $Op:ident, cvt_f32_u32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F32U32, &inst)) };
+            ($w:ident, $Op:ident, cvt_i32_f32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::I32F32, &inst)) };
+            ($w:ident, $Op:ident, cvt_u32_f32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::U32F32, &inst)) };
+            ($w:ident, $Op:ident, cvt_f64_f32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F64F32, &inst)) };
+            ($w:ident, $Op:ident, cvt_f32_f64 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F32F64, &inst)) };
+            ($w:ident, $Op:ident, cvt_f64_i32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F64I32, &inst)) };
+            ($w:ident, $Op:ident, cvt_i32_f64 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::I32F64, &inst)) };
+            ($w:ident, $Op:ident, cvt_f16_f32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F16F32, &inst)) };
+            ($w:ident, $Op:ident, cvt_f32_f16 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F32F16, &inst)) };
+            ($w:ident, $Op:ident, cvt_bf16_f32 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::Bf16F32, &inst)) };
+            ($w:ident, $Op:ident, cvt_f32_bf16 $f:tt) => { form!(@fp $w, $w.fp_cvt(fp::Cvt::F32Bf16, &inst)) };
+            ($w:ident, $Op:ident, feq $f:tt) => { form!(@fcmp $w, Eq, $f) };
+            ($w:ident, $Op:ident, fne $f:tt) => { form!(@fcmp $w, Ne, $f) };
+            ($w:ident, $Op:ident, flt $f:tt) => { form!(@fcmp $w, Lt, $f) };
+            ($w:ident, $Op:ident, fle $f:tt) => { form!(@fcmp $w, Le, $f) };
+            ($w:ident, $Op:ident, fgt $f:tt) => { form!(@fcmp $w, Gt, $f) };
+            ($w:ident, $Op:ident, fge $f:tt) => { form!(@fcmp $w, Ge, $f) };
+            ($w:ident, $Op:ident, fo $f:tt) => { form!(@fcmp $w, Ordered, $f) };
+            ($w:ident, $Op:ident, fu $f:tt) => { form!(@fcmp $w, Unordered, $f) };
+            (@fcmp $w:ident, $c:ident, [u v v _ _]) => {
+                form!(@fp $w, $w.fp_compare(fp::Cmp::F32, fp::Cond::$c, &inst))
+            };
+            (@fcmp $w:ident, $c:ident, [u vp vp _ _]) => {
+                form!(@fp $w, $w.fp_compare(fp::Cmp::F64, fp::Cond::$c, &inst))
+            };
+            (@fcmp $w:ident, $c:ident, [u vh vh _ _]) => {
+                form!(@fp $w, $w.fp_compare(fp::Cmp::F16, fp::Cond::$c, &inst))
+            };
+            (@fp $w:ident, $e:expr) => {
+                if let fp::FpOutcome::Trap(cause, info) = $e {
+                    return $w.trap_at(pc, cause, info);
                 }
-            }
-            Op::Bexecnz => {
-                if self.exec() != 0 {
-                    next = imm;
-                }
-            }
-            Op::Jal => {
-                self.u[d] = next;
-                next = imm;
-            }
-            Op::Bz => {
-                if self.u[a] == 0 {
-                    next = imm;
-                }
-            }
-            Op::Bnz => {
-                if self.u[a] != 0 {
-                    next = imm;
-                }
-            }
-            Op::Bnone => {
-                if self.u[a] & self.exec() == 0 {
-                    next = imm;
-                }
-            }
-            Op::Bany => {
-                if self.u[a] & self.exec() != 0 {
-                    next = imm;
-                }
-            }
-            Op::Jr => next = self.u[a].wrapping_add(imm) & !3,
-            Op::Jalr => {
-                let target = self.u[a].wrapping_add(imm) & !3;
-                self.u[d] = next;
-                next = target;
-            }
-            // ---- provisional system instructions ----
-            Op::Endpgm => {
-                self.drain();
-                self.retire(core, 1, 0);
-                self.status = WarpStatus::Ended;
-                return None;
-            }
-            Op::Nop => {}
-            Op::Barrier => {
-                self.retire(core, 1, 0);
-                self.pc = next;
-                self.status = WarpStatus::AtBarrier;
-                return None;
-            }
-            Op::Waitcnt => self.waitcnt(prog, imm),
-            Op::Csrr => match self.csr_read(imm, core) {
-                Some(x) => self.u[d] = x,
-                None => return self.trap_at(pc, CAUSE_ILLEGAL_CSR, imm),
-            },
-            Op::Csrw | Op::Csrs | Op::Csrc => {
-                let how = match op {
-                    Op::Csrw => CsrWrite::Write,
-                    Op::Csrs => CsrWrite::Set,
-                    _ => CsrWrite::Clear,
-                };
-                if let Err((cause, info)) = self.csr_write(imm, how, self.u[a], core) {
-                    return self.trap_at(pc, cause, info);
-                }
-            }
-            // ---- memory and cache control: to the environment, without first asking
-            // the floating-point dispatch ----
-            crate::exec::mem::memory_ops!() => {
-                if let Err(f) = env.issue_async(self, prog, &inst, pc) {
-                    return self.trap_at(pc, f.cause, f.info);
-                }
-            }
-            // ---- floating point (crate::fp), then anything else asynchronous ----
-            _ => match self.exec_fp(op, &inst, pc) {
-                crate::exec::fp::FpOutcome::Done => {}
-                crate::exec::fp::FpOutcome::Trap(cause, info) => {
-                    return self.trap_at(pc, cause, info)
-                }
-                crate::exec::fp::FpOutcome::NotFp => {
-                    if let Err(f) = env.issue_async(self, prog, &inst, pc) {
-                        return self.trap_at(pc, f.cause, f.info);
-                    }
-                }
-            },
+            };
+            // ---- the forms of the integer operations ----
+            // Vector destination: d = op(s1, s2 | u2 | imm), op(s1), op(u1 | imm).
+            ($w:ident, $Op:ident, $op:ident [v v v _ _]) => { $w.vv(d, a, b, ops::$op) };
+            ($w:ident, $Op:ident, $op:ident [v v u _ _]) => { $w.vs(d, a, $w.u[b], ops::$op) };
+            ($w:ident, $Op:ident, $op:ident [v v _ _ $i:ident]) => { $w.vs(d, a, imm, ops::$op) };
+            ($w:ident, $Op:ident, $op:ident [v v _ _ _]) => { $w.v1(d, a, ops::$op) };
+            ($w:ident, $Op:ident, $op:ident [v u _ _ _]) => {{
+                let s = ops::$op($w.u[a]);
+                $w.vput(d, &[s; LANES]);
+            }};
+            ($w:ident, $Op:ident, $op:ident [v _ _ _ $i:ident]) => { $w.vput(d, &[ops::$op(imm); LANES]) };
+            ($w:ident, $Op:ident, $op:ident [v v v v _]) => { $w.vvv(d, a, b, c, ops::$op) };
+            // Accumulating: d = op(d, s1, s2 | u2).
+            ($w:ident, $Op:ident, $op:ident [vx v v _ _]) => { $w.vvv(d, d, a, b, ops::$op) };
+            ($w:ident, $Op:ident, $op:ident [vx v u _ _]) => {{
+                let s = $w.u[b];
+                $w.vv(d, d, a, |acc, x| ops::$op(acc, x, s));
+            }};
+            // 64-bit pairs.
+            ($w:ident, $Op:ident, $op:ident [vp vp vp _ _]) => {{
+                let (x, y) = ($w.vpair(a), $w.vpair(b));
+                $w.v64(d, |l| wide::$op(x[l], y[l]));
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp vp v _ _]) => {{
+                let (x, y) = ($w.vpair(a), $w.v[b]);
+                $w.v64(d, |l| wide::$op(x[l], y[l]));
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp vp u _ _]) => {{
+                let (x, s) = ($w.vpair(a), $w.u[b]);
+                $w.v64(d, |l| wide::$op(x[l], s));
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp vp _ _ $i:ident]) => {{
+                let x = $w.vpair(a);
+                $w.v64(d, |l| wide::$op(x[l], imm));
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp v v _ _]) => {{
+                let (x, y) = ($w.v[a], $w.v[b]);
+                $w.v64(d, |l| wide::$op(x[l], y[l]));
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp vp _ _ _]) => {{
+                let x = $w.vpair(a);
+                $w.v64(d, |l| wide::$op(x[l]));
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp up _ _ _]) => {{
+                let s = wide::$op($w.u64(a));
+                $w.vput64(d, &[s; LANES]);
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp v v vp _]) => {{
+                let (x, y, z) = ($w.v[a], $w.v[b], $w.vpair(c));
+                $w.v64(d, |l| wide::$op(x[l], y[l], z[l]));
+            }};
+            ($w:ident, $Op:ident, $op:ident [vp vp vp v _]) => {{
+                let (x, y, z) = ($w.vpair(a), $w.vpair(b), $w.v[c]);
+                $w.v64(d, |l| wide::$op(x[l], y[l], z[l]));
+            }};
+            // Compares into a uniform lane mask.
+            ($w:ident, $Op:ident, $op:ident [u v v _ _]) => { $w.cmp_vv(d, a, b, ops::cmp::$op) };
+            ($w:ident, $Op:ident, $op:ident [u v u _ _]) => { $w.cmp_vs(d, a, $w.u[b], ops::cmp::$op) };
+            ($w:ident, $Op:ident, $op:ident [u v _ _ $i:ident]) => { $w.cmp_vs(d, a, imm, ops::cmp::$op) };
+            ($w:ident, $Op:ident, $op:ident [u vp vp _ _]) => { $w.cmp64(d, a, b, wide::cmp::$op) };
+            // Uniform destination.
+            ($w:ident, $Op:ident, $op:ident [u u u _ _]) => { $w.u[d] = ops::$op($w.u[a], $w.u[b]) };
+            ($w:ident, $Op:ident, $op:ident [u u _ _ $i:ident]) => { $w.u[d] = ops::$op($w.u[a], imm) };
+            ($w:ident, $Op:ident, $op:ident [u u _ _ _]) => { $w.u[d] = ops::$op($w.u[a]) };
+            ($w:ident, $Op:ident, $op:ident [u _ _ _ $i:ident]) => { $w.u[d] = ops::$op(imm) };
+            ($w:ident, $Op:ident, $op:ident [up up up _ _]) => {{
+                let r = wide::$op($w.u64(a), $w.u64(b));
+                $w.set_u64(d, r);
+            }};
+            ($w:ident, $Op:ident, $op:ident [up up u _ _]) => {{
+                let r = wide::$op($w.u64(a), $w.u[b]);
+                $w.set_u64(d, r);
+            }};
+            ($w:ident, $Op:ident, $op:ident [up up _ _ $i:ident]) => {{
+                let r = wide::$op($w.u64(a), imm);
+                $w.set_u64(d, r);
+            }};
+            ($w:ident, $Op:ident, $op:ident [up up _ _ _]) => {{
+                let r = wide::$op($w.u64(a));
+                $w.set_u64(d, r);
+            }};
         }
+        macro_rules! dispatch {
+            ($($Op:ident $op:ident $f:tt;)*) => {
+                match op {
+                    $(Op::$Op => form!(self, $Op, $op $f),)*
+                }
+            };
+        }
+        warpkit_isa::for_each_op!(dispatch);
         self.pc = next;
         let lane_ops = self.exec_lanes() & 0u64.wrapping_sub(u64::from(inst.vector));
         self.retire(core, 1, lane_ops);

@@ -11,43 +11,28 @@ use crate::state::trap::{CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
 use crate::state::Fault;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// The 32-bit atomic operations of `gatomic.*` / `dsatomic.*`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AtomicOp {
-    Add,
-    Sub,
-    Smin,
-    Umin,
-    Smax,
-    Umax,
-    And,
-    Or,
-    Xor,
-    Swap,
-    /// `mem = (mem == compare) ? value : mem`.
-    Cmpswap,
-}
+/// The read-modify-write of an atomic (its database entry's `memory.atomic`).
+pub use warpkit_isa::AtomicOp;
 
-impl AtomicOp {
-    /// The new memory value from the old one, the data and (for `Cmpswap`) the compare value.
-    pub fn apply(self, old: u32, data: u32, compare: u32) -> u32 {
-        match self {
-            AtomicOp::Add => old.wrapping_add(data),
-            AtomicOp::Sub => old.wrapping_sub(data),
-            AtomicOp::Smin => (old as i32).min(data as i32) as u32,
-            AtomicOp::Umin => old.min(data),
-            AtomicOp::Smax => (old as i32).max(data as i32) as u32,
-            AtomicOp::Umax => old.max(data),
-            AtomicOp::And => old & data,
-            AtomicOp::Or => old | data,
-            AtomicOp::Xor => old ^ data,
-            AtomicOp::Swap => data,
-            AtomicOp::Cmpswap => {
-                if old == compare {
-                    data
-                } else {
-                    old
-                }
+/// The new memory value of atomic `op` from the old one, the data and (for `Cmpswap`) the
+/// compare value.
+pub fn apply_atomic(op: AtomicOp, old: u32, data: u32, compare: u32) -> u32 {
+    match op {
+        AtomicOp::Add => old.wrapping_add(data),
+        AtomicOp::Sub => old.wrapping_sub(data),
+        AtomicOp::Smin => (old as i32).min(data as i32) as u32,
+        AtomicOp::Umin => old.min(data),
+        AtomicOp::Smax => (old as i32).max(data as i32) as u32,
+        AtomicOp::Umax => old.max(data),
+        AtomicOp::And => old & data,
+        AtomicOp::Or => old | data,
+        AtomicOp::Xor => old ^ data,
+        AtomicOp::Swap => data,
+        AtomicOp::Cmpswap => {
+            if old == compare {
+                data
+            } else {
+                old
             }
         }
     }
@@ -368,7 +353,7 @@ impl GlobalMemory {
         let w = &self.regions[region].words[index];
         let old = w
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
-                Some(op.apply(old, data, compare))
+                Some(apply_atomic(op, old, data, compare))
             })
             .unwrap_or_else(|x| x);
         Ok(old)
@@ -446,7 +431,7 @@ impl Space for SharedMemory {
         let (_, index) = self.word_index(addr, 4)?;
         self.materialise();
         let old = self.words[index];
-        self.words[index] = op.apply(old, data, compare);
+        self.words[index] = apply_atomic(op, old, data, compare);
         Ok(old)
     }
 }

@@ -1,5 +1,6 @@
 //! What the translation tier knows how to translate: each database variant it handles,
-//! reduced to a small operation kind. Everything else (most memory instructions, CSRs,
+//! reduced to a small operation kind, derived from the database's list of operations
+//! (`for_each_op!`) by operation name and form. Everything else (most memory instructions, CSRs,
 //! floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
 //! interpreted, so this table is also the list of translated variants. `gload.b32`,
 //! `gstore.b32` and `waitcnt` are translated in full-EXEC blocks only.
@@ -306,193 +307,199 @@ pub fn lane_local(op: Op) -> bool {
     kind_of(op).is_some_and(Kind::lane_local)
 }
 
+/// The kind of each variant, derived from the database's one list of operations
+/// (`for_each_op!`): an operation's name says what it does (`vbin!` and its siblings map
+/// the names this tier translates), its form where its operands come from.
 fn kind_of(op: Op) -> Option<Kind> {
-    use Kind as K;
-    use VSrc::{Imm, Row, Ureg};
-    Some(match op {
-        Op::Nop => K::Nop,
-        Op::GloadB32 => K::LoadRow,
-        Op::GstoreB32 => K::StoreRow,
-        Op::Waitcnt => K::Waitcnt,
-        // ---- VALU binary ----
-        Op::Add => K::VBin(VBin::Add, Row),
-        Op::AddVu => K::VBin(VBin::Add, Ureg),
-        Op::AddVi | Op::AddVl => K::VBin(VBin::Add, Imm),
-        Op::Sub => K::VBin(VBin::Sub, Row),
-        Op::SubVu => K::VBin(VBin::Sub, Ureg),
-        Op::SubrVu => K::VBinRev(VBin::Sub, Ureg),
-        Op::SubrVi | Op::SubrVl => K::VBinRev(VBin::Sub, Imm),
-        Op::And => K::VBin(VBin::And, Row),
-        Op::AndVu => K::VBin(VBin::And, Ureg),
-        Op::AndVi | Op::AndVl => K::VBin(VBin::And, Imm),
-        Op::Or => K::VBin(VBin::Or, Row),
-        Op::OrVu => K::VBin(VBin::Or, Ureg),
-        Op::OrVi | Op::OrVl => K::VBin(VBin::Or, Imm),
-        Op::Xor => K::VBin(VBin::Xor, Row),
-        Op::XorVu => K::VBin(VBin::Xor, Ureg),
-        Op::XorVi | Op::XorVl => K::VBin(VBin::Xor, Imm),
-        Op::Andn => K::VBin(VBin::Andn, Row),
-        Op::AndnVu => K::VBin(VBin::Andn, Ureg),
-        Op::Orn => K::VBin(VBin::Orn, Row),
-        Op::OrnVu => K::VBin(VBin::Orn, Ureg),
-        Op::Xnor => K::VBin(VBin::Xnor, Row),
-        Op::Mul => K::VBin(VBin::Mul, Row),
-        Op::MulVu => K::VBin(VBin::Mul, Ureg),
-        Op::MulVi | Op::MulVl => K::VBin(VBin::Mul, Imm),
-        Op::Sll => K::VBin(VBin::Sll, Row),
-        Op::SllVu => K::VBin(VBin::Sll, Ureg),
-        Op::SllVi => K::VBin(VBin::Sll, Imm),
-        Op::SllrVu => K::VBinRev(VBin::Sll, Ureg),
-        Op::Srl => K::VBin(VBin::Srl, Row),
-        Op::SrlVu => K::VBin(VBin::Srl, Ureg),
-        Op::SrlVi => K::VBin(VBin::Srl, Imm),
-        Op::SrlrVu => K::VBinRev(VBin::Srl, Ureg),
-        Op::Sra => K::VBin(VBin::Sra, Row),
-        Op::SraVu => K::VBin(VBin::Sra, Ureg),
-        Op::SraVi => K::VBin(VBin::Sra, Imm),
-        Op::SrarVu => K::VBinRev(VBin::Sra, Ureg),
-        Op::Rol => K::VBin(VBin::Rol, Row),
-        Op::Ror => K::VBin(VBin::Ror, Row),
-        Op::Min => K::VBin(VBin::Min, Row),
-        Op::MinVu => K::VBin(VBin::Min, Ureg),
-        Op::MinVi => K::VBin(VBin::Min, Imm),
-        Op::Max => K::VBin(VBin::Max, Row),
-        Op::MaxVu => K::VBin(VBin::Max, Ureg),
-        Op::MaxVi => K::VBin(VBin::Max, Imm),
-        Op::Minu => K::VBin(VBin::Minu, Row),
-        Op::MinuVu => K::VBin(VBin::Minu, Ureg),
-        Op::MinuVi => K::VBin(VBin::Minu, Imm),
-        Op::Maxu => K::VBin(VBin::Maxu, Row),
-        Op::MaxuVu => K::VBin(VBin::Maxu, Ureg),
-        Op::MaxuVi => K::VBin(VBin::Maxu, Imm),
-        Op::Slt => K::VBin(VBin::Slt, Row),
-        Op::SltVu => K::VBin(VBin::Slt, Ureg),
-        Op::SltVi => K::VBin(VBin::Slt, Imm),
-        Op::Sltu => K::VBin(VBin::Sltu, Row),
-        Op::SltuVu => K::VBin(VBin::Sltu, Ureg),
-        Op::SltuVi => K::VBin(VBin::Sltu, Imm),
-        Op::CzeroEqz => K::VBin(VBin::CzeroEqz, Row),
-        Op::CzeroNez => K::VBin(VBin::CzeroNez, Row),
-        Op::Mulh => K::VBin(VBin::Mulh, Row),
-        Op::MulhVu => K::VBin(VBin::Mulh, Ureg),
-        Op::Mulhu => K::VBin(VBin::Mulhu, Row),
-        Op::MulhuVu => K::VBin(VBin::Mulhu, Ureg),
-        Op::Bfm => K::VBin(VBin::Bfm, Row),
-        Op::BfeU32 => K::BfeU,
-        Op::Add64 => K::Pair64 { add: true },
-        Op::Sub64 => K::Pair64 { add: false },
-        // ---- VALU unary and moves ----
-        Op::Mov => K::VUn(VUn::Mov),
-        Op::Not => K::VUn(VUn::Not),
-        Op::Neg => K::VUn(VUn::Neg),
-        Op::Abs => K::VUn(VUn::Abs),
-        Op::SextB => K::VUn(VUn::SextB),
-        Op::SextH => K::VUn(VUn::SextH),
-        Op::ZextB => K::VUn(VUn::ZextB),
-        Op::ZextH => K::VUn(VUn::ZextH),
-        Op::MovVu => K::VSplat { imm: false },
-        Op::Movi | Op::MovVl => K::VSplat { imm: true },
-        Op::Laneid => K::Laneid,
-        Op::Mac => K::Mac,
-        Op::MacVu => K::MacVu,
-        Op::MadU32 => K::Mad,
-        Op::Sel => K::Sel,
-        Op::Bfi => K::Bfi,
-        Op::Cndmask => K::Cndmask,
-        // ---- compares ----
-        Op::CmpEqI32 => K::VCmp(VCmp::Eq, Row),
-        Op::CmpNeI32 => K::VCmp(VCmp::Ne, Row),
-        Op::CmpLtI32 => K::VCmp(VCmp::LtS, Row),
-        Op::CmpGeI32 => K::VCmp(VCmp::GeS, Row),
-        Op::CmpLtU32 => K::VCmp(VCmp::LtU, Row),
-        Op::CmpGeU32 => K::VCmp(VCmp::GeU, Row),
-        Op::CmpEqI32Vu => K::VCmp(VCmp::Eq, Ureg),
-        Op::CmpNeI32Vu => K::VCmp(VCmp::Ne, Ureg),
-        Op::CmpLtI32Vu => K::VCmp(VCmp::LtS, Ureg),
-        Op::CmpGeI32Vu => K::VCmp(VCmp::GeS, Ureg),
-        Op::CmpLtU32Vu => K::VCmp(VCmp::LtU, Ureg),
-        Op::CmpGeU32Vu => K::VCmp(VCmp::GeU, Ureg),
-        Op::CmpEqI32Vi => K::VCmp(VCmp::Eq, Imm),
-        Op::CmpNeI32Vi => K::VCmp(VCmp::Ne, Imm),
-        Op::CmpLtI32Vi => K::VCmp(VCmp::LtS, Imm),
-        Op::CmpGeI32Vi => K::VCmp(VCmp::GeS, Imm),
-        Op::CmpLtU32Vi => K::VCmp(VCmp::LtU, Imm),
-        Op::CmpGeU32Vi => K::VCmp(VCmp::GeU, Imm),
-        Op::CmpGtI32Vi => K::VCmp(VCmp::GtS, Imm),
-        Op::CmpGtU32Vi => K::VCmp(VCmp::GtU, Imm),
-        // ---- SALU ----
-        Op::Uadd => K::SBin(SBin::Add, SrcU::Reg),
-        Op::Uaddi | Op::UaddL => K::SBin(SBin::Add, SrcU::Imm),
-        Op::Usub => K::SBin(SBin::Sub, SrcU::Reg),
-        Op::Uand => K::SBin(SBin::And, SrcU::Reg),
-        Op::Uandi | Op::UandL => K::SBin(SBin::And, SrcU::Imm),
-        Op::Uor => K::SBin(SBin::Or, SrcU::Reg),
-        Op::Uori | Op::UorL => K::SBin(SBin::Or, SrcU::Imm),
-        Op::Uxor => K::SBin(SBin::Xor, SrcU::Reg),
-        Op::Uxori | Op::UxorL => K::SBin(SBin::Xor, SrcU::Imm),
-        Op::Uandn => K::SBin(SBin::Andn, SrcU::Reg),
-        Op::Uorn => K::SBin(SBin::Orn, SrcU::Reg),
-        Op::Uxnor => K::SBin(SBin::Xnor, SrcU::Reg),
-        Op::Umul => K::SBin(SBin::Mul, SrcU::Reg),
-        Op::Umuli | Op::UmulL => K::SBin(SBin::Mul, SrcU::Imm),
-        Op::Umulh => K::SBin(SBin::Mulh, SrcU::Reg),
-        Op::Umulhu => K::SBin(SBin::Mulhu, SrcU::Reg),
-        Op::Umulhsu => K::SBin(SBin::Mulhsu, SrcU::Reg),
-        Op::Usll => K::SBin(SBin::Sll, SrcU::Reg),
-        Op::Uslli => K::SBin(SBin::Sll, SrcU::Imm),
-        Op::Usrl => K::SBin(SBin::Srl, SrcU::Reg),
-        Op::Usrli => K::SBin(SBin::Srl, SrcU::Imm),
-        Op::Usra => K::SBin(SBin::Sra, SrcU::Reg),
-        Op::Usrai => K::SBin(SBin::Sra, SrcU::Imm),
-        Op::Urol => K::SBin(SBin::Rol, SrcU::Reg),
-        Op::Uror => K::SBin(SBin::Ror, SrcU::Reg),
-        Op::Uslt => K::SBin(SBin::Slt, SrcU::Reg),
-        Op::Uslti | Op::UsltL => K::SBin(SBin::Slt, SrcU::Imm),
-        Op::Usltu => K::SBin(SBin::Sltu, SrcU::Reg),
-        Op::Usltiu | Op::UsltuL => K::SBin(SBin::Sltu, SrcU::Imm),
-        Op::Useq => K::SBin(SBin::Seq, SrcU::Reg),
-        Op::Useqi | Op::UseqL => K::SBin(SBin::Seq, SrcU::Imm),
-        Op::Usne => K::SBin(SBin::Sne, SrcU::Reg),
-        Op::Usnei => K::SBin(SBin::Sne, SrcU::Imm),
-        Op::Usge => K::SBin(SBin::Sge, SrcU::Reg),
-        Op::Usgeu => K::SBin(SBin::Sgeu, SrcU::Reg),
-        Op::Umin => K::SBin(SBin::Min, SrcU::Reg),
-        Op::Umax => K::SBin(SBin::Max, SrcU::Reg),
-        Op::Uminu => K::SBin(SBin::Minu, SrcU::Reg),
-        Op::Umaxu => K::SBin(SBin::Maxu, SrcU::Reg),
-        Op::UczeroEqz => K::SBin(SBin::CzeroEqz, SrcU::Reg),
-        Op::UczeroNez => K::SBin(SBin::CzeroNez, SrcU::Reg),
-        Op::Umov => K::SUn(SUn::Mov),
-        Op::Unot => K::SUn(SUn::Not),
-        Op::UsextB => K::SUn(SUn::SextB),
-        Op::UsextH => K::SUn(SUn::SextH),
-        Op::ExecGet => K::SUn(SUn::ExecGet),
-        Op::Uadd64 => K::S64(S64::Add),
-        Op::Usub64 => K::S64(S64::Sub),
-        Op::Uaddsx64 => K::S64(S64::AddSx),
-        Op::Uaddzx64 => K::S64(S64::AddZx),
-        Op::Uadd64i | Op::Uadd64L => K::S64(S64::AddImm),
-        Op::Umov64 => K::S64(S64::Mov),
-        Op::Umovi | Op::UmovL => K::SImm,
-        Op::Upc => K::Upc,
-        // ---- control ----
-        Op::Jmp => K::Branch(Branch::Jmp),
-        Op::Jal => K::Branch(Branch::Jal),
-        Op::Bz => K::Branch(Branch::Bz),
-        Op::Bnz => K::Branch(Branch::Bnz),
-        Op::Bexecz => K::Branch(Branch::Bexecz),
-        Op::Bexecnz => K::Branch(Branch::Bexecnz),
-        Op::Bnone => K::Branch(Branch::Bnone),
-        Op::Bany => K::Branch(Branch::Bany),
-        Op::ExecSet => K::ExecWrite(ExecWrite::Set),
-        Op::SaveexecAnd => K::ExecWrite(ExecWrite::And),
-        Op::SaveexecOr => K::ExecWrite(ExecWrite::Or),
-        Op::SaveexecXor => K::ExecWrite(ExecWrite::Xor),
-        Op::SaveexecAndn1 => K::ExecWrite(ExecWrite::Andn1),
-        Op::SaveexecAndn2 => K::ExecWrite(ExecWrite::Andn2),
-        Op::SaveexecMov => K::ExecWrite(ExecWrite::Mov),
-        Op::Jr => K::Branch(Branch::Jr),
-        Op::Jalr => K::Branch(Branch::Jalr),
-        _ => return None,
+    macro_rules! kinds {
+        ($($Op:ident $op:ident $f:tt;)*) => {
+            match op {
+                $(Op::$Op => kind!(Op::$Op, $op $f),)*
+            }
+        };
+    }
+    warpkit_isa::for_each_op!(kinds)
+}
+
+/// The translated kind of one form of an operation; `None` (interpreted) for the rest.
+macro_rules! kind {
+    // Named kinds.
+    ($Op:expr, nop $f:tt) => {
+        Some(Kind::Nop)
+    };
+    ($Op:expr, waitcnt $f:tt) => {
+        Some(Kind::Waitcnt)
+    };
+    ($Op:expr, load [v v up _ s24]) => {
+        word_run($Op).then_some(Kind::LoadRow)
+    };
+    ($Op:expr, store [v v up _ s24]) => {
+        word_run($Op).then_some(Kind::StoreRow)
+    };
+    ($Op:expr, laneid $f:tt) => {
+        Some(Kind::Laneid)
+    };
+    ($Op:expr, mac [vx v v _ _]) => {
+        Some(Kind::Mac)
+    };
+    ($Op:expr, mac [vx v u _ _]) => {
+        Some(Kind::MacVu)
+    };
+    ($Op:expr, mad $f:tt) => {
+        Some(Kind::Mad)
+    };
+    ($Op:expr, sel $f:tt) => {
+        Some(Kind::Sel)
+    };
+    ($Op:expr, bfi $f:tt) => {
+        Some(Kind::Bfi)
+    };
+    ($Op:expr, cndmask $f:tt) => {
+        Some(Kind::Cndmask)
+    };
+    ($Op:expr, bfe_u $f:tt) => {
+        Some(Kind::BfeU)
+    };
+    ($Op:expr, add64 [vp vp vp _ _]) => {
+        Some(Kind::Pair64 { add: true })
+    };
+    ($Op:expr, sub64 [vp vp vp _ _]) => {
+        Some(Kind::Pair64 { add: false })
+    };
+    ($Op:expr, mov [v u _ _ _]) => {
+        Some(Kind::VSplat { imm: false })
+    };
+    ($Op:expr, mov [v _ _ _ $i:ident]) => {
+        Some(Kind::VSplat { imm: true })
+    };
+    ($Op:expr, mov [u _ _ _ $i:ident]) => {
+        Some(Kind::SImm)
+    };
+    ($Op:expr, upc $f:tt) => {
+        Some(Kind::Upc)
+    };
+    ($Op:expr, exec_get $f:tt) => {
+        Some(Kind::SUn(SUn::ExecGet))
+    };
+    ($Op:expr, add64 [up up up _ _]) => {
+        Some(Kind::S64(S64::Add))
+    };
+    ($Op:expr, sub64 [up up up _ _]) => {
+        Some(Kind::S64(S64::Sub))
+    };
+    ($Op:expr, addsx64 [up up u _ _]) => {
+        Some(Kind::S64(S64::AddSx))
+    };
+    ($Op:expr, addzx64 [up up u _ _]) => {
+        Some(Kind::S64(S64::AddZx))
+    };
+    ($Op:expr, addsx64 [up up _ _ $i:ident]) => {
+        Some(Kind::S64(S64::AddImm))
+    };
+    ($Op:expr, mov64 [up up _ _ _]) => {
+        Some(Kind::S64(S64::Mov))
+    };
+    // Vector binary operations, by where the second operand comes from.
+    ($Op:expr, $op:ident [v v v _ _]) => {
+        vbin!($op).map(|b| Kind::VBin(b, VSrc::Row))
+    };
+    ($Op:expr, $op:ident [v v u _ _]) => {
+        vbin!($op)
+            .map(|b| Kind::VBin(b, VSrc::Ureg))
+            .or(vbin_rev!($op).map(|b| Kind::VBinRev(b, VSrc::Ureg)))
+    };
+    ($Op:expr, $op:ident [v v _ _ $i:ident]) => {
+        vbin!($op)
+            .map(|b| Kind::VBin(b, VSrc::Imm))
+            .or(vbin_rev!($op).map(|b| Kind::VBinRev(b, VSrc::Imm)))
+    };
+    ($Op:expr, $op:ident [v v _ _ _]) => {
+        vun!($op).map(Kind::VUn)
+    };
+    // Compares into uniform masks.
+    ($Op:expr, $op:ident [u v v _ _]) => {
+        vcmp!($op).map(|c| Kind::VCmp(c, VSrc::Row))
+    };
+    ($Op:expr, $op:ident [u v u _ _]) => {
+        vcmp!($op).map(|c| Kind::VCmp(c, VSrc::Ureg))
+    };
+    ($Op:expr, $op:ident [u v _ _ $i:ident]) => {
+        vcmp!($op).map(|c| Kind::VCmp(c, VSrc::Imm))
+    };
+    // Uniform operations.
+    ($Op:expr, $op:ident [u u u _ _]) => {
+        sbin!($op).map(|b| Kind::SBin(b, SrcU::Reg))
+    };
+    ($Op:expr, $op:ident [u u _ _ $i:ident]) => {
+        sbin!($op)
+            .map(|b| Kind::SBin(b, SrcU::Imm))
+            .or(branch!($op).map(Kind::Branch))
+    };
+    ($Op:expr, $op:ident [u u _ _ _]) => {
+        sun!($op)
+            .map(Kind::SUn)
+            .or(exec_write!($op).map(Kind::ExecWrite))
+    };
+    // Control flow and EXEC writers.
+    ($Op:expr, $op:ident $f:tt) => {
+        branch!($op)
+            .map(Kind::Branch)
+            .or(exec_write!($op).map(Kind::ExecWrite))
+    };
+}
+use kind;
+
+/// `gload.b32`/`gstore.b32`, the word run's instructions: a 4-byte global access with a
+/// uniform base and per-lane offsets.
+fn word_run(op: Op) -> bool {
+    op.def().memory.is_some_and(|m| {
+        m.size == 4
+            && m.address == warpkit_isa::Addressing::Global
+            && m.part == warpkit_isa::MemoryPart::Whole
+            && !m.signed
     })
 }
+
+/// Maps the names of the operations this tier translates to its own operation types; any
+/// other name maps to `None`.
+macro_rules! names {
+    ($mac:ident: $ty:ident { $($op:ident => $v:ident),* $(,)? }) => {
+        macro_rules! $mac {
+            $(($op) => { Some($ty::$v) };)*
+            ($other:ident) => { None };
+        }
+        use $mac;
+    };
+}
+
+names!(vbin: VBin {
+    add => Add, sub => Sub, and => And, or => Or, xor => Xor, andn => Andn, orn => Orn,
+    xnor => Xnor, mul => Mul, sll => Sll, srl => Srl, sra => Sra, rol => Rol, ror => Ror,
+    min => Min, max => Max, minu => Minu, maxu => Maxu, slt => Slt, sltu => Sltu,
+    czero_eqz => CzeroEqz, czero_nez => CzeroNez, mulh => Mulh, mulhu => Mulhu, bfm => Bfm,
+});
+names!(vbin_rev: VBin { subr => Sub, sllr => Sll, srlr => Srl, srar => Sra });
+names!(vun: VUn {
+    mov => Mov, not => Not, neg => Neg, abs => Abs, sext_b => SextB, sext_h => SextH,
+    zext_b => ZextB, zext_h => ZextH,
+});
+names!(vcmp: VCmp {
+    eq => Eq, ne => Ne, lt_s => LtS, ge_s => GeS, lt_u => LtU, ge_u => GeU, gt_s => GtS,
+    gt_u => GtU,
+});
+names!(sbin: SBin {
+    add => Add, sub => Sub, and => And, or => Or, xor => Xor, andn => Andn, orn => Orn,
+    xnor => Xnor, mul => Mul, mulh => Mulh, mulhu => Mulhu, mulhsu => Mulhsu, sll => Sll,
+    srl => Srl, sra => Sra, rol => Rol, ror => Ror, slt => Slt, sltu => Sltu, seq => Seq,
+    sne => Sne, sge => Sge, sgeu => Sgeu, min => Min, max => Max, minu => Minu, maxu => Maxu,
+    czero_eqz => CzeroEqz, czero_nez => CzeroNez,
+});
+names!(sun: SUn { mov => Mov, not => Not, sext_b => SextB, sext_h => SextH });
+names!(branch: Branch {
+    jmp => Jmp, jal => Jal, bz => Bz, bnz => Bnz, bexecz => Bexecz, bexecnz => Bexecnz,
+    bnone => Bnone, bany => Bany, jr => Jr, jalr => Jalr,
+});
+names!(exec_write: ExecWrite {
+    exec_set => Set, saveexec_and => And, saveexec_or => Or, saveexec_xor => Xor,
+    saveexec_andn1 => Andn1, saveexec_andn2 => Andn2, saveexec_mov => Mov,
+});

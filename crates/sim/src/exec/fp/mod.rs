@@ -12,6 +12,7 @@ pub(crate) mod fpu;
 
 use crate::program::packed;
 
+use crate::exec::sfu;
 use crate::program::Inst;
 use crate::state::csr::mode;
 use crate::state::queue::Part;
@@ -108,8 +109,6 @@ struct Lanes {
 
 /// What [`Warp::exec_fp`] did.
 pub(crate) enum FpOutcome {
-    /// Not a floating-point instruction.
-    NotFp,
     Done,
     /// Raise this trap (cause, trapinfo); nothing was written.
     Trap(u32, u32),
@@ -448,149 +447,169 @@ impl Warp {
         Some(FpOutcome::Done)
     }
 
-    /// Execute `op` if it is a floating-point instruction.
-    pub(crate) fn exec_fp(&mut self, op: Op, inst: &Inst, pc: u32) -> FpOutcome {
-        use Loc::*;
-        let s = |reg: u8, loc: Loc, ty: Ty| Src { reg, loc, ty };
-        let (a, b, c) = (inst.rs1, inst.rs2, inst.rs3);
-        // Arithmetic families over one format: (loc, ty, format type, bits type).
-        macro_rules! arith {
-            ($loc:expr, $ty:expr, $b:ty) => {{
-                let s2 = [s(a, $loc, $ty), s(b, $loc, $ty)];
-                let s3 = [s(a, $loc, $ty), s(b, $loc, $ty), s(c, $loc, $ty)];
-                let w = |r: ($b, Flags)| (r.0 as u64, r.1);
-                (s2, s3, w)
-            }};
+    /// f32 `fadd fsub fmul ffma fmin fmax` (`op` their variant, for the host-FPU row paths).
+    pub(crate) fn fp_f32(&mut self, op: Op, k: Arith, inst: &Inst) -> FpOutcome {
+        if let Some(outcome) = self.fp_f32_fpu(op, inst) {
+            return outcome;
         }
-        match op {
-            // ---- f32 ----
-            Op::FaddF32 | Op::FsubF32 | Op::FmulF32 | Op::FfmaF32 | Op::FminF32 | Op::FmaxF32 => {
-                if let Some(outcome) = self.fp_f32_fpu(op, inst) {
-                    return outcome;
-                }
-                if let Some(outcome) = self.fp_f32_rows(op, inst) {
-                    return outcome;
-                }
-                let (s2, s3, w) = arith!(R32, Ty::F32, u32);
-                let d = (R32, Ty::F32);
-                match op {
-                    Op::FaddF32 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(host_f32::add(x[0] as u32, x[1] as u32, rm))
-                    }),
-                    Op::FsubF32 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(host_f32::sub(x[0] as u32, x[1] as u32, rm))
-                    }),
-                    Op::FmulF32 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(host_f32::mul(x[0] as u32, x[1] as u32, rm))
-                    }),
-                    Op::FfmaF32 => self.fp_valu(inst, d, &s3, |x, rm| {
-                        w(host_f32::fma(x[0] as u32, x[1] as u32, x[2] as u32, rm))
-                    }),
-                    Op::FminF32 => self.fp_valu(inst, d, &s2, |x, _| {
-                        w(wf::min::<F32>(x[0] as u32, x[1] as u32))
-                    }),
-                    _ => self.fp_valu(inst, d, &s2, |x, _| {
-                        w(wf::max::<F32>(x[0] as u32, x[1] as u32))
-                    }),
-                }
+        if let Some(outcome) = self.fp_f32_rows(op, inst) {
+            return outcome;
+        }
+        let (a, b, c) = (inst.rs1, inst.rs2, inst.rs3);
+        let s = |reg: u8| Src {
+            reg,
+            loc: Loc::R32,
+            ty: Ty::F32,
+        };
+        let (s2, s3) = ([s(a), s(b)], [s(a), s(b), s(c)]);
+        let d = (Loc::R32, Ty::F32);
+        let w = |r: (u32, Flags)| (u64::from(r.0), r.1);
+        let x32 = |x: u64| x as u32;
+        match k {
+            Arith::Add => self.fp_valu(inst, d, &s2, |x, rm| {
+                w(host_f32::add(x32(x[0]), x32(x[1]), rm))
+            }),
+            Arith::Sub => self.fp_valu(inst, d, &s2, |x, rm| {
+                w(host_f32::sub(x32(x[0]), x32(x[1]), rm))
+            }),
+            Arith::Mul => self.fp_valu(inst, d, &s2, |x, rm| {
+                w(host_f32::mul(x32(x[0]), x32(x[1]), rm))
+            }),
+            Arith::Fma => self.fp_valu(inst, d, &s3, |x, rm| {
+                w(host_f32::fma(x32(x[0]), x32(x[1]), x32(x[2]), rm))
+            }),
+            Arith::Min => {
+                self.fp_valu(inst, d, &s2, |x, _| w(wf::min::<F32>(x32(x[0]), x32(x[1]))))
             }
-            // ---- f64 ----
-            Op::FaddF64 | Op::FsubF64 | Op::FmulF64 | Op::FfmaF64 | Op::FminF64 | Op::FmaxF64 => {
-                let (s2, s3, w) = arith!(R64, Ty::F64, u64);
-                let d = (R64, Ty::F64);
-                match op {
-                    Op::FaddF64 => {
-                        self.fp_valu(inst, d, &s2, |x, rm| w(wf::add::<F64>(x[0], x[1], rm)))
-                    }
-                    Op::FsubF64 => {
-                        self.fp_valu(inst, d, &s2, |x, rm| w(wf::sub::<F64>(x[0], x[1], rm)))
-                    }
-                    Op::FmulF64 => {
-                        self.fp_valu(inst, d, &s2, |x, rm| w(wf::mul::<F64>(x[0], x[1], rm)))
-                    }
-                    Op::FfmaF64 => self.fp_valu(inst, d, &s3, |x, rm| {
-                        w(wf::fma::<F64>(x[0], x[1], x[2], rm))
-                    }),
-                    Op::FminF64 => self.fp_valu(inst, d, &s2, |x, _| w(wf::min::<F64>(x[0], x[1]))),
-                    _ => self.fp_valu(inst, d, &s2, |x, _| w(wf::max::<F64>(x[0], x[1]))),
-                }
+            Arith::Max => {
+                self.fp_valu(inst, d, &s2, |x, _| w(wf::max::<F32>(x32(x[0]), x32(x[1]))))
             }
-            // ---- f16 on halves ----
-            Op::FaddF16 | Op::FsubF16 | Op::FmulF16 | Op::FfmaF16 | Op::FminF16 | Op::FmaxF16 => {
-                let (s2, s3, w) = arith!(H16, Ty::F16, u16);
-                let d = (H16, Ty::F16);
-                let h = |v: u64| v as u16;
-                match op {
-                    Op::FaddF16 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(wf::add::<F16>(h(x[0]), h(x[1]), rm))
-                    }),
-                    Op::FsubF16 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(wf::sub::<F16>(h(x[0]), h(x[1]), rm))
-                    }),
-                    Op::FmulF16 => self.fp_valu(inst, d, &s2, |x, rm| {
-                        w(wf::mul::<F16>(h(x[0]), h(x[1]), rm))
-                    }),
-                    Op::FfmaF16 => self.fp_valu(inst, d, &s3, |x, rm| {
-                        w(wf::fma::<F16>(h(x[0]), h(x[1]), h(x[2]), rm))
-                    }),
-                    Op::FminF16 => {
-                        self.fp_valu(inst, d, &s2, |x, _| w(wf::min::<F16>(h(x[0]), h(x[1]))))
-                    }
-                    _ => self.fp_valu(inst, d, &s2, |x, _| w(wf::max::<F16>(h(x[0]), h(x[1])))),
-                }
-            }
-            // ---- conversions ----
-            Op::CvtF32I32 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, R32, Ty::Int)], |x, rm| {
+        }
+    }
+
+    /// f64 `fadd fsub fmul ffma fmin fmax` on register pairs.
+    pub(crate) fn fp_f64(&mut self, k: Arith, inst: &Inst) -> FpOutcome {
+        let (a, b, c) = (inst.rs1, inst.rs2, inst.rs3);
+        let s = |reg: u8| Src {
+            reg,
+            loc: Loc::R64,
+            ty: Ty::F64,
+        };
+        let (s2, s3) = ([s(a), s(b)], [s(a), s(b), s(c)]);
+        let d = (Loc::R64, Ty::F64);
+        match k {
+            Arith::Add => self.fp_valu(inst, d, &s2, |x, rm| wf::add::<F64>(x[0], x[1], rm)),
+            Arith::Sub => self.fp_valu(inst, d, &s2, |x, rm| wf::sub::<F64>(x[0], x[1], rm)),
+            Arith::Mul => self.fp_valu(inst, d, &s2, |x, rm| wf::mul::<F64>(x[0], x[1], rm)),
+            Arith::Fma => self.fp_valu(inst, d, &s3, |x, rm| wf::fma::<F64>(x[0], x[1], x[2], rm)),
+            Arith::Min => self.fp_valu(inst, d, &s2, |x, _| wf::min::<F64>(x[0], x[1])),
+            Arith::Max => self.fp_valu(inst, d, &s2, |x, _| wf::max::<F64>(x[0], x[1])),
+        }
+    }
+
+    /// f16 `fadd fsub fmul ffma fmin fmax` on register halves.
+    pub(crate) fn fp_f16(&mut self, k: Arith, inst: &Inst) -> FpOutcome {
+        let (a, b, c) = (inst.rs1, inst.rs2, inst.rs3);
+        let s = |reg: u8| Src {
+            reg,
+            loc: Loc::H16,
+            ty: Ty::F16,
+        };
+        let (s2, s3) = ([s(a), s(b)], [s(a), s(b), s(c)]);
+        let d = (Loc::H16, Ty::F16);
+        let w = |r: (u16, Flags)| (u64::from(r.0), r.1);
+        let h = |v: u64| v as u16;
+        match k {
+            Arith::Add => self.fp_valu(inst, d, &s2, |x, rm| {
+                w(wf::add::<F16>(h(x[0]), h(x[1]), rm))
+            }),
+            Arith::Sub => self.fp_valu(inst, d, &s2, |x, rm| {
+                w(wf::sub::<F16>(h(x[0]), h(x[1]), rm))
+            }),
+            Arith::Mul => self.fp_valu(inst, d, &s2, |x, rm| {
+                w(wf::mul::<F16>(h(x[0]), h(x[1]), rm))
+            }),
+            Arith::Fma => self.fp_valu(inst, d, &s3, |x, rm| {
+                w(wf::fma::<F16>(h(x[0]), h(x[1]), h(x[2]), rm))
+            }),
+            Arith::Min => self.fp_valu(inst, d, &s2, |x, _| w(wf::min::<F16>(h(x[0]), h(x[1])))),
+            Arith::Max => self.fp_valu(inst, d, &s2, |x, _| w(wf::max::<F16>(h(x[0]), h(x[1])))),
+        }
+    }
+
+    /// The conversions.
+    pub(crate) fn fp_cvt(&mut self, k: Cvt, inst: &Inst) -> FpOutcome {
+        use Loc::*;
+        let s = |loc: Loc, ty: Ty| {
+            [Src {
+                reg: inst.rs1,
+                loc,
+                ty,
+            }]
+        };
+        match k {
+            Cvt::F32I32 => self.fp_valu(inst, (R32, Ty::F32), &s(R32, Ty::Int), |x, rm| {
                 let r = wf::from_i64::<F32>(i64::from(x[0] as u32 as i32), rm);
                 (u64::from(r.0), r.1)
             }),
-            Op::CvtF32U32 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, R32, Ty::Int)], |x, rm| {
+            Cvt::F32U32 => self.fp_valu(inst, (R32, Ty::F32), &s(R32, Ty::Int), |x, rm| {
                 let r = wf::from_u64::<F32>(x[0], rm);
                 (u64::from(r.0), r.1)
             }),
-            Op::CvtI32F32 => self.fp_valu(inst, (R32, Ty::Int), &[s(a, R32, Ty::F32)], |x, rm| {
+            Cvt::I32F32 => self.fp_valu(inst, (R32, Ty::Int), &s(R32, Ty::F32), |x, rm| {
                 let r = wf::to_int::<F32>(x[0] as u32, Int::I32, rm);
                 (r.0 & 0xffff_ffff, r.1)
             }),
-            Op::CvtU32F32 => self.fp_valu(inst, (R32, Ty::Int), &[s(a, R32, Ty::F32)], |x, rm| {
+            Cvt::U32F32 => self.fp_valu(inst, (R32, Ty::Int), &s(R32, Ty::F32), |x, rm| {
                 wf::to_int::<F32>(x[0] as u32, Int::U32, rm)
             }),
-            Op::CvtF64F32 => self.fp_valu(inst, (R64, Ty::F64), &[s(a, R32, Ty::F32)], |x, rm| {
+            Cvt::F64F32 => self.fp_valu(inst, (R64, Ty::F64), &s(R32, Ty::F32), |x, rm| {
                 wf::convert::<F32, F64>(x[0] as u32, rm)
             }),
-            Op::CvtF32F64 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, R64, Ty::F64)], |x, rm| {
+            Cvt::F32F64 => self.fp_valu(inst, (R32, Ty::F32), &s(R64, Ty::F64), |x, rm| {
                 let r = wf::convert::<F64, F32>(x[0], rm);
                 (u64::from(r.0), r.1)
             }),
-            Op::CvtF64I32 => self.fp_valu(inst, (R64, Ty::F64), &[s(a, R32, Ty::Int)], |x, rm| {
+            Cvt::F64I32 => self.fp_valu(inst, (R64, Ty::F64), &s(R32, Ty::Int), |x, rm| {
                 wf::from_i64::<F64>(i64::from(x[0] as u32 as i32), rm)
             }),
-            Op::CvtI32F64 => self.fp_valu(inst, (R32, Ty::Int), &[s(a, R64, Ty::F64)], |x, rm| {
+            Cvt::I32F64 => self.fp_valu(inst, (R32, Ty::Int), &s(R64, Ty::F64), |x, rm| {
                 let r = wf::to_int::<F64>(x[0], Int::I32, rm);
                 (r.0 & 0xffff_ffff, r.1)
             }),
-            Op::CvtF16F32 => self.fp_valu(inst, (H16, Ty::F16), &[s(a, R32, Ty::F32)], |x, rm| {
+            Cvt::F16F32 => self.fp_valu(inst, (H16, Ty::F16), &s(R32, Ty::F32), |x, rm| {
                 let r = wf::convert::<F32, F16>(x[0] as u32, rm);
                 (u64::from(r.0), r.1)
             }),
-            Op::CvtF32F16 => self.fp_valu(inst, (R32, Ty::F32), &[s(a, H16, Ty::F16)], |x, rm| {
+            Cvt::F32F16 => self.fp_valu(inst, (R32, Ty::F32), &s(H16, Ty::F16), |x, rm| {
                 let r = wf::convert::<F16, F32>(x[0] as u16, rm);
                 (u64::from(r.0), r.1)
             }),
-            Op::CvtBf16F32 => {
-                self.fp_valu(inst, (H16, Ty::Bf16), &[s(a, R32, Ty::F32)], |x, rm| {
-                    let r = wf::convert::<F32, BF16>(x[0] as u32, rm);
-                    (u64::from(r.0), r.1)
-                })
+            Cvt::Bf16F32 => self.fp_valu(inst, (H16, Ty::Bf16), &s(R32, Ty::F32), |x, rm| {
+                let r = wf::convert::<F32, BF16>(x[0] as u32, rm);
+                (u64::from(r.0), r.1)
+            }),
+            Cvt::F32Bf16 => self.fp_valu(inst, (R32, Ty::F32), &s(H16, Ty::Bf16), |x, rm| {
+                let r = wf::convert::<BF16, F32>(x[0] as u16, rm);
+                (u64::from(r.0), r.1)
+            }),
+        }
+    }
+
+    /// The SFU operations: issued now, written back at retirement from `sfu`.
+    pub(crate) fn fp_sfu_op(&mut self, k: Sfu, inst: &Inst, pc: u32) -> FpOutcome {
+        use Loc::*;
+        let s = |reg: u8, loc: Loc, ty: Ty| Src { reg, loc, ty };
+        let (a, b) = (inst.rs1, inst.rs2);
+        let f32_of = |f: fn(u32) -> (u32, Flags)| {
+            move |x: Lane3, _: Round| {
+                let r = f(x[0] as u32);
+                (u64::from(r.0), r.1)
             }
-            Op::CvtF32Bf16 => {
-                self.fp_valu(inst, (R32, Ty::F32), &[s(a, H16, Ty::Bf16)], |x, rm| {
-                    let r = wf::convert::<BF16, F32>(x[0] as u16, rm);
-                    (u64::from(r.0), r.1)
-                })
-            }
-            // ---- SFU ----
-            Op::FdivF32 => self.fp_sfu(
+        };
+        let one = [s(a, R32, Ty::F32)];
+        match k {
+            Sfu::DivF32 => self.fp_sfu(
                 inst,
                 pc,
                 (R32, Ty::F32),
@@ -600,77 +619,104 @@ impl Warp {
                     (u64::from(r.0), r.1)
                 },
             ),
-            Op::FsqrtF32 => {
-                self.fp_sfu(inst, pc, (R32, Ty::F32), &[s(a, R32, Ty::F32)], |x, rm| {
-                    let r = wf::sqrt::<F32>(x[0] as u32, rm);
-                    (u64::from(r.0), r.1)
-                })
-            }
-            Op::FdivF64 => self.fp_sfu(
+            Sfu::SqrtF32 => self.fp_sfu(inst, pc, (R32, Ty::F32), &one, |x, rm| {
+                let r = wf::sqrt::<F32>(x[0] as u32, rm);
+                (u64::from(r.0), r.1)
+            }),
+            Sfu::DivF64 => self.fp_sfu(
                 inst,
                 pc,
                 (R64, Ty::F64),
                 &[s(a, R64, Ty::F64), s(b, R64, Ty::F64)],
                 |x, rm| wf::div::<F64>(x[0], x[1], rm),
             ),
-            Op::FsqrtF64 => {
+            Sfu::SqrtF64 => {
                 self.fp_sfu(inst, pc, (R64, Ty::F64), &[s(a, R64, Ty::F64)], |x, rm| {
                     wf::sqrt::<F64>(x[0], rm)
                 })
             }
-            Op::FrcpF32 | Op::FrsqF32 | Op::Fexp2F32 | Op::Flog2F32 | Op::FsinF32 | Op::FcosF32 => {
-                let f = match op {
-                    Op::FrcpF32 => crate::exec::sfu::rcp,
-                    Op::FrsqF32 => crate::exec::sfu::rsq,
-                    Op::Fexp2F32 => crate::exec::sfu::exp2,
-                    Op::Flog2F32 => crate::exec::sfu::log2,
-                    Op::FsinF32 => crate::exec::sfu::sin_pi,
-                    _ => crate::exec::sfu::cos_pi,
-                };
-                self.fp_sfu(
-                    inst,
-                    pc,
-                    (R32, Ty::F32),
-                    &[s(a, R32, Ty::F32)],
-                    move |x, _| {
-                        let r = f(x[0] as u32);
-                        (u64::from(r.0), r.1)
-                    },
-                )
-            }
-            // ---- compares ----
-            _ => match fcmp(op) {
-                Some((Cmp::F32, cond)) => {
-                    self.fp_cmp(inst, &[s(a, R32, Ty::F32), s(b, R32, Ty::F32)], |x| {
-                        cond.eval::<F32>(x[0] as u32, x[1] as u32)
-                    })
-                }
-                Some((Cmp::F64, cond)) => {
-                    self.fp_cmp(inst, &[s(a, R64, Ty::F64), s(b, R64, Ty::F64)], |x| {
-                        cond.eval::<F64>(x[0], x[1])
-                    })
-                }
-                Some((Cmp::F16, cond)) => {
-                    self.fp_cmp(inst, &[s(a, H16, Ty::F16), s(b, H16, Ty::F16)], |x| {
-                        cond.eval::<F16>(x[0] as u16, x[1] as u16)
-                    })
-                }
-                None => FpOutcome::NotFp,
-            },
+            Sfu::Rcp => self.fp_sfu(inst, pc, (R32, Ty::F32), &one, f32_of(sfu::rcp)),
+            Sfu::Rsq => self.fp_sfu(inst, pc, (R32, Ty::F32), &one, f32_of(sfu::rsq)),
+            Sfu::Exp2 => self.fp_sfu(inst, pc, (R32, Ty::F32), &one, f32_of(sfu::exp2)),
+            Sfu::Log2 => self.fp_sfu(inst, pc, (R32, Ty::F32), &one, f32_of(sfu::log2)),
+            Sfu::Sin => self.fp_sfu(inst, pc, (R32, Ty::F32), &one, f32_of(sfu::sin_pi)),
+            Sfu::Cos => self.fp_sfu(inst, pc, (R32, Ty::F32), &one, f32_of(sfu::cos_pi)),
+        }
+    }
+
+    /// The compares: a uniform mask of the active lanes whose condition holds.
+    pub(crate) fn fp_compare(&mut self, fmt: Cmp, cond: Cond, inst: &Inst) -> FpOutcome {
+        use Loc::*;
+        let s = |reg: u8, loc: Loc, ty: Ty| Src { reg, loc, ty };
+        let (a, b) = (inst.rs1, inst.rs2);
+        match fmt {
+            Cmp::F32 => self.fp_cmp(inst, &[s(a, R32, Ty::F32), s(b, R32, Ty::F32)], |x| {
+                cond.eval::<F32>(x[0] as u32, x[1] as u32)
+            }),
+            Cmp::F64 => self.fp_cmp(inst, &[s(a, R64, Ty::F64), s(b, R64, Ty::F64)], |x| {
+                cond.eval::<F64>(x[0], x[1])
+            }),
+            Cmp::F16 => self.fp_cmp(inst, &[s(a, H16, Ty::F16), s(b, H16, Ty::F16)], |x| {
+                cond.eval::<F16>(x[0] as u16, x[1] as u16)
+            }),
         }
     }
 }
 
+/// An arithmetic operation, in each of the three formats.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Min,
+    Max,
+}
+
+/// A conversion: destination, then source.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cvt {
+    F32I32,
+    F32U32,
+    I32F32,
+    U32F32,
+    F64F32,
+    F32F64,
+    F64I32,
+    I32F64,
+    F16F32,
+    F32F16,
+    Bf16F32,
+    F32Bf16,
+}
+
+/// An SFU operation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sfu {
+    DivF32,
+    SqrtF32,
+    DivF64,
+    SqrtF64,
+    Rcp,
+    Rsq,
+    Exp2,
+    Log2,
+    Sin,
+    Cos,
+}
+
+/// The format of a compare.
 #[derive(Clone, Copy)]
-enum Cmp {
+pub(crate) enum Cmp {
     F16,
     F32,
     F64,
 }
 
-/// The eight compare conditions, in the order of their function-field values.
+/// The eight compare conditions.
 #[derive(Clone, Copy)]
-enum Cond {
+pub(crate) enum Cond {
     Eq,
     Ne,
     Lt,
@@ -700,37 +746,6 @@ impl Cond {
             Cond::Unordered => wf::unordered::<F>(a, b),
         }
     }
-}
-
-fn fcmp(op: Op) -> Option<(Cmp, Cond)> {
-    use Cond::*;
-    Some(match op {
-        Op::FcmpEqF32 => (Cmp::F32, Eq),
-        Op::FcmpNeF32 => (Cmp::F32, Ne),
-        Op::FcmpLtF32 => (Cmp::F32, Lt),
-        Op::FcmpLeF32 => (Cmp::F32, Le),
-        Op::FcmpGtF32 => (Cmp::F32, Gt),
-        Op::FcmpGeF32 => (Cmp::F32, Ge),
-        Op::FcmpOF32 => (Cmp::F32, Ordered),
-        Op::FcmpUF32 => (Cmp::F32, Unordered),
-        Op::FcmpEqF64 => (Cmp::F64, Eq),
-        Op::FcmpNeF64 => (Cmp::F64, Ne),
-        Op::FcmpLtF64 => (Cmp::F64, Lt),
-        Op::FcmpLeF64 => (Cmp::F64, Le),
-        Op::FcmpGtF64 => (Cmp::F64, Gt),
-        Op::FcmpGeF64 => (Cmp::F64, Ge),
-        Op::FcmpOF64 => (Cmp::F64, Ordered),
-        Op::FcmpUF64 => (Cmp::F64, Unordered),
-        Op::FcmpEqF16 => (Cmp::F16, Eq),
-        Op::FcmpNeF16 => (Cmp::F16, Ne),
-        Op::FcmpLtF16 => (Cmp::F16, Lt),
-        Op::FcmpLeF16 => (Cmp::F16, Le),
-        Op::FcmpGtF16 => (Cmp::F16, Gt),
-        Op::FcmpGeF16 => (Cmp::F16, Ge),
-        Op::FcmpOF16 => (Cmp::F16, Ordered),
-        Op::FcmpUF16 => (Cmp::F16, Unordered),
-        _ => return None,
-    })
 }
 
 /// f32 `fadd`/`fsub`/`fmul`/`ffma` in round-to-nearest-even on the host's binary64
