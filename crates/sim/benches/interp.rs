@@ -8,7 +8,7 @@
 //! the untraced run; the memory-bound `vadd` kernel with 1 and 2 host threads and their
 //! ratio. Each figure is the best of several runs.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use divan::counter::ItemsCount;

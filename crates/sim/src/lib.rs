@@ -11,7 +11,7 @@
 //! ([`NoHooks`] costs nothing; the commit trace, breakpoints and watchpoints are hooks).
 
 //!
-//! Layers, lowest first (each imports only those before it; `tests/layers.rs` checks it,
+//! Layers, lowest first (each imports only those before it; `tests/it/layers.rs` checks it,
 //! `docs/architecture.md` draws it): [`control`] and [`tier`] (run control, engine
 //! choices); `state` (registers, CSRs, traps, the asynchronous queue, [`Warp`]);
 //! `program` (pre-decode); [`memory`]; `env` (the [`Env`] boundary); [`hooks`]; `exec`

@@ -4,7 +4,7 @@
 //! `warpkit-float` (round to nearest even, whatever `rm` says), which also supplies NX, UF
 //! and OF. The binary64 evaluation is accurate to a few units in 2^-50 relative, so every
 //! result is within 1 ulp of the exact value (the bounds in docs/provisional.md, checked
-//! in `tests/sfu.rs` against the host's libm at test time only).
+//! in `tests/it/sfu.rs` against the host's libm at test time only).
 //!
 //! Special cases (RISC-V conventions): a NaN operand gives the canonical NaN (NV if
 //! signaling); domain errors give the canonical NaN with NV; poles give ±inf with DZ.

@@ -6,7 +6,7 @@
 //! block before the instruction (the word runs of `gload.b32`/`gstore.b32`), so a
 //! translated run is a sequence of blocks, or of block prefixes, whose effect is exactly
 //! the interpreter's; everything else (and any block that would overrun the step budget)
-//! is interpreted. `crates/sim/tests/engines.rs` runs both engines side by side.
+//! is interpreted. `crates/sim/tests/it/engines.rs` runs both engines side by side.
 
 mod kind;
 mod pending;

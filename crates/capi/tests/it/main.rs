@@ -1,0 +1,6 @@
+//! The integration tests of `warpkit-capi`, one test binary: each file was a binary of its own,
+//! and linking one instead of many saves most of the build time of `cargo test`.
+
+mod api;
+mod cosim_example;
+mod header;

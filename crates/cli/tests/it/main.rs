@@ -1,0 +1,21 @@
+//! The integration tests of `warpkit`, one test binary: each file was a binary of its own,
+//! and linking one instead of many saves most of the build time of `cargo test`.
+
+mod common;
+
+mod asm_dis;
+mod campaign;
+mod checkpoint_cli;
+mod closed_stderr;
+mod compiler_output;
+mod data_safety;
+mod debug_cli;
+mod engine_cli;
+mod examples_images;
+mod float_programs;
+mod lines;
+mod linx_cli;
+mod profile;
+mod reports;
+mod run_cli;
+mod trace_diff;

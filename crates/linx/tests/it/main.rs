@@ -1,0 +1,7 @@
+//! The integration tests of `warpkit-linx`, one test binary: each file was a binary of its own,
+//! and linking one instead of many saves most of the build time of `cargo test`.
+
+mod codes;
+mod float;
+mod reference;
+mod robust;

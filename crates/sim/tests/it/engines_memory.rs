@@ -1,0 +1,283 @@
+//! The translation tier's memory instructions against the interpreter: random programs of
+//! `gload.b32`, `gstore.b32` and `waitcnt` (translated in full-EXEC blocks) among
+//! loops, arithmetic, cache control and a few untranslated loads and stores, over a writable and a read-only region
+//! and addresses that are mostly word runs but also gathers, misaligned, partly outside a
+//! region or wrapping. Both engines run from the same state; the dumps, the memory, the
+//! pending operations, the hazard reports and the counts must be identical.
+//! `WARPKIT_ENGINE_CASES=N` runs N cases.
+
+use crate::common::{jits, On};
+use proptest::prelude::*;
+use warpkit_sim::memory::{GlobalMemory, SharedMemory};
+use warpkit_sim::*;
+
+const RW: u64 = 0x1000;
+const RW_BYTES: usize = 1024;
+const RO: u64 = 0x2000;
+const RO_BYTES: usize = 256;
+
+/// One random instruction's source line. Loads and stores address through `v0` (a word
+/// run from `u[16:17]`'s region, usually) or `v1` (anything), the destination and data
+/// registers are `v2..v7`, so loads and later instructions meet (hazards, waits).
+fn line(pick: u32, x: u32) -> String {
+    let d = 2 + x % 6;
+    let addr = if x & 0x40 == 0 { 0 } else { 1 };
+    let imm = [0i32, 4, 128, -128, 2, 896, 1024][(x >> 8) as usize % 7];
+    match pick % 16 {
+        0..=3 => format!("gload.b32 v{d}, v{addr}, u[16:17], {imm}"),
+        4..=5 => format!("gstore.b32 v{d}, v{addr}, u[16:17], {imm}"),
+        6..=7 => {
+            let vm = [0, 1, 2, 63][(x >> 12) as usize % 4];
+            let vst = [0, 1, 3, 31][(x >> 14) as usize % 4];
+            format!("waitcnt vm={vm}, vst={vst}")
+        }
+        8 => format!("add v{d}, v{}, v{}", 2 + (x >> 3) % 6, 2 + (x >> 6) % 6),
+        9 => format!(
+            "mad.u32 v{d}, v{d}, v{}, v{}",
+            2 + (x >> 3) % 6,
+            2 + (x >> 6) % 6
+        ),
+        10 => "add.vi v0, v0, 4".into(),
+        // The base walks, through and out of its region.
+        11 => format!("uaddi u16, u16, {}", [128, -128, 4, 64, -4][x as usize % 5]),
+        // Untranslated memory: a load of two words, a half-word store.
+        12 => format!(
+            "gload.b64 v[{}:{}], v{addr}, u[16:17], 0",
+            d & !1,
+            (d & !1) + 1
+        ),
+        13 => format!("gstore.b16 v{d}, v{addr}, u[16:17], 2"),
+        // EXEC changes: the masked variant runs memory interpreted.
+        14 => ["exec.set u20", "exec.set u21"][x as usize % 2].into(),
+        // Pending on `vm` and `vst` with nothing to write back.
+        _ => ["cache.inv", "cache.wb", "nop"][x as usize % 3].into(),
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    source: String,
+    exec: u32,
+    v1: [u32; LANES],
+    base: u64,
+    seed: u64,
+    max_steps: u64,
+}
+
+impl Case {
+    /// A directed case: full EXEC, `v1` zero, the program given separately.
+    fn directed(base: u64, seed: u64, max_steps: u64) -> Case {
+        Case {
+            source: String::new(),
+            exec: u32::MAX,
+            v1: [0; LANES],
+            base,
+            seed,
+            max_steps,
+        }
+    }
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let body = proptest::collection::vec((any::<u32>(), any::<u32>()), 1..28);
+    let base = prop_oneof![
+        4 => Just(RW),
+        1 => Just(RW + 896),
+        1 => Just(RO),
+        1 => Just(RW - 64),
+        1 => Just(u64::MAX - 64),
+    ];
+    (
+        body,
+        prop_oneof![1 => 0u32..4, 1 => 4u32..80],
+        prop_oneof![3 => Just(u32::MAX), 1 => any::<u32>()],
+        any::<[u32; LANES]>(),
+        base,
+        any::<u64>(),
+        prop_oneof![3 => Just(5000u64), 1 => 1u64..300],
+    )
+        .prop_map(|(body, reps, exec, v1, base, seed, max_steps)| {
+            // A loop around the body, so chained blocks meet stores and loads left pending
+            // by the previous iteration.
+            let mut source = format!("umovi u19, {}\nrep:\n", reps + 1);
+            for (pick, x) in body {
+                source.push_str(&line(pick, x));
+                source.push('\n');
+            }
+            source.push_str("uaddi u19, u19, -1\nbnz u19, rep\nendpgm\n");
+            Case {
+                source,
+                exec,
+                v1,
+                base,
+                seed,
+                max_steps,
+            }
+        })
+}
+
+fn assemble(src: &str) -> Program {
+    match warpkit_asm::assemble(src, "engines_memory.s") {
+        Ok(p) => Program::new(p.text),
+        Err(e) => panic!("{}", e.render(src)),
+    }
+}
+
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// Everything a run leaves that the engines must agree on.
+fn run(program: &Program, case: &Case, on: On) -> String {
+    run_counted(program, case, on).0
+}
+
+/// As [`run`], with the steps translated code ran.
+fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
+    let p = on.program(program);
+    let mut global = GlobalMemory::default();
+    assert!(global.map(RW, &bytes(case.seed, RW_BYTES)));
+    assert!(global.map_read_only(RO, &bytes(!case.seed, RO_BYTES)));
+    let mut shared = SharedMemory::new(0);
+    let mut w = Warp::new(WarpId::default(), case.exec);
+    w.v[0] = std::array::from_fn(|l| 4 * l as u32);
+    w.v[1] = case.v1;
+    w.u[16] = case.base as u32;
+    w.u[17] = (case.base >> 32) as u32;
+    w.u[20] = u32::MAX;
+    w.u[21] = case.exec;
+    let mut core = Core::default();
+    let mut env = MemEnv::new(&global, &mut shared);
+    w.run(&p, &mut core, &mut env, &mut NoHooks, case.max_steps);
+    drop(env);
+    let pending: Vec<PendingOp> = w.queue.ops().collect();
+    let counts: Vec<u32> = (0..6).map(|c| w.queue.count(c)).collect();
+    let state = format!(
+        "{}\n{:?}\nsteps {} retired {} lanes {} committed {}\npending {counts:?} {pending:?}\nhazards {} {:?}\nrw {:?}",
+        dump_state_json([&w], &core),
+        w.status,
+        w.steps,
+        w.retired,
+        w.lane_ops,
+        core.committed,
+        w.hazard_count,
+        w.hazards,
+        global.bytes_at(RW),
+    );
+    (state, w.translated_steps())
+}
+
+fn cases() -> u32 {
+    std::env::var("WARPKIT_ENGINE_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn engines_agree_on_memory_programs(case in case()) {
+        let program = assemble(&case.source);
+        let interp = run(&program, &case, On::Interp);
+        for on in jits() {
+            let jit = run(&program, &case, on);
+            prop_assert_eq!(&interp, &jit, "{} {:?}", case.source, on);
+        }
+    }
+}
+
+/// The loop of `bench/madd.s` runs translated: loads, their wait, the multiply-add and
+/// the store stay in one chained block, and the stores it leaves pending (the store
+/// counter at its limit) are the interpreter's.
+#[test]
+fn the_madd_loop_runs_translated() {
+    let program = assemble(
+        "    umovi u19, 200\n\
+         rep:\n\
+         \x20   gload.b32 v6, v0, u[16:17], 0\n\
+         \x20   gload.b32 v7, v0, u[16:17], 128\n\
+         \x20   waitcnt vm=0\n\
+         \x20   mad.u32 v6, v6, v7, v7\n\
+         \x20   gstore.b32 v6, v0, u[16:17], 0\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   endpgm\n",
+    );
+    for max_steps in [3, 40, 1000, 5000, 10_000] {
+        let case = Case::directed(RW, 7, max_steps);
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        for on in jits() {
+            let (jit, translated) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "max_steps {max_steps}, {on:?}");
+            if max_steps == 10_000 {
+                assert!(interp.contains("Ended"), "{interp}");
+                // All but the first visit of each access (a hint miss) and `endpgm`.
+                assert!(translated >= 1390, "{translated}");
+            }
+        }
+    }
+}
+
+/// Word runs walking out of their region, four bytes at a time, after earlier ones filled
+/// the instruction's region hint: the run that crosses the region's end faults in both
+/// engines (translated code checks the whole run against the hint, not its start).
+#[test]
+fn a_run_crossing_the_end_of_its_region_faults() {
+    for (store, start) in [(false, RW), (true, RW), (false, RO), (true, RO)] {
+        let op = if store { "gstore.b32" } else { "gload.b32" };
+        let program = assemble(&format!(
+            "    umovi u19, 40\n\
+             rep:\n\
+             \x20   {op} v2, v0, u[16:17], 0\n\
+             \x20   waitcnt vm=0\n\
+             \x20   uaddi u16, u16, 4\n\
+             \x20   uaddi u19, u19, -1\n\
+             \x20   bnz u19, rep\n\
+             \x20   endpgm\n"
+        ));
+        let bytes = if start == RW { RW_BYTES } else { RO_BYTES };
+        let case = Case::directed(start + bytes as u64 - 128 - 16, 3, 1000);
+        let interp = run(&program, &case, On::Interp);
+        assert!(interp.contains("Trapped"), "{interp}");
+        assert_eq!(
+            interp,
+            run(&program, &case, On::Jit(VectorIsa::host_best())),
+            "{op} at {start:#x}"
+        );
+    }
+}
+
+/// A store never reuses the region hint of a load: with more loads than hints, a load of
+/// a read-only region and a later store to it would otherwise share one, and the store,
+/// reached in translated code after the loads' hints are warm, would write read-only
+/// memory instead of faulting.
+#[test]
+fn a_store_to_read_only_memory_faults_after_many_loads_from_it() {
+    // Each pass runs translated up to the first load whose hint is still empty, so 50
+    // passes warm every hint; then the store follows in translated code.
+    let mut source = String::from("    umovi u19, 50\nwarm:\n");
+    for _ in 0..40 {
+        source.push_str("    gload.b32 v2, v0, u[16:17], 0\n    waitcnt vm=0\n");
+    }
+    source.push_str(
+        "    uaddi u19, u19, -1\n    bnz u19, warm\n    gstore.b32 v2, v0, u[16:17], 0\n    endpgm\n",
+    );
+    let program = assemble(&source);
+    let case = Case::directed(RO, 5, 10_000);
+    let interp = run(&program, &case, On::Interp);
+    assert!(interp.contains("Trapped"), "{interp}");
+    assert_eq!(
+        interp,
+        run(&program, &case, On::Jit(VectorIsa::host_best()))
+    );
+}

@@ -1,0 +1,5 @@
+//! The integration tests of `warpkit-specdb`, one test binary: each file was a binary of its own,
+//! and linking one instead of many saves most of the build time of `cargo test`.
+
+mod linx;
+mod validator;
