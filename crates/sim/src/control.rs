@@ -33,6 +33,7 @@ impl CancelFlag {
         self.0.store(true, Ordering::Relaxed);
     }
 
+    /// Whether [`CancelFlag::cancel`] was called on this flag or a clone of it.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
@@ -62,7 +63,10 @@ pub enum Interrupt {
     Cancelled,
     /// The trace reached its byte cap ([`crate::WriteTracer::with_max_bytes`]); the trace
     /// ends with a record saying so.
-    TraceLimit { max_bytes: u64 },
+    TraceLimit {
+        /// The cap, in bytes.
+        max_bytes: u64,
+    },
     /// Writing the trace failed; the error is returned with the trace writer.
     TraceWriteFailed,
 }

@@ -17,6 +17,7 @@ use crate::state::{Warp, WarpId};
 /// What the run loop does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Control {
+    /// Go on with the next instruction.
     Continue,
     /// Return from the run loop, the warp still `Running`: a later run goes on from here.
     Stop,
@@ -32,31 +33,69 @@ pub enum Control {
 pub enum Event {
     /// The instruction at `pc` issues, as the warp's `step`-th (from 1). Its registers are
     /// `Program::uses(pc)`, its latency its database entry's.
-    Issue { warp: WarpId, pc: u32, step: u64 },
+    Issue {
+        /// The issuing warp.
+        warp: WarpId,
+        /// Byte offset of the instruction from CODE_BASE.
+        pc: u32,
+        /// Its ordinal among the warp's steps, from 1.
+        step: u64,
+    },
     /// Its source registers are read; `pending` of them still wait for an asynchronous
     /// write-back (a RAW hazard of §2.6: 0 in code that waits correctly).
-    OperandsReady { warp: WarpId, pc: u32, pending: u32 },
+    OperandsReady {
+        /// The warp executing the instruction.
+        warp: WarpId,
+        /// PC of the instruction.
+        pc: u32,
+        /// Source registers still waiting for an asynchronous write-back.
+        pending: u32,
+    },
     /// An asynchronous operation issued by the instruction at `pc` joined counter
     /// `counter` (an index into `warpkit_isa::COUNTERS`).
-    AsyncIssue { warp: WarpId, pc: u32, counter: u8 },
+    AsyncIssue {
+        /// The issuing warp.
+        warp: WarpId,
+        /// PC of the issuing instruction.
+        pc: u32,
+        /// The counter the operation joined: an index into `warpkit_isa::COUNTERS` (§2.6).
+        counter: u8,
+    },
     /// An asynchronous operation issued by the instruction at `issued_at` retired from
     /// counter `counter`, its write-back done, during the instruction at `pc` (`waitcnt`,
     /// `endpgm`, or an issue on a counter at its in-flight limit).
     AsyncRetire {
+        /// The warp whose operation retired.
         warp: WarpId,
+        /// PC of the instruction during which it retired.
         pc: u32,
+        /// PC of the instruction that issued it.
         issued_at: u32,
+        /// The counter it left: an index into `warpkit_isa::COUNTERS` (§2.6).
         counter: u8,
     },
     /// The warp reached the `barrier` at `pc` and waits.
-    BarrierArrive { warp: WarpId, pc: u32 },
+    BarrierArrive {
+        /// The arriving warp.
+        warp: WarpId,
+        /// PC of the `barrier`.
+        pc: u32,
+    },
     /// The warps of `workgroup` waiting at a barrier were released (`warps` of them).
-    BarrierRelease { workgroup: [u32; 3], warps: u32 },
+    BarrierRelease {
+        /// The workgroup's id in the grid (x, y, z).
+        workgroup: [u32; 3],
+        /// How many warps were released.
+        warps: u32,
+    },
     /// The instruction at `pc` completed: its synchronous results are written (or it
     /// trapped, `trapped`).
     Complete {
+        /// The warp that executed the instruction.
         warp: WarpId,
+        /// PC of the instruction.
         pc: u32,
+        /// Whether it raised a trap (taken by a handler or stopping the warp).
         trapped: bool,
     },
 }
@@ -64,6 +103,8 @@ pub enum Event {
 /// Observes and controls a warp's run loop. `ENABLED = false` removes every call at
 /// compile time.
 pub trait Hooks {
+    /// Whether the run loop calls these hooks at all; `false` compiles every call out (as
+    /// in [`NoHooks`]).
     const ENABLED: bool;
 
     /// Whether [`Hooks::event`] wants the execution events; with `false` (the default)
@@ -204,10 +245,13 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
 /// Stops before the instruction after `n` more have executed (over every warp it sees).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StepBudget {
+    /// Instructions still allowed: one less after each instruction; at 0 the run stops
+    /// before the next.
     pub left: u64,
 }
 
 impl StepBudget {
+    /// A budget of `n` instructions.
     pub fn new(n: u64) -> StepBudget {
         StepBudget { left: n }
     }
@@ -233,6 +277,7 @@ impl Hooks for StepBudget {
 /// the warp and its step count, which only moves when an instruction executes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Breakpoints {
+    /// The PCs (byte offsets from CODE_BASE) to stop before.
     pub pcs: Vec<u32>,
     /// Restrict the breakpoints to one warp.
     pub warp: Option<WarpId>,
@@ -241,6 +286,7 @@ pub struct Breakpoints {
 }
 
 impl Breakpoints {
+    /// Breakpoints at `pcs` for every warp, none hit yet.
     pub fn new(pcs: Vec<u32>) -> Breakpoints {
         Breakpoints {
             pcs,
@@ -270,16 +316,22 @@ impl Hooks for Breakpoints {
 pub enum WatchTarget {
     /// One lane of a vector register.
     VLane {
+        /// Vector register number (0..128).
         reg: u32,
+        /// The lane (0..32).
         lane: u32,
     },
     /// Any lane of a vector register.
     VReg(u32),
+    /// A uniform register, by number (0..64).
     UReg(u32),
     /// Bytes `addr..addr + len` of global or shared memory.
     Memory {
+        /// Global or shared memory.
         space: MemSpace,
+        /// First byte watched: a global address, or an offset into shared memory.
         addr: u64,
+        /// Bytes watched from `addr`.
         len: u64,
     },
 }
@@ -288,8 +340,12 @@ pub enum WatchTarget {
 /// (for an asynchronous result, the instruction that retired it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WatchHit {
+    /// The target that was written.
     pub target: WatchTarget,
+    /// The warp whose instruction wrote it.
     pub warp: WarpId,
+    /// PC of the writing instruction (for a retired asynchronous write-back, of the
+    /// instruction that retired it).
     pub pc: u32,
 }
 
@@ -297,11 +353,14 @@ pub struct WatchHit {
 /// (synchronous writes, retired asynchronous write-backs, stores and atomics).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Watchpoints {
+    /// What to watch; when one instruction writes several, the first in this order fires.
     pub targets: Vec<WatchTarget>,
+    /// The last watchpoint that fired, if any.
     pub hit: Option<WatchHit>,
 }
 
 impl Watchpoints {
+    /// Watchpoints on `targets`, none fired yet.
     pub fn new(targets: Vec<WatchTarget>) -> Watchpoints {
         Watchpoints { targets, hit: None }
     }

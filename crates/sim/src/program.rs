@@ -21,7 +21,10 @@ pub(crate) mod packed {
 /// IllegalInsn if it is ever executed (undecodable, or carrying a reserved operand value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
+    /// A word that raises IllegalInsn if executed: it does not decode, or it carries a
+    /// reserved operand value.
     Illegal,
+    /// A decoded instruction, by its database variant.
     Op(Op),
 }
 
@@ -30,12 +33,17 @@ pub enum Code {
 /// so the interpreter indexes without further tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inst {
+    /// What the instruction is: its variant, or `Illegal`.
     pub code: Code,
     /// Encoded length in bytes: 4 or 8.
     pub len: u8,
+    /// The `rd` field: a register number in the file the variant names; 0 if it has none.
     pub rd: u8,
+    /// The `rs1` field: a register number in the file the variant names; 0 if it has none.
     pub rs1: u8,
+    /// The `rs2` field: a register number in the file the variant names; 0 if it has none.
     pub rs2: u8,
+    /// The `rs3` field: a register number in the file the variant names; 0 if it has none.
     pub rs3: u8,
     /// A vector instruction (not `ei`): its active lanes count as lane-operations.
     pub vector: bool,
@@ -97,9 +105,13 @@ fn wait_thresholds(ins: &Instr) -> [u32; NUM_COUNTERS] {
 /// The registers an instruction names, as bit sets (`movrel` counts its named fields).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RegUse {
+    /// Vector registers read: bit r for `v<r>`.
     pub vread: u128,
+    /// Vector registers written: bit r for `v<r>`.
     pub vwrite: u128,
+    /// Uniform registers read: bit r for `u<r>`.
     pub uread: u64,
+    /// Uniform registers written: bit r for `u<r>`.
     pub uwrite: u64,
 }
 
@@ -248,6 +260,7 @@ impl Program {
         self.uses.get((pc >> 2) as usize)
     }
 
+    /// The code bytes the program was built from; PC 0 is the first.
     pub fn text(&self) -> &[u8] {
         &self.text
     }

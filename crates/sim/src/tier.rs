@@ -42,6 +42,7 @@ const DEFAULT_JIT: u8 = 2;
 static PROCESS_DEFAULT: AtomicU8 = AtomicU8::new(DEFAULT_UNSET);
 
 impl Engine {
+    /// The engine's name as `--engine` takes it: `interp` or `jit`.
     pub fn name(self) -> &'static str {
         match self {
             Engine::Interp => "interp",
@@ -93,8 +94,10 @@ pub enum VectorIsa {
 }
 
 impl VectorIsa {
+    /// Every vector instruction set translated code can use, narrowest first.
     pub const ALL: [VectorIsa; 2] = [VectorIsa::Avx2, VectorIsa::Avx512];
 
+    /// Its short name, for reports and benchmark labels: `avx2` or `avx512`.
     pub fn name(self) -> &'static str {
         match self {
             VectorIsa::Avx2 => "avx2",

@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The warps of one workgroup.
 #[derive(Debug, Clone)]
 pub struct Workgroup {
+    /// The workgroup's id in the grid (x, y, z).
     pub id: [u32; 3],
+    /// Its warps, by index within the workgroup.
     pub warps: Vec<Warp>,
     /// Set by [`Workgroup::run`] when warps wait at a `barrier` that a stopped sibling
     /// will never reach.
@@ -75,8 +77,11 @@ impl Scheduler for RoundRobin {
 /// How a run ended, over every warp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RunSummary {
+    /// Warps that ended with `endpgm`.
     pub ended: usize,
+    /// Warps stopped by a trap.
     pub trapped: usize,
+    /// Warps stopped by their step limit or the workgroup's step budget.
     pub step_limited: usize,
     /// Warps left waiting at a `barrier` (see [`Deadlock`]).
     pub deadlocked: usize,
@@ -262,6 +267,7 @@ impl Workgroup {
         d
     }
 
+    /// How the warps stand now, counted by status, with the instructions they retired.
     pub fn summary(&self) -> RunSummary {
         let mut s = RunSummary::default();
         for w in &self.warps {

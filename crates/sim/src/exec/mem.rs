@@ -17,7 +17,10 @@ use warpkit_isa::{Addressing as Addr, AtomicOp, Latency, MemoryAccess, MemoryPar
 
 /// The environment of a workgroup: the launch's global memory and its shared memory.
 pub struct MemEnv<'a> {
+    /// The launch's global memory (code, argument block, buffers), shared by every
+    /// workgroup.
     pub global: &'a GlobalMemory,
+    /// This workgroup's shared memory, addressed from 0.
     pub shared: &'a mut SharedMemory,
     /// The global region the last access from each slot of PCs hit (`hint_slot`): an
     /// instruction mostly stays in one region, while consecutive instructions often
@@ -48,6 +51,8 @@ fn hint_slot(pc: u32) -> usize {
 const RUN_BYTES: u64 = 4 * LANES as u64;
 
 impl<'a> MemEnv<'a> {
+    /// The environment of a workgroup over `global` and `shared`, with translated code's
+    /// state of its own (no region hints yet).
     pub fn new(global: &'a GlobalMemory, shared: &'a mut SharedMemory) -> MemEnv<'a> {
         MemEnv {
             global,

@@ -44,19 +44,37 @@ pub const HEADER_BYTES: usize = 24;
 /// Why bytes are not a checkpoint this warpkit can resume.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CheckpointError {
+    /// The bytes do not start with [`MAGIC`].
     #[error("not a warpkit checkpoint (it does not start with the checkpoint magic)")]
     BadMagic,
+    /// The bytes end within the header, or hold less payload than the header announces;
+    /// the text says how much there is.
     #[error("truncated checkpoint: {0}")]
     Truncated(String),
+    /// The header names a format version other than [`FORMAT_VERSION`].
     #[error(
         "checkpoint format version {found}, but this warpkit ({}) reads only version {FORMAT_VERSION}",
         env!("CARGO_PKG_VERSION")
     )]
-    Version { found: u32 },
+    Version {
+        /// The version the header names.
+        found: u32,
+    },
+    /// The payload's CRC-32 is not the one the header gives.
     #[error("corrupted checkpoint: the payload's CRC-32 is {computed:#010x}, the header says {stored:#010x}")]
-    Checksum { stored: u32, computed: u32 },
+    Checksum {
+        /// The CRC-32 the header gives.
+        stored: u32,
+        /// The CRC-32 of the payload as read.
+        computed: u32,
+    },
+    /// The framing is sound but the payload is not a state: bytes past its end, or data
+    /// that does not decode; the text says which.
     #[error("corrupted checkpoint: {0}")]
     Corrupted(String),
+    /// The state decodes but does not hold together (a register out of range, overlapping
+    /// mappings, counts that disagree with the launch), or the program is not the
+    /// checkpoint's; the text says what.
     #[error("invalid checkpoint: {0}")]
     Invalid(String),
 }
@@ -67,8 +85,11 @@ pub enum CheckpointError {
 /// uninterrupted run does.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceLines {
+    /// Source file names, indexed by the rows' file index.
     pub files: Vec<String>,
+    /// `(code offset, file index, line)`, in code order; line 0 means no source line.
     pub rows: Vec<(u64, u32, u32)>,
+    /// First code offset past the code the rows cover.
     pub end: u64,
 }
 

@@ -110,31 +110,51 @@ pub enum ArgValue {
 /// `len` bytes, in `words.len() == len.div_ceil(4)` words (the tail of the last one unused).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WordBuffer {
+    /// The contents, `len.div_ceil(4)` little-endian words.
     pub words: Vec<u32>,
+    /// The buffer's length in bytes.
     pub len: u64,
 }
 
 /// One kernel argument; slot k of the block is the k-th argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arg {
+    /// The argument's name, as reports and [`LaunchResult::buffer`] use it.
     pub name: String,
+    /// What the slot holds: an integer, or a buffer mapped for the launch.
     pub value: ArgValue,
 }
 
+/// Why a launch was refused before any warp ran: a configuration out of range, or a
+/// memory map that does not fit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LaunchError {
+    /// A grid or block dimension is 0.
     #[error("every grid and block dimension must be at least 1 (grid {grid:?}, block {block:?})")]
-    ZeroDimension { grid: [u32; 3], block: [u32; 3] },
+    ZeroDimension {
+        /// The grid as given.
+        grid: [u32; 3],
+        /// The block as given.
+        block: [u32; 3],
+    },
+    /// A workgroup of more than [`MAX_BLOCK_THREADS`] threads (its thread count,
+    /// saturated).
     #[error("a workgroup of {0} threads is more than {MAX_BLOCK_THREADS}")]
     BlockTooLarge(u64),
+    /// A grid of 2^32 workgroups or more (its workgroup count, saturated).
     #[error("a grid of {0} workgroups is more than 2^32")]
     GridTooLarge(u64),
+    /// A part of the memory map (the code, the `.data` section, a named buffer or the
+    /// argument block) cannot be mapped where docs/abi.md puts it.
     #[error("{0} does not fit the address space")]
     Layout(String),
+    /// The pool of host threads could not be built (the reason).
     #[error("cannot start the host threads: {0}")]
     Threads(String),
+    /// More shared memory per workgroup than [`MAX_SHARED_BYTES`] (the bytes asked for).
     #[error("{0} bytes of shared memory per workgroup is more than {MAX_SHARED_BYTES}")]
     SharedTooLarge(u32),
+    /// `keep_warps` with more than [`MAX_KEPT_WARPS`] warps in the grid (their count).
     #[error("keeping the state of {0} warps (for a dump) is more than {MAX_KEPT_WARPS}")]
     TooManyKeptWarps(u64),
 }
@@ -142,8 +162,11 @@ pub enum LaunchError {
 /// A warp stopped by a trap.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TrapReport {
+    /// The warp's workgroup (x, y, z).
     pub workgroup: [u32; 3],
+    /// The warp's index within its workgroup.
     pub warp: u32,
+    /// The trap: its cause, PC and `trapinfo`.
     pub trap: Trap,
     /// The trapping instruction, disassembled.
     pub asm: String,
@@ -154,9 +177,13 @@ pub struct TrapReport {
 /// A warp stopped by the step limit.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LimitReport {
+    /// The warp's workgroup (x, y, z).
     pub workgroup: [u32; 3],
+    /// The warp's index within its workgroup.
     pub warp: u32,
+    /// PC of the next instruction, the one not executed.
     pub pc: u32,
+    /// Instructions the warp attempted (retired or trapped).
     pub steps: u64,
 }
 
@@ -164,13 +191,18 @@ pub struct LimitReport {
 /// the step limit will never reach.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeadlockReport {
+    /// The workgroup (x, y, z).
     pub workgroup: [u32; 3],
+    /// Which warps wait at which `barrier`, and how the others stopped.
     pub deadlock: Deadlock,
 }
 
+/// Totals of a launch over the workgroups that ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchStats {
+    /// Workgroups that ran (fewer than the grid's when the launch was cancelled).
     pub workgroups: u64,
+    /// Warps of those workgroups.
     pub warps: u64,
     /// Warp-instructions retired.
     pub instructions: u64,
@@ -178,13 +210,16 @@ pub struct LaunchStats {
     pub lane_ops: u64,
     /// Hazards seen (the reports keep at most a few per warp).
     pub hazards: u64,
+    /// Wall-clock time spent running (for a session, summed over its runs).
     pub wall: Duration,
 }
 
 /// A buffer argument after the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BufferOut {
+    /// The argument's name.
     pub name: String,
+    /// Where the buffer is mapped in global memory (the value of its argument slot).
     pub address: u64,
     /// The final contents; empty for a buffer given as [`ArgValue::Words`].
     pub bytes: Vec<u8>,
@@ -193,13 +228,21 @@ pub struct BufferOut {
     pub words: Option<WordBuffer>,
 }
 
+/// What a launch did: totals, every trap, step limit, deadlock and hazard, the buffers'
+/// final contents and, if asked for, the warps' final states.
 #[derive(Debug)]
 pub struct LaunchResult {
+    /// Totals: workgroups, warps, instructions, lane-operations, hazards, time.
     pub stats: LaunchStats,
+    /// Warps stopped by a trap, in workgroup then warp order.
     pub traps: Vec<TrapReport>,
+    /// Warps stopped by the step limit, in workgroup then warp order.
     pub step_limits: Vec<LimitReport>,
+    /// Workgroups left deadlocked at a `barrier`, in workgroup order.
     pub deadlocks: Vec<DeadlockReport>,
+    /// The hazard reports kept, a few per warp ([`LaunchStats::hazards`] counts them all).
     pub hazards: Vec<Hazard>,
+    /// Every buffer argument after the run, in argument order.
     pub buffers: Vec<BufferOut>,
     /// Final warp states in workgroup then warp order, if `keep_warps` was set.
     pub warps: Vec<Warp>,
@@ -895,10 +938,12 @@ impl<'p> Session<'p> {
         self.held
     }
 
+    /// The program the session runs.
     pub fn program(&self) -> &'p Program {
         self.program
     }
 
+    /// The launch configuration the session runs with.
     pub fn config(&self) -> &LaunchConfig {
         &self.config
     }
@@ -1082,6 +1127,7 @@ impl<'p> Session<'p> {
         self.active.as_ref().map(|a| &a.shared)
     }
 
+    /// The current workgroup's shared memory, to change it.
     pub fn shared_mut(&mut self) -> Option<&mut SharedMemory> {
         self.active.as_mut().map(|a| &mut a.shared)
     }

@@ -65,7 +65,10 @@ pub fn check_alignment(addr: u64, size: u32) -> Result<(), Fault> {
 pub trait Space {
     /// The word holding byte `addr` if bytes `addr..addr+size` are all accessible.
     fn word_index(&self, addr: u64, size: u32) -> Result<(usize, usize), Fault>;
+    /// Word `index` of region `region`, as [`Space::word_index`] locates it.
     fn load_word(&self, region: usize, index: usize) -> u32;
+    /// Store `value` in word `index` of region `region`, as [`Space::word_index`] locates
+    /// it.
     fn store_word(&mut self, region: usize, index: usize, value: u32);
 
     /// Read `size` (1, 2, 4, 8, 16, 32) bytes at `addr` into `out` as little-endian words;
@@ -369,6 +372,8 @@ pub struct SharedMemory {
 }
 
 impl SharedMemory {
+    /// A shared memory of `bytes` bytes, all zero; nothing is allocated until the first
+    /// store.
     pub fn new(bytes: u32) -> SharedMemory {
         SharedMemory {
             words: Vec::new(),
@@ -382,6 +387,7 @@ impl SharedMemory {
         }
     }
 
+    /// Its size in bytes.
     pub fn len(&self) -> u64 {
         self.len
     }
@@ -399,6 +405,7 @@ impl SharedMemory {
         &mut self.words
     }
 
+    /// Whether it has no bytes at all.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

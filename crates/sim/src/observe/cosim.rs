@@ -17,8 +17,11 @@ use warpkit_isa::csr_by_number;
 /// A register as writes are matched: its kind and number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reg {
+    /// A vector register, by number.
     V(u32),
+    /// A uniform register, by number.
     U(u32),
+    /// EXEC (CSR 0x000).
     Exec,
     /// A CSR other than EXEC, by number.
     Csr(u32),
@@ -65,6 +68,7 @@ pub enum Field {
     /// The warp that retired the instruction (`expected`/`got`: the warp indices; the
     /// message names the workgroups).
     Warp,
+    /// The instruction's PC (byte offset from CODE_BASE).
     Pc,
     /// The instruction's encoding (the low 32 bits for a 4-byte instruction).
     Encoding,
@@ -78,9 +82,11 @@ pub enum Field {
     /// The lanes written of a vector register (`expected`/`got`: lane masks; `lane` the
     /// first lane in one and not the other).
     VRegLanes,
+    /// The value of a uniform register write (`reg`).
     UReg,
     /// The write of EXEC.
     ExecWrite,
+    /// The value written to a CSR other than EXEC (`reg`).
     Csr,
     /// A register the model wrote and the design did not (`expected`: the model's value,
     /// of the lowest lane for a vector register; `got` 0).
@@ -133,6 +139,7 @@ pub const fn mem_space_code(space: MemSpace) -> u64 {
 /// as one line of text, without the model's position ([`Mismatch::at`] adds it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
+    /// Which part of the commit differs.
     pub field: Field,
     /// The register write concerned (register fields).
     pub reg: Option<Reg>,
@@ -144,7 +151,9 @@ pub struct Mismatch {
     pub access: Option<usize>,
     /// The lane concerned, else 0.
     pub lane: u32,
+    /// The model's value of that part, encoded as [`Field`] says.
     pub expected: u64,
+    /// The design's value of that part, encoded as `expected`.
     pub got: u64,
     /// What the message says beyond the numbers above.
     detail: Detail,

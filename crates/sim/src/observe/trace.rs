@@ -22,17 +22,27 @@ pub const TRACE_SCHEMA_VERSION: u32 = 2;
 pub enum Written {
     /// A vector register: `(lane, new value)` for each lane written.
     V {
+        /// Register number (0..128).
         reg: u32,
+        /// `(lane, new value)` for each lane written, lanes ascending.
         lanes: Vec<(u32, u32)>,
     },
+    /// A uniform register.
     U {
+        /// Register number (0..64).
         reg: u32,
+        /// The value written.
         value: u32,
     },
+    /// EXEC, with its new value.
     Exec(u32),
+    /// A CSR other than EXEC.
     Csr {
+        /// The CSR number (seed 001 §3.3).
         number: u32,
+        /// Its name in the CSR table (`?` for a number the table lacks).
         name: &'static str,
+        /// Its value after the write.
         value: u32,
     },
 }
@@ -40,18 +50,28 @@ pub enum Written {
 /// What one executed instruction did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Commit {
+    /// The warp's workgroup (x, y, z).
     pub workgroup: [u32; 3],
+    /// The warp's index within its workgroup.
     pub warp: u32,
     /// The warp's step number, from 1.
     pub step: u64,
+    /// Byte offset of the instruction from CODE_BASE.
     pub pc: u32,
+    /// The instruction's bytes as one little-endian value (`len` of them).
     pub encoding: u64,
+    /// Bytes in `encoding`: 4 or 8 (fewer at the end of the code, 0 outside it).
     pub len: usize,
+    /// Canonical disassembly, or `.word 0x...` for bytes that do not decode.
     pub asm: String,
+    /// EXEC as the instruction saw it, before it executed.
     pub exec: u32,
+    /// The registers, EXEC and CSRs it wrote itself; after a trap only the trap CSRs a
+    /// handler's entry wrote.
     pub writes: Vec<Written>,
     /// A trap the instruction raised, and whether a handler took it.
     pub trap: Option<(Trap, bool)>,
+    /// Whether it ended the warp (`endpgm`).
     pub ended: bool,
     /// Asynchronous write-backs this instruction retired (`waitcnt`, `endpgm`, a counter at
     /// its limit): the PC of the issuing instruction and what it wrote.
@@ -471,6 +491,8 @@ pub struct WriteTracer<W: Write> {
 }
 
 impl<W: Write> WriteTracer<W> {
+    /// A tracer writing to `out` in `format`, without a cap; a JSON log starts with its
+    /// schema header.
     pub fn new(out: W, format: TraceFormat) -> WriteTracer<W> {
         let mut t = WriteTracer {
             out,
@@ -570,6 +592,7 @@ impl<W: Write> Hooks for WriteTracer<W> {
 /// A tracer that keeps every commit in memory (tests, tools).
 #[derive(Debug, Default)]
 pub struct VecTracer {
+    /// Every commit, in the order the instructions executed.
     pub commits: Vec<Commit>,
 }
 

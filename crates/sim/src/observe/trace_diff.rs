@@ -39,7 +39,9 @@ const FIELD_ORDER: &[&str] = &[
 /// Which input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
+    /// The first trace given to [`diff_traces`].
     A,
+    /// The second trace given to [`diff_traces`].
     B,
 }
 
@@ -55,29 +57,53 @@ impl fmt::Display for Side {
 /// Why the traces could not be compared.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceDiffError {
+    /// Reading a trace failed.
     #[error("trace {side}: read error: {source}")]
     Io {
+        /// The trace being read.
         side: Side,
+        /// The read error.
         #[source]
         source: std::io::Error,
     },
+    /// A line is not valid JSON.
     #[error("trace {side}: line {line}, column {column}: not a JSON record: {message}")]
     Json {
+        /// The trace it is in.
         side: Side,
+        /// Its line number, from 1.
         line: u64,
+        /// Column of the error in the line, from 1.
         column: usize,
+        /// What the JSON parser said.
         message: String,
     },
+    /// A line is JSON but not an object.
     #[error("trace {side}: line {line}: a record is a JSON object, found {found}")]
     NotObject {
+        /// The trace it is in.
         side: Side,
+        /// Its line number, from 1.
         line: u64,
+        /// What the line holds instead (`a string`, `an array`, ...).
         found: &'static str,
     },
+    /// A line is longer than [`MAX_RECORD_BYTES`].
     #[error("trace {side}: line {line} is longer than {MAX_RECORD_BYTES} bytes")]
-    LineTooLong { side: Side, line: u64 },
+    LineTooLong {
+        /// The trace it is in.
+        side: Side,
+        /// Its line number, from 1.
+        line: u64,
+    },
+    /// A line is not valid UTF-8.
     #[error("trace {side}: line {line} is not UTF-8")]
-    NotUtf8 { side: Side, line: u64 },
+    NotUtf8 {
+        /// The trace it is in.
+        side: Side,
+        /// Its line number, from 1.
+        line: u64,
+    },
 }
 
 /// How to compare.
@@ -102,14 +128,18 @@ impl Default for DiffOptions {
 /// A record as read: its line number in its file and its text (without the line ending).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordLine {
+    /// Line number in its trace, from 1.
     pub line: u64,
+    /// The line's text.
     pub text: String,
 }
 
 /// The schema header of a trace (`{"schema":"warpkit-trace","version":N}`), if it has one.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Header {
+    /// Its `schema` value (`warpkit-trace` for warpkit's traces), if it is a string.
     pub schema: Option<String>,
+    /// Its `version` value (the schema version), if it is an unsigned integer.
     pub version: Option<u64>,
 }
 
@@ -125,6 +155,8 @@ pub struct Difference {
     pub what: String,
     /// The differing values as JSON text; `None` where a field is absent or a trace ended.
     pub a: Option<String>,
+    /// Trace B's value at that place, as JSON text; `None` where it is absent or trace B
+    /// ended.
     pub b: Option<String>,
     /// Every top-level field that differs in this record, in the documented order.
     pub fields: Vec<String>,
@@ -132,23 +164,34 @@ pub struct Difference {
     /// after, from each side. The differing record is at index `before_a` / `before_b`
     /// (absent if that trace ended).
     pub context_a: Vec<RecordLine>,
+    /// Trace B's records of context, laid out as `context_a`.
     pub context_b: Vec<RecordLine>,
+    /// Index of the differing record in `context_a` (the records of context before it).
     pub before_a: usize,
+    /// Index of the differing record in `context_b` (the records of context before it).
     pub before_b: usize,
 }
 
 /// The outcome of a comparison.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DiffOutcome {
-    Equal { records: u64 },
+    /// The traces agree record for record.
+    Equal {
+        /// Records compared (the headers not counted).
+        records: u64,
+    },
+    /// They disagree; the first difference.
     Different(Box<Difference>),
 }
 
 /// What the comparison learnt about the inputs besides the outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffReport {
+    /// Equal, or the first difference.
     pub outcome: DiffOutcome,
+    /// Trace A's schema header; `None` if its first record is not one.
     pub header_a: Option<Header>,
+    /// Trace B's schema header; `None` if its first record is not one.
     pub header_b: Option<Header>,
     /// When the two traces declare different schema versions, fields present on one side
     /// only are not compared (a later version adds fields; docs/trace.md); this says so.

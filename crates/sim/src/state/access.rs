@@ -5,12 +5,14 @@
 /// The address space of a memory access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemSpace {
+    /// Global memory: a 64-bit address in the launch's memory map (docs/abi.md).
     Global,
     /// The workgroup's shared memory; addresses are offsets into it.
     Shared,
 }
 
 impl MemSpace {
+    /// The space's name in traces and reports: `global` or `shared`.
     pub fn name(self) -> &'static str {
         match self {
             MemSpace::Global => "global",
@@ -22,13 +24,16 @@ impl MemSpace {
 /// What a memory access did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemKind {
+    /// A load: memory read into registers.
     Load,
+    /// A store: registers written to memory.
     Store,
     /// A read-modify-write; `data` is the value written, `old` the value read.
     Atomic,
 }
 
 impl MemKind {
+    /// The kind's name in traces and reports: `load`, `store` or `atomic`.
     pub fn name(self) -> &'static str {
         match self {
             MemKind::Load => "load",
@@ -46,8 +51,12 @@ impl MemKind {
 pub struct LaneAccess {
     /// The lane; 0 for a uniform (`uload`) access.
     pub lane: u32,
+    /// The access's byte address rounded down to a multiple of 4.
     pub addr: u64,
+    /// The words from `addr`: a sub-word access's bytes at their byte positions, other
+    /// bytes 0.
     pub data: Vec<u32>,
+    /// Byte enables from `addr`: bit i is set when byte `addr + i` was accessed.
     pub mask: u32,
     /// For an atomic: the word before the operation.
     pub old: Option<u32>,
@@ -100,9 +109,13 @@ impl LaneAccess {
 /// One memory instruction's accesses, active lanes in ascending order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemAccess {
+    /// Whether the instruction loaded, stored or did a read-modify-write.
     pub kind: MemKind,
+    /// The memory accessed: global or the workgroup's shared memory.
     pub space: MemSpace,
     /// Bytes per lane.
     pub size: u32,
+    /// Each active lane's access, in ascending lane order (one entry for a uniform
+    /// access).
     pub lanes: Vec<LaneAccess>,
 }

@@ -2,26 +2,53 @@
 
 /// CSR numbers (seed 000 §2.4, enum `csr`).
 pub mod num {
+    /// `exec` (read-write): the current 32-lane execution mask.
     pub const EXEC: u32 = 0x000;
+    /// `mode` (read-write): rounding mode, flush-to-zero and floating-point trap enables
+    /// (layout: [`super::mode`]).
     pub const MODE: u32 = 0x001;
+    /// `fflags` (read-write): the accrued floating-point flags NV, DZ, OF, UF, NX in bits 4
+    /// down to 0; a write keeps only those bits.
     pub const FFLAGS: u32 = 0x002;
+    /// `trapctl` (read-write): trap enables and stop policy, contents left to a later
+    /// version of the seeds.
     pub const TRAPCTL: u32 = 0x003;
+    /// `warpid` (read-only): the physical warp slot, set by the dispatcher.
     pub const WARPID: u32 = 0x010;
+    /// `spid` (read-only): the SP (shader processor) number, set by the dispatcher.
     pub const SPID: u32 = 0x011;
+    /// `coreid` (read-only): the core number, set by the dispatcher.
     pub const COREID: u32 = 0x012;
+    /// `wgslot` (read-only): the workgroup slot, set by the dispatcher.
     pub const WGSLOT: u32 = 0x013;
+    /// `clock` (read-only): low 32 bits of the instructions this warp retired.
     pub const CLOCK: u32 = 0x020;
+    /// `clockh` (read-only): high 32 bits of `clock`.
     pub const CLOCKH: u32 = 0x021;
+    /// `time` (read-only): low 32 bits of the instructions committed on this warp's core.
     pub const TIME: u32 = 0x022;
+    /// `timeh` (read-only): high 32 bits of `time`.
     pub const TIMEH: u32 = 0x023;
+    /// `scratch_lo` (read-only): the scratch base address, low 32 bits.
     pub const SCRATCH_LO: u32 = 0x030;
+    /// `scratch_hi` (read-only): the scratch base address, high 32 bits.
     pub const SCRATCH_HI: u32 = 0x031;
+    /// `scratch_size` (read-only): scratch bytes per lane.
     pub const SCRATCH_SIZE: u32 = 0x032;
+    /// `code_lo` (read-only): CODE_BASE, the address of PC 0, low 32 bits.
     pub const CODE_LO: u32 = 0x033;
+    /// `code_hi` (read-only): CODE_BASE, high 32 bits.
     pub const CODE_HI: u32 = 0x034;
+    /// `trapbase` (read-write): the PC a trap jumps to; 0: no handler, a trap stops the
+    /// warp.
     pub const TRAPBASE: u32 = 0x040;
+    /// `trapcause` (read-write): the cause of the last trap taken (`CAUSE_*` in
+    /// [`crate::trap`]).
     pub const TRAPCAUSE: u32 = 0x041;
+    /// `trappc` (read-write): the PC of the instruction that trapped, relative to
+    /// CODE_BASE.
     pub const TRAPPC: u32 = 0x042;
+    /// `trapinfo` (read-write): more about the trap, as its cause defines.
     pub const TRAPINFO: u32 = 0x043;
 }
 
@@ -29,10 +56,15 @@ pub mod num {
 pub mod mode {
     /// mode[2:0]: rounding mode; 5, 6 and 7 are reserved in MODE.
     pub const RM_MASK: u32 = 0x7;
+    /// Round to nearest, ties to even.
     pub const RM_RNE: u32 = 0;
+    /// Round toward zero.
     pub const RM_RTZ: u32 = 1;
+    /// Round down, toward negative infinity.
     pub const RM_RDN: u32 = 2;
+    /// Round up, toward positive infinity.
     pub const RM_RUP: u32 = 3;
+    /// Round to nearest, ties away from zero (to maximum magnitude).
     pub const RM_RMM: u32 = 4;
     /// mode[3]: flush fp32 denormals to zero.
     pub const FTZ32: u32 = 1 << 3;
@@ -227,6 +259,8 @@ impl CsrFile {
         self.written
     }
 
+    /// Drop the write marks of [`CsrFile::written`] (the hooks' bookkeeping, done before
+    /// each observed instruction).
     #[inline(always)]
     pub fn clear_written(&mut self) {
         self.written = 0;
@@ -236,7 +270,10 @@ impl CsrFile {
 /// How a CSR instruction changes its CSR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CsrWrite {
+    /// Replace the CSR with the value (`csrw`).
     Write,
+    /// Set the bits that are 1 in the value (`csrs`).
     Set,
+    /// Clear the bits that are 1 in the value (`csrc`).
     Clear,
 }

@@ -15,18 +15,26 @@ pub const NUM_COUNTERS: usize = 6;
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Writeback {
+    /// Nothing to write back (a store, or cache control).
     None,
     /// `count` (1..=4) vector registers from `first`, lanes in `mask`.
     V {
+        /// First register written.
         first: u8,
+        /// Registers written, 1..=4.
         count: u8,
+        /// Lanes written, bit l for lane l.
         mask: u32,
+        /// The new values: `data[i]` holds the lanes of register `first + i`.
         data: [[u32; LANES]; 4],
     },
     /// `count` (1..=8) uniform registers from `first`.
     U {
+        /// First register written.
         first: u8,
+        /// Registers written, 1..=8.
         count: u8,
+        /// The new values: `data[i]` for register `first + i`.
         data: [u32; 8],
     },
 }
@@ -48,6 +56,7 @@ pub struct PendingOp {
     pub counter: u8,
     /// PC of the issuing instruction.
     pub pc: u32,
+    /// What it writes when it retires.
     pub writeback: Writeback,
 }
 
@@ -133,6 +142,7 @@ impl Default for AsyncQueue {
 }
 
 impl AsyncQueue {
+    /// Whether no operation is pending on any counter.
     pub fn is_empty(&self) -> bool {
         self.ops.iter().all(VecDeque::is_empty)
     }
@@ -308,8 +318,11 @@ impl AsyncQueue {
 /// A register hazard (§2.6): undefined for software, reported by the model.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Hazard {
+    /// Whether the register was read (RAW) or written again (WAW).
     pub kind: HazardKind,
+    /// The warp's workgroup (x, y, z).
     pub workgroup: [u32; 3],
+    /// The warp's index within its workgroup.
     pub warp: u32,
     /// PC of the instruction that read (RAW) or wrote (WAW) the register.
     pub pc: u32,
@@ -319,9 +332,11 @@ pub struct Hazard {
     pub pending_pc: u32,
     /// Disassembly of the two instructions.
     pub asm: String,
+    /// Disassembly of the pending instruction, the one at `pending_pc`.
     pub pending_asm: String,
 }
 
+/// Which of the two register hazards of §2.6 a [`Hazard`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HazardKind {
     /// Read of a register with a pending write-back.

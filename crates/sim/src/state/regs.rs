@@ -53,6 +53,8 @@ impl VRegs {
         self.written
     }
 
+    /// Drop the write marks of [`VRegs::written`] (done before each observed
+    /// instruction).
     #[inline(always)]
     pub fn clear_written(&mut self) {
         self.written = 0;
@@ -152,6 +154,8 @@ impl URegs {
         self.written
     }
 
+    /// Drop the write marks of [`URegs::written`] (done before each observed
+    /// instruction).
     #[inline(always)]
     pub fn clear_written(&mut self) {
         self.written = 0;

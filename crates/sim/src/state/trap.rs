@@ -30,8 +30,11 @@ pub const CAUSE_ILLEGAL_CSR: u32 = 9;
 /// A trap: its cause, the PC of the instruction that raised it and `trapinfo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Trap {
+    /// The cause, one of the `CAUSE_*` constants (`trapcause`).
     pub cause: u32,
+    /// PC of the instruction that raised it, relative to CODE_BASE (`trappc`).
     pub pc: u32,
+    /// More about the trap, as its cause defines (`trapinfo`).
     pub info: u32,
 }
 
@@ -53,6 +56,8 @@ pub fn cause_name(cause: u32) -> &'static str {
 /// A failed environment operation: the trap the warp must take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fault {
+    /// The trap cause, one of the `CAUSE_*` constants.
     pub cause: u32,
+    /// The trap's `trapinfo`, as the cause defines it.
     pub info: u32,
 }

@@ -20,6 +20,7 @@ pub struct Core {
 /// Where a warp is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WarpStatus {
+    /// Still executing: not stopped yet, or paused by a hook's `Stop` or an interrupt.
     Running,
     /// Stopped at a `barrier`, PC already past it, waiting for the rest of the workgroup.
     AtBarrier,
@@ -34,6 +35,7 @@ pub enum WarpStatus {
 /// Identity of a warp within a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct WarpId {
+    /// The workgroup's id in the grid (x, y, z).
     pub workgroup: [u32; 3],
     /// Index of the warp within its workgroup.
     pub warp: u32,
@@ -42,8 +44,11 @@ pub struct WarpId {
 /// The architectural state of one warp.
 #[derive(Clone)]
 pub struct Warp {
+    /// Which warp of the launch this is.
     pub id: WarpId,
+    /// The vector registers `v0..v127`, 32 lanes each.
     pub v: VRegs,
+    /// The uniform registers `u0..u63`.
     pub u: URegs,
     exec: u32,
     /// `exec` expanded to one all-ones / all-zeros word per lane, so masked writes are plain
@@ -54,7 +59,9 @@ pub struct Warp {
     exec_lanes: u64,
     /// Byte offset of the next instruction from CODE_BASE.
     pub pc: u32,
+    /// The CSRs the warp holds itself (all but `exec`, `clock*` and `time*`).
     pub csr: CsrFile,
+    /// Whether the warp runs, waits at a barrier, or how it stopped.
     pub status: WarpStatus,
     /// Instructions retired by this warp (`clock`/`clockh`).
     pub retired: u64,
@@ -70,6 +77,7 @@ pub struct Warp {
     pub queue: AsyncQueue,
     /// Hazards seen (at most `MAX_HAZARDS_PER_WARP` kept) and their total count.
     pub hazards: Vec<Hazard>,
+    /// Every hazard seen, those not kept in `hazards` included.
     pub hazard_count: u64,
     /// The full address and lane of the last memory fault (trapinfo has only 32 bits).
     pub fault_address: Option<(u64, u32)>,
@@ -195,11 +203,13 @@ impl Warp {
         self.set_exec(exec);
     }
 
+    /// EXEC, the 32-lane execution mask: bit l for lane l.
     #[inline(always)]
     pub fn exec(&self) -> u32 {
         self.exec
     }
 
+    /// Write EXEC (the only way it changes), marking it written for the hooks.
     #[inline(always)]
     pub fn set_exec(&mut self, exec: u32) {
         self.exec = exec;

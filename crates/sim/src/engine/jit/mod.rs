@@ -109,6 +109,8 @@ impl Translation {
         }
     }
 
+    /// What translating the program cost and produced: instructions, blocks, code bytes
+    /// and time.
     pub fn stats(&self) -> TranslationStats {
         self.stats
     }
