@@ -17,14 +17,26 @@ pub const EM_WARPKIT: u16 = 0x5750;
 /// Why bytes are not a warpkit code object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
+    /// The ELF structures could not be parsed; the text is the ELF reader's message.
     #[error("malformed ELF file: {0}")]
     Malformed(String),
+    /// An ELF file, but not ELFCLASS64 with little-endian data (ELFDATA2LSB).
     #[error("not a 64-bit little-endian ELF file")]
     WrongClass,
+    /// An ELF file for another machine: its `e_machine` is not [`EM_WARPKIT`].
     #[error("ELF machine {found:#x} is not warpkit ({EM_WARPKIT:#x})")]
-    WrongMachine { found: u16 },
+    WrongMachine {
+        /// The file's `e_machine`.
+        found: u16,
+    },
+    /// The contents of `.text` or `.data` could not be read.
     #[error("section {name}: {reason}")]
-    BadSection { name: String, reason: String },
+    BadSection {
+        /// The section's name.
+        name: String,
+        /// The ELF reader's message.
+        reason: String,
+    },
 }
 
 impl From<object::read::Error> for LoadError {

@@ -7,150 +7,304 @@ use std::ops::Range;
 /// What went wrong on one line. The `Display` text is the message after `error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ErrorKind {
+    /// A statement's first word is no instruction mnemonic of the ISA.
     #[error("unknown mnemonic `{found}`{}", suggest(.suggestion))]
     UnknownMnemonic {
+        /// The word as written.
         found: String,
+        /// The closest mnemonic, when one is near enough to be a typo.
         suggestion: Option<&'static str>,
     },
+    /// A word starting with `.` that is no directive the assembler knows.
     #[error("unknown directive `{found}`{}", suggest(.suggestion))]
     UnknownDirective {
+        /// The directive as written, with its dot.
         found: String,
+        /// The closest directive, when one is near enough to be a typo.
         suggestion: Option<&'static str>,
     },
+    /// An instruction was given too few or too many positional operands.
     #[error("`{mnemonic}` takes {expected} operand{} ({syntax}), {found} given", plural(.expected))]
     OperandCount {
+        /// The instruction's mnemonic.
         mnemonic: &'static str,
+        /// How many positional operands it takes: `3`, or a range such as `2 to 3` when
+        /// some are optional.
         expected: String,
+        /// How many were given.
         found: usize,
+        /// Its operand syntax, `name:kind` per operand (`rd:v, rs1:v, rs2:v`).
         syntax: String,
     },
+    /// An operand of the wrong sort: a register where an immediate belongs, a single
+    /// register for a pair, and so on.
     #[error("`{kind}` needs {expected}, found {found}")]
     WrongOperand {
+        /// The operand's syntax kind (docs/isa-reference.md, "Syntax kinds": `v`, `s10`, ...).
         kind: &'static str,
+        /// What the kind takes, in words (`a vector register like v5`).
         expected: String,
+        /// What was written instead: the text quoted, or a register described (`register u3`).
         found: String,
     },
+    /// A register number past the end of its register file.
     #[error("register {found} does not exist: {file} registers are {prefix}0..{prefix}{last}")]
     NoSuchRegister {
+        /// The register as written, normalised (`v300`).
         found: String,
+        /// The register file: `vector` or `uniform`.
         file: &'static str,
+        /// The file's register prefix: `v` or `u`.
         prefix: char,
+        /// The highest register number of the file.
         last: u32,
     },
+    /// An operand value outside what its field can encode.
     #[error("`{kind}` {what} out of range: {value} is not in {lo}..{hi}")]
     OutOfRange {
+        /// The operand's syntax kind (docs/isa-reference.md, "Syntax kinds").
         kind: &'static str,
+        /// What the value is: `value` (an enumerated operand given as a number), `literal`
+        /// (a 32-bit literal), `offset` or `immediate`.
         what: &'static str,
+        /// The value given, after evaluation (PC-relative operands: the offset).
         value: i128,
+        /// The smallest value allowed (inclusive).
         lo: i128,
+        /// The largest value allowed (inclusive).
         hi: i128,
     },
+    /// An operand value that is not a multiple of its field's scale.
     #[error("`{kind}` {what} {value} is not a multiple of {scale}")]
     Misaligned {
+        /// The operand's syntax kind (docs/isa-reference.md, "Syntax kinds").
         kind: &'static str,
+        /// What the value is: `offset` or `immediate`.
         what: &'static str,
+        /// The value given, after evaluation.
         value: i128,
+        /// The operand type's scale: the field encodes the value divided by it.
         scale: u32,
     },
+    /// A field value that decodes but is reserved: it would trap as IllegalInsn when
+    /// executed (errata v0.1.2).
     #[error(
         "`{kind}` value {value} is reserved ({ty} values {lo}..{hi} are reserved, errata v0.1.2)"
     )]
     ReservedValue {
+        /// The operand's syntax kind (docs/isa-reference.md, "Syntax kinds").
         kind: &'static str,
+        /// The operand type whose values are reserved (`lane7`, ...).
         ty: &'static str,
+        /// The encoded field value.
         value: u32,
+        /// The first reserved value (inclusive).
         lo: u32,
+        /// The last reserved value (inclusive).
         hi: u32,
     },
+    /// A name given to an enumerated operand that is none of its values.
     #[error("unknown `{kind}` value `{found}`; expected one of {names} or a number")]
     UnknownEnum {
+        /// The operand's syntax kind (docs/isa-reference.md, "Syntax kinds").
         kind: &'static str,
+        /// The name as written.
         found: String,
+        /// The operand type's value names, comma-separated.
         names: String,
     },
+    /// A `key=value` operand whose key is none of the instruction's keyed operands.
     #[error("`{mnemonic}` has no operand `{key}`; its keyed operands are {keys}")]
     UnknownKey {
+        /// The instruction's mnemonic.
         mnemonic: &'static str,
+        /// The key as written.
         key: String,
+        /// The instruction's keyed operand names, comma-separated, or `none`.
         keys: String,
     },
+    /// A keyed operand (`key=value`) or a modifier given twice in one instruction.
     #[error("operand `{key}` given twice")]
-    DuplicateKey { key: String },
+    DuplicateKey {
+        /// The key or modifier name.
+        key: String,
+    },
+    /// A symbol used in an expression that is defined nowhere in the file.
     #[error("undefined symbol `{name}`{}", suggest_str(.suggestion))]
     UndefinedSymbol {
+        /// The symbol as written.
         name: String,
+        /// The closest defined symbol, when one is near enough to be a typo.
         suggestion: Option<String>,
     },
+    /// A label (or constant) defined a second time.
     #[error("symbol `{name}` is already defined on line {first_line}")]
-    DuplicateSymbol { name: String, first_line: usize },
+    DuplicateSymbol {
+        /// The symbol's name.
+        name: String,
+        /// The 1-based line of its first definition.
+        first_line: usize,
+    },
+    /// `.global` names something that is not a label of this file.
     #[error("`.global {name}` names no label: it must be a label defined in this file")]
-    UndefinedGlobal { name: String },
+    UndefinedGlobal {
+        /// The name `.global` gave.
+        name: String,
+    },
+    /// A constant (`.equ`, `.equiv`, `.set`) whose value depends on itself.
     #[error("symbol `{name}` is defined in terms of itself")]
-    CircularSymbol { name: String },
+    CircularSymbol {
+        /// The constant's name.
+        name: String,
+    },
+    /// Any other malformed text; the message says what was expected and what was found.
     #[error("{0}")]
     Syntax(String),
+    /// An expression whose value does not fit in the assembler's 128-bit arithmetic.
     #[error("arithmetic overflow in `{op}`")]
-    Overflow { op: &'static str },
+    Overflow {
+        /// The operator that overflowed (`+`, `*`, `<<`, ...).
+        op: &'static str,
+    },
+    /// A numeric local label reference (`1f`, `1b`) with no such label in its direction.
     #[error("`{reference}` refers to the local label `{label}:` {}, but there is none", if *.forward { "further down" } else { "above" })]
     NoLocalLabel {
+        /// The reference as written (`1f`).
         reference: String,
+        /// The label's number.
         label: u32,
+        /// `true` for a forward reference (`f`, searched below), `false` for `b`.
         forward: bool,
     },
+    /// A division or remainder by zero in an expression.
     #[error("division by zero in `{op}`")]
-    DivisionByZero { op: &'static str },
+    DivisionByZero {
+        /// `/` or `%`.
+        op: &'static str,
+    },
+    /// A shift (`<<`, `>>`) by a negative amount or by 128 or more.
     #[error("shift amount {amount} is not in 0..127")]
-    BadShift { amount: i128 },
+    BadShift {
+        /// The shift amount, the right operand.
+        amount: i128,
+    },
+    /// A directive argument that uses a symbol not defined above it, where the value must
+    /// be known in the first pass (an alignment, a size, a fill byte).
     #[error(
         "{what} must be a constant known at this point (symbols used here must be defined above)"
     )]
-    NotConstant { what: &'static str },
+    NotConstant {
+        /// The argument concerned (`the alignment`, `the size`, `the fill byte`, ...).
+        what: &'static str,
+    },
+    /// A data directive's value (or a directive's fill byte or skip limit) outside what its
+    /// width holds, signed or unsigned.
     #[error("`{directive}` value {value} does not fit in {bits} bits (allowed: {lo}..{hi})")]
     DataOutOfRange {
+        /// The directive (`.byte`, `.half`, ...), or `fill byte` / `max skip` of an
+        /// alignment directive.
         directive: &'static str,
+        /// The value given, after evaluation.
         value: i128,
+        /// The width in bits.
         bits: u32,
+        /// The smallest value allowed (inclusive).
         lo: i128,
+        /// The largest value allowed (inclusive).
         hi: i128,
     },
+    /// `.align` or `.balign` given an alignment that is not a power of two, or too large.
     #[error("`{directive}` needs a power of two between 1 and {max}, found {value}")]
     BadAlign {
+        /// `.align` or `.balign`.
         directive: &'static str,
+        /// The alignment given, in bytes.
         value: i128,
+        /// The largest alignment allowed, in bytes.
         max: u64,
     },
+    /// `.p2align` given an exponent out of range.
     #[error("`.p2align` needs an exponent between 0 and {max} (an alignment of 1 to {max_align} bytes), found {value}")]
     BadP2Align {
+        /// The exponent given.
         value: i128,
+        /// The largest exponent allowed.
         max: u32,
+        /// The largest alignment allowed, in bytes (`1 << max`).
         max_align: u64,
     },
+    /// `.space` or `.skip` given a negative or too large size.
     #[error("`{directive}` size {value} is not in 0..{max}")]
     BadSize {
+        /// `.space` or `.skip`.
         directive: &'static str,
+        /// The size given, in bytes.
         value: i128,
+        /// The largest size allowed, in bytes (inclusive).
         max: u64,
     },
+    /// `.section` names a section that maps to neither `.text` nor `.data`
+    /// (docs/assembly.md).
     #[error("unknown section `{found}`; expected .text, .data, .rodata or .bss (or a `.name.suffix` of one), or a name with flags like \"ax\" or \"a\"")]
-    UnknownSection { found: String },
+    UnknownSection {
+        /// The section name as written.
+        found: String,
+    },
+    /// A PC-relative operand refers to a symbol of another section (only an address
+    /// operand in `.text` may name a `.data` label).
     #[error("the `{what}` operand cannot refer to `{name}` in section {section}: a PC-relative offset needs a label in the same section (or, for an address, in .data), or a constant")]
     CrossSection {
+        /// The operand's syntax kind (docs/isa-reference.md, "Syntax kinds").
         what: &'static str,
+        /// The operand as written.
         name: String,
+        /// The section the symbol is in.
         section: crate::Section,
     },
+    /// A source line longer than [`MAX_LINE_BYTES`](crate::MAX_LINE_BYTES).
     #[error("line is {len} bytes long; the limit is {limit} bytes (MAX_LINE_BYTES)")]
-    LineTooLong { len: usize, limit: usize },
+    LineTooLong {
+        /// The line's length in bytes.
+        len: usize,
+        /// [`MAX_LINE_BYTES`](crate::MAX_LINE_BYTES).
+        limit: usize,
+    },
+    /// A source larger than [`MAX_SOURCE_BYTES`](crate::MAX_SOURCE_BYTES); nothing is
+    /// assembled.
     #[error("source is {len} bytes; the limit is {limit} bytes (MAX_SOURCE_BYTES, 256 MiB)")]
-    SourceTooLarge { len: usize, limit: usize },
+    SourceTooLarge {
+        /// The source's size in bytes.
+        len: usize,
+        /// [`MAX_SOURCE_BYTES`](crate::MAX_SOURCE_BYTES).
+        limit: usize,
+    },
+    /// A floating-point literal too large for its format: it would round to infinity.
     #[error("floating-point literal `{text}` is out of range for fp{bits} (it would be infinite)")]
-    FloatOverflow { text: String, bits: u32 },
+    FloatOverflow {
+        /// The literal as written.
+        text: String,
+        /// The format's width: 32 (an fp32 immediate, a `.word` value) or 64 (a `.dword`
+        /// value).
+        bits: u32,
+    },
+    /// Source bytes that are not UTF-8 ([`assemble_bytes`](crate::assemble_bytes)).
     #[error("invalid UTF-8 at byte offset {offset}")]
-    InvalidUtf8 { offset: usize },
+    InvalidUtf8 {
+        /// Byte offset of the first invalid byte in the source.
+        offset: usize,
+    },
+    /// A source with no statements: empty, or only blanks and comments.
     #[error("empty source: no statements to assemble")]
     Empty,
+    /// A section that would outgrow the assembler's limit (256 MiB), typically through
+    /// repeating or filling directives.
     #[error("section {section} would grow past {limit} bytes")]
-    SectionTooLarge { section: crate::Section, limit: u64 },
+    SectionTooLarge {
+        /// The section concerned.
+        section: crate::Section,
+        /// The largest section, in bytes.
+        limit: u64,
+    },
 }
 
 fn suggest(s: &Option<&'static str>) -> String {
@@ -184,6 +338,7 @@ pub struct AsmError {
     /// Byte range of the offending text in the whole source (of `file` when `quote` is
     /// `None`).
     pub span: Range<usize>,
+    /// What went wrong; its `Display` text is the message.
     pub kind: ErrorKind,
     /// For text that is not a line of the assembled file itself (an included file, a macro
     /// body): the line as written, and the offending byte range in it.
@@ -213,11 +368,13 @@ impl fmt::Display for AsmError {
 /// directive with no meaning for this target). Never stops assembly.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsmWarning {
+    /// The file the text warned about is in: the assembled file, or one it includes.
     pub file: String,
     /// 1-based line number in `file`.
     pub line: usize,
     /// 1-based column, counted in characters.
     pub column: usize,
+    /// What is doubtful or ignored: the text after `warning: `.
     pub message: String,
     /// As [`AsmError::notes`].
     pub notes: Vec<String>,
@@ -240,7 +397,9 @@ impl fmt::Display for AsmWarning {
 /// Every diagnostic of one source file, in source order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AsmErrors {
+    /// The name of the assembled file, as given to [`assemble`](fn@crate::assemble).
     pub file: String,
+    /// The diagnostics kept, at most [`MAX_ERRORS`], in source order.
     pub errors: Vec<AsmError>,
     /// Diagnostics beyond [`MAX_ERRORS`] that were counted but not kept.
     pub dropped: usize,
@@ -265,10 +424,12 @@ impl fmt::Display for AsmErrors {
 const MAX_QUOTED_LINE: usize = 512;
 
 impl AsmErrors {
+    /// How many diagnostics there were: those kept and those dropped.
     pub fn len(&self) -> usize {
         self.errors.len() + self.dropped
     }
 
+    /// Whether there were no diagnostics at all (neither kept nor dropped).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -36,11 +36,16 @@ use std::fmt;
 /// The two sections a program has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Section {
+    /// `.text`: the code (instructions, and data directives placed among them); PC 0 is
+    /// its first byte.
     Text,
+    /// `.data`: the program's data, `.rodata` and `.bss` included (docs/assembly.md); at run
+    /// time it follows the code at a 16-byte boundary.
     Data,
 }
 
 impl Section {
+    /// The section's name as assembly and ELF write it: `.text` or `.data`.
     pub fn name(self) -> &'static str {
         match self {
             Section::Text => ".text",
@@ -60,9 +65,13 @@ impl fmt::Display for Section {
 /// symbols.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symbol {
+    /// The label as written; the ELF symbol's name.
     pub name: String,
+    /// The section the label is defined in.
     pub section: Section,
+    /// Byte offset of the label from the start of `section`.
     pub offset: u64,
+    /// Named by `.global` (`.globl`): an ELF `STB_GLOBAL` symbol; otherwise `STB_LOCAL`.
     pub global: bool,
     /// What `.type` said it is (ELF `STT_*`).
     pub kind: SymbolKind,
@@ -73,9 +82,12 @@ pub struct Symbol {
 /// A symbol's type, as set by `.type sym, @function|@object|@notype`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum SymbolKind {
+    /// No `.type`, or `@notype`: ELF `STT_NOTYPE`.
     #[default]
     NoType,
+    /// `@function`: ELF `STT_FUNC`.
     Function,
+    /// `@object`: ELF `STT_OBJECT`.
     Object,
 }
 
@@ -84,6 +96,7 @@ pub enum SymbolKind {
 /// [`ListingLine::source_text`] give the bytes and the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingLine {
+    /// The section the line's bytes went to.
     pub section: Section,
     /// Offset of the first byte in `section`.
     pub address: u64,
@@ -108,7 +121,9 @@ impl ListingLine {
 /// An assembled (or loaded) program.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Program {
+    /// The bytes of `.text`: the code, PC 0 at its first byte.
     pub text: Vec<u8>,
+    /// The bytes of `.data`; empty when the program has no data.
     pub data: Vec<u8>,
     /// Every label, in definition order (`.equ` constants are not symbols).
     pub symbols: Vec<Symbol>,
@@ -123,6 +138,7 @@ pub struct Program {
 }
 
 impl Program {
+    /// The symbol called `name`, if the program has one.
     pub fn symbol(&self, name: &str) -> Option<&Symbol> {
         self.symbols.iter().find(|s| s.name == name)
     }

@@ -23,6 +23,7 @@ pub struct LineRow {
 /// Where an instruction came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location<'a> {
+    /// The file's name, as [`LineTable::files`] holds it.
     pub file: &'a str,
     /// Index into [`LineTable::files`].
     pub file_index: u32,
@@ -97,6 +98,7 @@ impl LineTable {
         self.damaged.as_deref()
     }
 
+    /// Whether the table has no rows: the program has no line information.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
@@ -107,6 +109,8 @@ impl LineTable {
         &self.files
     }
 
+    /// The rows, sorted by address, one per address; a row differs in file or line from
+    /// the one before it.
     pub fn rows(&self) -> &[LineRow] {
         &self.rows
     }
