@@ -282,6 +282,9 @@ typedef struct {
    * `n_args` arguments (may be null when `n_args` is 0).
    */
   const wk_arg *args;
+  /**
+   * The number of entries in `args`: the kernel's argument slots, in order.
+   */
   size_t n_args;
 } wk_launch_desc;
 
@@ -383,6 +386,9 @@ typedef struct {
  * ([`wk_sim_cosim_check`]).
  */
 typedef struct {
+  /**
+   * The coordinates (x, y, z) in the grid of the workgroup of the warp that retired it.
+   */
   uint32_t workgroup[3];
   /**
    * The warp's index in its workgroup.
@@ -412,7 +418,15 @@ typedef struct {
    * `WK_COMMIT_*` bits.
    */
   uint32_t flags;
+  /**
+   * With `WK_COMMIT_TRAP`: the trap's cause, the value the `trapcause` CSR gets
+   * (docs/isa-reference.md); else 0.
+   */
   uint32_t trap_cause;
+  /**
+   * With `WK_COMMIT_TRAP`: the trap's `trapinfo` (what it holds depends on the cause);
+   * else 0.
+   */
   uint32_t trap_info;
   /**
    * Register writes in all (the first `WK_MAX_WRITES` are in `writes`).
@@ -423,6 +437,10 @@ typedef struct {
    * or atomic, 0 for any other instruction (cache control too) and for one that trapped.
    */
   uint32_t n_mem;
+  /**
+   * The first `min(n_writes, WK_MAX_WRITES)` register writes: the instruction's own,
+   * then the write-backs it retired.
+   */
   wk_reg_write writes[WK_MAX_WRITES];
   /**
    * The memory accesses, as the JSON trace's `mem` records them (docs/trace.md).
@@ -463,8 +481,17 @@ typedef struct {
    * The model's commit: PC, warp and the warp's step.
    */
   uint32_t pc;
+  /**
+   * The workgroup coordinates of the model's commit (0 when the model had finished).
+   */
   uint32_t workgroup[3];
+  /**
+   * The index in its workgroup of the warp of the model's commit.
+   */
   uint32_t warp;
+  /**
+   * The warp's instruction count at the model's commit, from 1.
+   */
   uint64_t step;
   /**
    * The same as one line of text, NUL-terminated (truncated to fit).

@@ -170,6 +170,7 @@ pub struct wk_launch_desc {
     pub max_steps: u64,
     /// `n_args` arguments (may be null when `n_args` is 0).
     pub args: *const wk_arg,
+    /// The number of entries in `args`: the kernel's argument slots, in order.
     pub n_args: usize,
 }
 
@@ -234,6 +235,7 @@ pub struct wk_mem_access {
 /// ([`wk_sim_cosim_check`]).
 #[repr(C)]
 pub struct wk_commit {
+    /// The coordinates (x, y, z) in the grid of the workgroup of the warp that retired it.
     pub workgroup: [u32; 3],
     /// The warp's index in its workgroup.
     pub warp: u32,
@@ -249,13 +251,19 @@ pub struct wk_commit {
     pub exec: u32,
     /// `WK_COMMIT_*` bits.
     pub flags: u32,
+    /// With `WK_COMMIT_TRAP`: the trap's cause, the value the `trapcause` CSR gets
+    /// (docs/isa-reference.md); else 0.
     pub trap_cause: u32,
+    /// With `WK_COMMIT_TRAP`: the trap's `trapinfo` (what it holds depends on the cause);
+    /// else 0.
     pub trap_info: u32,
     /// Register writes in all (the first `WK_MAX_WRITES` are in `writes`).
     pub n_writes: u32,
     /// Memory accesses in all (the first `WK_MAX_MEM` are in `mem`): 1 for a load, store
     /// or atomic, 0 for any other instruction (cache control too) and for one that trapped.
     pub n_mem: u32,
+    /// The first `min(n_writes, WK_MAX_WRITES)` register writes: the instruction's own,
+    /// then the write-backs it retired.
     pub writes: [wk_reg_write; WK_MAX_WRITES],
     /// The memory accesses, as the JSON trace's `mem` records them (docs/trace.md).
     pub mem: [wk_mem_access; WK_MAX_MEM],
@@ -279,8 +287,11 @@ pub struct wk_mismatch {
     pub got: u64,
     /// The model's commit: PC, warp and the warp's step.
     pub pc: u32,
+    /// The workgroup coordinates of the model's commit (0 when the model had finished).
     pub workgroup: [u32; 3],
+    /// The index in its workgroup of the warp of the model's commit.
     pub warp: u32,
+    /// The warp's instruction count at the model's commit, from 1.
     pub step: u64,
     /// The same as one line of text, NUL-terminated (truncated to fit).
     pub message: [c_char; 256],
