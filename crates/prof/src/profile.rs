@@ -45,10 +45,12 @@ impl SourceMap {
     }
 }
 
+/// The launch's totals over every instruction and warp (the JSON profile's `totals`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Totals {
     /// Instructions executed by every warp (retired or trapped).
     pub instructions: u64,
+    /// Executions that completed (`instructions` less those that trapped).
     pub retired: u64,
     /// Retired vector instructions.
     pub vector_instructions: u64,
@@ -56,38 +58,61 @@ pub struct Totals {
     pub lane_ops: u64,
     /// `lane_ops / (32 * vector_instructions)`; null without vector instructions.
     pub simd_efficiency: Option<f64>,
+    /// RAW/WAW hazards reported over the launch, all of them (docs/semantics-notes.md).
     pub hazards: u64,
+    /// Workgroups the launch ran.
     pub workgroups: u64,
+    /// Warps over all workgroups.
     pub warps: u64,
 }
 
+/// The counts of one instruction of the code (an entry of the JSON profile's
+/// `instructions`; zeros if it never executed).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InstructionProfile {
+    /// Byte offset of the instruction from the code's start.
     pub pc: u32,
+    /// The instruction disassembled.
     pub asm: String,
     /// The instruction's subgroup in the ISA database (`valu-int`, `mem-global`, ...).
     pub class: &'static str,
+    /// The source file it came from; `None` until [`Profile::attach_sources`] names one.
     pub file: Option<String>,
+    /// Its line (1-based) in `file`; `None` without source lines.
     pub line: Option<u32>,
+    /// Times a warp executed it, trapping executions included.
     pub executed: u64,
+    /// Executions that completed.
     pub retired: u64,
+    /// A vector instruction (its lanes follow EXEC), as opposed to a uniform one.
     pub vector: bool,
+    /// Active lanes (EXEC bits set) summed over its retired executions; 0 for a uniform
+    /// instruction.
     pub lane_ops: u64,
     /// `lane_ops / (32 * retired)` of a vector instruction; null otherwise or if it never
     /// retired.
     pub simd_efficiency: Option<f64>,
+    /// RAW/WAW hazards reported at it, all of them (docs/semantics-notes.md).
     pub hazards: u64,
 }
 
+/// The counts of one branch: an instruction with the `br` flag (an entry of the JSON
+/// profile's `branches`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BranchProfile {
+    /// Byte offset of the branch from the code's start.
     pub pc: u32,
+    /// The branch disassembled.
     pub asm: String,
+    /// The source file it came from; `None` until [`Profile::attach_sources`] names one.
     pub file: Option<String>,
+    /// Its line (1-based) in `file`; `None` without source lines.
     pub line: Option<u32>,
     /// `bz`, `bnz`, `bexecz`, `bexecnz`... as opposed to `jmp`, `jal`.
     pub conditional: bool,
+    /// Times a warp executed it, trapping executions included.
     pub executed: u64,
+    /// Retired executions whose next PC was not the following instruction.
     pub taken: u64,
     /// Executions at which EXEC was neither empty nor the warp's launch mask: some of the
     /// warp's lanes were switched off, so the warp runs both sides of the source-level
@@ -95,26 +120,38 @@ pub struct BranchProfile {
     pub diverged: u64,
 }
 
+/// The peak use of one waitcnt counter (an entry of the JSON profile's `counters`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CounterProfile {
+    /// The counter's name in the ISA database (`vm`, `vst`, `tex`, `ls`, `sm`, `sfu`).
     pub name: &'static str,
+    /// The counter's in-flight limit: issuing at it first retires the oldest operation.
     pub max_outstanding: u8,
     /// The most operations one warp had in flight on this counter at once.
     pub peak_in_flight: u32,
 }
 
+/// The executions of one instruction class (an entry of the JSON profile's `mix`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MixEntry {
+    /// The class: a subgroup id of the ISA database (`valu-int`, ...) or `undecodable`.
     pub class: &'static str,
+    /// The class's description, for reports.
     pub title: &'static str,
+    /// Executions of the class's instructions, trapping ones included.
     pub executed: u64,
 }
 
+/// What one workgroup did (an entry of the JSON profile's `workgroups`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WorkgroupProfile {
+    /// The workgroup's coordinates (x, y, z) in the grid.
     pub id: [u32; 3],
+    /// Its warps.
     pub warps: u32,
+    /// Instructions executed by its warps (retired or trapped).
     pub instructions: u64,
+    /// Active lanes summed over its warps' retired vector instructions.
     pub lane_ops: u64,
     /// The most barriers one of its warps reached.
     pub barriers: u32,
@@ -125,18 +162,24 @@ pub struct WorkgroupProfile {
 /// A whole launch's profile.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Profile {
+    /// Always `warpkit-profile`: names the JSON document's format.
     pub schema: &'static str,
+    /// The schema's version, [`PROFILE_SCHEMA_VERSION`].
     pub version: u32,
+    /// The launch's totals.
     pub totals: Totals,
     /// Every instruction of the code, in address order.
     pub instructions: Vec<InstructionProfile>,
+    /// Every branch of the code, in address order.
     pub branches: Vec<BranchProfile>,
+    /// Every waitcnt counter, in the ISA database's order.
     pub counters: Vec<CounterProfile>,
     /// Executions by instruction class, most executed first.
     pub mix: Vec<MixEntry>,
     /// Retired vector instructions by number of active lanes: entry k counts those with k
     /// lanes active (k = 0..=32).
     pub active_lanes: Vec<u64>,
+    /// Every workgroup the launch ran, in flat order.
     pub workgroups: Vec<WorkgroupProfile>,
 }
 
