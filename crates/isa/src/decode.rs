@@ -10,19 +10,36 @@ use std::fmt;
 pub enum DecodeError {
     /// Fewer bytes than the instruction's length.
     #[error("truncated instruction: {needed} bytes needed, {available} available")]
-    Truncated { needed: usize, available: usize },
+    Truncated {
+        /// The instruction's length in bytes (4 when not even `w0` is there).
+        needed: usize,
+        /// How many bytes there were.
+        available: usize,
+    },
     /// `w0[1:0] = 11`: reserved for longer instructions, illegal in v0.1.
     #[error("reserved length bits w0[1:0] = 11 in {word:#010x}")]
-    ReservedLength { word: u32 },
+    ReservedLength {
+        /// The word `w0`.
+        word: u32,
+    },
     /// No instruction has this opcode and function field.
     #[error("no instruction matches {}", Word(*.word, *.width))]
-    NoMatch { word: u64, width: u8 },
+    NoMatch {
+        /// The instruction word (the low 32 bits for a 32-bit instruction).
+        word: u64,
+        /// Its width in bits: 32 or 64.
+        width: u8,
+    },
     /// The opcode and function fields name `op`, but reserved-must-be-zero bits are set.
     #[error("{} would be `{}` but has non-zero reserved bits {:#x}", Word(*.word, *.width), .op.mnemonic(), .bits)]
     ReservedBits {
+        /// The instruction word (the low 32 bits for a 32-bit instruction).
         word: u64,
+        /// Its width in bits: 32 or 64.
         width: u8,
+        /// The variant its opcode and function fields name.
         op: Op,
+        /// The reserved-must-be-zero bits that are set, in place.
         bits: u64,
     },
 }

@@ -16,16 +16,24 @@ pub struct Instr {
 /// Why operands do not make an instruction.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EncodeError {
+    /// The number of operands given is not the number of the variant's syntax operands.
     #[error("`{mnemonic}` takes {expected} operands, {found} given")]
     OperandCount {
+        /// The variant's mnemonic.
         mnemonic: &'static str,
+        /// How many syntax operands it has.
         expected: usize,
+        /// How many were given.
         found: usize,
     },
+    /// An operand does not fit its field or is not of its kind.
     #[error("`{mnemonic}` operand `{operand}`: {reason}")]
     Operand {
+        /// The variant's mnemonic.
         mnemonic: &'static str,
+        /// The operand's name (its field's name).
         operand: &'static str,
+        /// Why it does not fit.
         reason: String,
     },
 }
@@ -36,18 +44,29 @@ pub enum Reserved {
     /// A register group that is not aligned as its type requires (odd pair, misaligned
     /// descriptor).
     Misaligned {
+        /// The operand's name (its field's name).
         operand: &'static str,
+        /// The first register of the group, as encoded.
         first: u32,
+        /// The alignment its type requires.
         align: u8,
     },
     /// A register group that runs past the last register.
     OutOfRange {
+        /// The operand's name (its field's name).
         operand: &'static str,
+        /// The first register of the group, as encoded.
         first: u32,
+        /// How many registers the group names.
         count: u8,
     },
     /// An encoded value in the type's reserved range (`lane7` >= 32, `rm` 5/6, `cpol` 4..7).
-    Value { operand: &'static str, value: u32 },
+    Value {
+        /// The operand's name (its field's name).
+        operand: &'static str,
+        /// The encoded value.
+        value: u32,
+    },
 }
 
 impl fmt::Display for Reserved {
@@ -130,11 +149,13 @@ impl Instr {
         Instr { op, word }
     }
 
+    /// The variant.
     #[inline(always)]
     pub fn op(&self) -> Op {
         self.op
     }
 
+    /// The variant's entry in the database.
     #[inline(always)]
     pub fn def(&self) -> &'static InstrDef {
         self.op.def()

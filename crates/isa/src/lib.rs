@@ -37,6 +37,7 @@ impl Op {
         &INSTRUCTIONS[self as usize]
     }
 
+    /// The assembly mnemonic (`add.vu`).
     pub fn mnemonic(self) -> &'static str {
         self.def().mnemonic
     }

@@ -14,26 +14,33 @@ pub struct UReg(pub u8);
 /// Which 16-bit half of a vector register a `vreg16` operand names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Half {
-    /// Bits [15:0], `.l`.
+    /// Bits `[15:0]`, `.l`.
     Low,
-    /// Bits [31:16], `.h`.
+    /// Bits `[31:16]`, `.h`.
     High,
 }
 
 /// A decoded operand, as the assembly syntax sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Operand {
+    /// One vector register, `v3`.
     V(VReg),
     /// `count` consecutive vector registers from `first`: a pair `v[4:5]` or a group `v[8:11]`.
     VGroup {
+        /// The first register.
         first: VReg,
+        /// How many registers: 2 for a pair, 4 for a group.
         count: u8,
     },
+    /// A 16-bit half of a vector register, `v3.l` or `v3.h`.
     VHalf(VReg, Half),
+    /// One uniform register, `u3`.
     U(UReg),
     /// `count` consecutive uniform registers: a pair `u[2:3]`, a descriptor `u[4:7]`.
     UGroup {
+        /// The first register.
         first: UReg,
+        /// How many registers: 2 for a pair, 4 or 8 for a descriptor.
         count: u8,
     },
     /// An immediate or offset as assembly writes it: already scaled, sign-extended for

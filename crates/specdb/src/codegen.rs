@@ -8,6 +8,89 @@ fn s(text: &str) -> String {
     format!("{text:?}")
 }
 
+/// Write `text` as `///` lines at `indent`, one per line of `text` (an empty line gives a
+/// bare `///`). The text is made safe for a line comment by [`comment_safe`].
+fn doc(o: &mut String, indent: &str, text: &str) {
+    for line in text.split('\n') {
+        if line.is_empty() {
+            let _ = writeln!(o, "{indent}///");
+        } else {
+            let _ = writeln!(o, "{indent}/// {}", comment_safe(line));
+        }
+    }
+}
+
+/// `line` with what a `///` comment cannot hold written as escapes: control characters
+/// (rustc rejects a bare carriage return in a doc comment; a tab becomes a space, for
+/// `clippy::tabs_in_doc_comments`) and the Unicode direction controls, which rustc rejects
+/// in comments.
+fn comment_safe(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        let bidi = matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if c == '\t' {
+            out.push(' ');
+        } else if c.is_control() || bidi {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Runs of white space (line breaks included) as one space, ends trimmed: database text
+/// becomes one line of a doc comment.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` as a Markdown code span on one line: fenced with one backtick more than the
+/// longest run of backticks inside, padded with a space where the text itself starts or
+/// ends with one.
+fn code(text: &str) -> String {
+    let text = one_line(text);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// `text` as Markdown prose on one line: the characters that would start markup (code,
+/// emphasis, links, HTML, entities, strikethrough) are backslash-escaped, `_` only where it
+/// could open or close emphasis (not inside a word such as `scratch_lo`).
+fn prose(text: &str) -> String {
+    let chars: Vec<char> = one_line(text).chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let escape = match c {
+            '\\' | '`' | '*' | '[' | ']' | '<' | '~' | '&' => true,
+            '_' => {
+                let word = |j: Option<usize>| {
+                    j.and_then(|j| chars.get(j))
+                        .is_some_and(|c| c.is_alphanumeric())
+                };
+                !(word(i.checked_sub(1)) && word(Some(i + 1)))
+            }
+            _ => false,
+        };
+        if escape {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn class(c: &str) -> &'static str {
     match c {
         "vreg" => "OperandClass::VReg",
@@ -25,13 +108,20 @@ pub fn generate(db: &Database) -> String {
     o.push_str("// @generated from spec/*.yaml by warpkit-specdb; do not edit.\n\n");
 
     // Op
-    o.push_str("/// One instruction variant of the database, in database order.\n");
+    o.push_str(
+        "/// One instruction variant of the database, in database order: `op as usize` indexes\n",
+    );
+    o.push_str("/// [`INSTRUCTIONS`] and [`DECODE_HOT`] (see [`Op::def`]).\n");
     o.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n#[repr(u16)]\npub enum Op {\n");
     for ins in &db.instructions {
-        let _ = writeln!(o, "    /// `{} {}`", ins.mnemonic, ins.syntax);
+        doc(&mut o, "    ", &op_doc(db, ins));
         let _ = writeln!(o, "    {},", op_ident(&ins.mnemonic));
     }
     o.push_str("}\n\n");
+    o.push_str(
+        "/// The number of instruction variants in the database: the length of [`ALL_OPS`],\n",
+    );
+    o.push_str("/// [`INSTRUCTIONS`] and [`DECODE_HOT`].\n");
     let _ = writeln!(o, "pub const OP_COUNT: usize = {};", db.instructions.len());
     o.push_str("/// Every `Op`, in database order.\npub static ALL_OPS: [Op; OP_COUNT] = [");
     for ins in &db.instructions {
@@ -41,14 +131,18 @@ pub fn generate(db: &Database) -> String {
 
     // Flags
     o.push_str(
-        "/// Flag names and meanings, in bit order.\npub static FLAG_NAMES: &[(&str, &str)] = &[\n",
+        "/// Flag names and meanings, in bit order: entry `i` is bit `i` of [`Flags`], named as\n/// the database's `flags` lists spell it.\npub static FLAG_NAMES: &[(&str, &str)] = &[\n",
     );
     for (n, d, _) in FLAGS {
         let _ = writeln!(o, "    ({}, {}),", s(n), s(d));
     }
     o.push_str("];\n\nimpl Flags {\n");
     for (i, (n, d, _)) in FLAGS.iter().enumerate() {
-        let _ = writeln!(o, "    /// {d}");
+        doc(
+            &mut o,
+            "    ",
+            &format!("{} (bit {i}): {}.", code(n), prose(d)),
+        );
         let _ = writeln!(
             o,
             "    pub const {}: Flags = Flags(1 << {i});",
@@ -58,6 +152,26 @@ pub fn generate(db: &Database) -> String {
     o.push_str("}\n\n");
 
     // Formats
+    let mut text = String::from(
+        "The instruction formats of section 2.2 (`spec/formats.yaml`), in file order: width,\n\
+         fields (most significant first) and purpose. [`InstrDef::format`] points here.\n",
+    );
+    for f in &db.formats {
+        let fields: Vec<String> = f
+            .fields
+            .iter()
+            .map(|(n, msb, lsb)| format!("{n}[{msb}:{lsb}]"))
+            .collect();
+        let _ = write!(
+            text,
+            "\n- {} ({}-bit, {}): {}",
+            code(&f.name),
+            f.width,
+            code(&fields.join(" ")),
+            prose(&f.purpose)
+        );
+    }
+    doc(&mut o, "", &text);
     let _ = writeln!(
         o,
         "pub static FORMATS: [FormatDef; {}] = [",
@@ -79,6 +193,34 @@ pub fn generate(db: &Database) -> String {
     o.push_str("];\n\n");
 
     // Operand types
+    let mut text = String::from(
+        "The operand types of section 2.4 (`spec/operands.yaml`, `types`), in file order: class\n\
+         and field width; [`KindDef::ty`] points here.\n",
+    );
+    for t in &db.types {
+        let mut notes = format!("{}, {}-bit", t.class, t.bits);
+        if t.scale != 1 {
+            let _ = write!(notes, ", scale {}", t.scale);
+        }
+        if let Some((lo, hi)) = t.reserved {
+            let _ = write!(notes, ", {lo}..={hi} reserved");
+        }
+        let _ = write!(
+            text,
+            "\n- {} ({notes}): {}",
+            code(&t.name),
+            prose(&t.description)
+        );
+        if !t.values.is_empty() {
+            let values: Vec<String> = t
+                .values
+                .iter()
+                .map(|(n, v)| format!("{} = {v:#x}", code(n)))
+                .collect();
+            let _ = write!(text, "; values {}", values.join(", "));
+        }
+    }
+    doc(&mut o, "", &text);
     let _ = writeln!(
         o,
         "pub static OPERAND_TYPES: [OperandTypeDef; {}] = [",
@@ -112,6 +254,39 @@ pub fn generate(db: &Database) -> String {
 
     // Kinds
     let type_index = |name: &str| db.types.iter().position(|t| t.name == name).unwrap();
+    let mut text = String::from(
+        "The syntax kinds (`spec/operands.yaml`, `kinds`), in file order: the spellings after\n\
+         the colon of a syntax operand (`rd:vp^2`), each naming an operand type;\n\
+         [`OperandDef::kind`] points here.\n",
+    );
+    for k in &db.kinds {
+        let ti = type_index(&k.ty);
+        let mut notes = vec![format!("type {}", code(&k.ty))];
+        let regs = k.regs.unwrap_or(db.types[ti].regs);
+        if regs > 1 {
+            notes.push(format!("{regs} registers"));
+        }
+        if k.access.as_deref() == Some("read-write") {
+            notes.push("read and written".into());
+        }
+        if k.optional {
+            notes.push(format!("optional, default {}", k.default.unwrap_or(0)));
+        }
+        if k.keyed {
+            notes.push(format!("keyed, default {}", k.default.unwrap_or(0)));
+        }
+        if let Some(m) = &k.srcmod {
+            notes.push(format!("source modifier {}", code(m)));
+        }
+        if k.switch {
+            notes.push("switch".into());
+        }
+        if k.provisional {
+            notes.push("provisional".into());
+        }
+        let _ = write!(text, "\n- {}: {}", code(&k.kind), notes.join(", "));
+    }
+    doc(&mut o, "", &text);
     let _ = writeln!(o, "pub static KINDS: [KindDef; {}] = [", db.kinds.len());
     for k in &db.kinds {
         let ti = type_index(&k.ty);
@@ -143,6 +318,29 @@ pub fn generate(db: &Database) -> String {
     o.push_str("];\n\n");
 
     // CSRs
+    let mut text = String::from(
+        "The CSRs of section 3.3 (`spec/csrs.yaml`), in file order; look one up with\n\
+         [`csr_by_number`] or [`csr_by_name`].\n",
+    );
+    for c in &db.csrs {
+        let access = if c.access == "rw" {
+            "read-write"
+        } else {
+            "read-only"
+        };
+        let start = match &c.reset_note {
+            Some(n) => prose(n),
+            None => format!("{:#x}", c.reset),
+        };
+        let _ = write!(
+            text,
+            "\n- `{:#05x}` {}, {access}: {} (at warp start: {start})",
+            c.number,
+            code(&c.name),
+            prose(&c.meaning)
+        );
+    }
+    doc(&mut o, "", &text);
     let _ = writeln!(o, "pub static CSRS: [CsrDef; {}] = [", db.csrs.len());
     for c in &db.csrs {
         let note = match &c.reset_note {
@@ -162,6 +360,22 @@ pub fn generate(db: &Database) -> String {
     o.push_str("];\n\n");
 
     // Counters
+    let mut text = String::from(
+        "The `waitcnt` counters of section 2.6 (`spec/counters.yaml`), indexed by\n\
+         [`Latency::Async`]; look one up with [`counter_by_name`].\n",
+    );
+    for (i, c) in db.counters.iter().enumerate() {
+        let _ = write!(
+            text,
+            "\n- {i}: {}, {}-bit field, at most {} in flight, {}: {}",
+            code(&c.name),
+            c.bits,
+            c.max_outstanding,
+            c.order,
+            prose(&c.covers)
+        );
+    }
+    doc(&mut o, "", &text);
     let _ = writeln!(
         o,
         "pub static COUNTERS: [CounterDef; {}] = [",
@@ -181,6 +395,21 @@ pub fn generate(db: &Database) -> String {
     o.push_str("];\n\n");
 
     // Groups and subgroups
+    let mut text = String::from(
+        "The instruction files, `spec/instructions/` then `spec/provisional/`, indexed by\n\
+         [`SubgroupDef::group`].\n",
+    );
+    for (i, g) in db.groups.iter().enumerate() {
+        let _ = write!(
+            text,
+            "\n- {i}: group {}, {}{}: {}",
+            g.group,
+            code(&g.source),
+            if g.provisional { ", provisional" } else { "" },
+            prose(&g.title)
+        );
+    }
+    doc(&mut o, "", &text);
     let _ = writeln!(o, "pub static GROUPS: [GroupDef; {}] = [", db.groups.len());
     for g in &db.groups {
         let _ = writeln!(
@@ -194,6 +423,22 @@ pub fn generate(db: &Database) -> String {
         );
     }
     o.push_str("];\n\n");
+    let mut text = String::from(
+        "The subgroups of every instruction file, in database order, each a run of\n\
+         [`INSTRUCTIONS`]; [`InstrDef::subgroup`] indexes them.\n",
+    );
+    for (i, sg) in db.subgroups.iter().enumerate() {
+        let _ = write!(
+            text,
+            "\n- {i}: {} (file {}, `INSTRUCTIONS[{}..{}]`): {}",
+            code(&sg.id),
+            sg.group,
+            sg.first,
+            sg.first + sg.len,
+            prose(&sg.title)
+        );
+    }
+    doc(&mut o, "", &text);
     let _ = writeln!(
         o,
         "pub static SUBGROUPS: [SubgroupDef; {}] = [",
@@ -213,6 +458,13 @@ pub fn generate(db: &Database) -> String {
     o.push_str("];\n\n");
 
     // Instructions
+    o.push_str(
+        "/// Every instruction variant's entry in the database, indexed by `Op as usize` (see\n",
+    );
+    o.push_str(
+        "/// [`Op::def`]): its encoding (format, fixed fields, section 2.3's decode bits),\n",
+    );
+    o.push_str("/// operands, latency, flags and semantics.\n");
     let _ = writeln!(o, "pub static INSTRUCTIONS: [InstrDef; OP_COUNT] = [");
     for ins in &db.instructions {
         let fixed: String = ins
@@ -320,9 +572,22 @@ pub fn generate(db: &Database) -> String {
             64 - bits
         );
     }
+    o.push_str(
+        "/// The decode index of each 7-bit opcode, indexed by `w0 & 0x7f` (see [`DecodeKey`]).\n",
+    );
+    o.push_str("/// An opcode no variant uses has `key_mask` 0 and `base` 0: the empty slot.\n");
     let _ = writeln!(
         o,
         "pub static DECODE_KEYS: [DecodeKey; 128] = [\n{keys}];\n"
+    );
+    o.push_str(
+        "/// The slots of the decode hash, reached through [`DECODE_KEYS`]: each holds the index\n",
+    );
+    o.push_str(
+        "/// into [`INSTRUCTIONS`] and [`DECODE_HOT`] of the one variant that may sit there, or\n",
+    );
+    o.push_str(
+        "/// `u16::MAX` for none. Slot 0, shared by every unused opcode, is always empty.\n",
     );
     let idx: Vec<String> = index.iter().map(|v| v.to_string()).collect();
     let _ = writeln!(
@@ -331,6 +596,8 @@ pub fn generate(db: &Database) -> String {
         index.len(),
         idx.join(", ")
     );
+    o.push_str("/// What decoding reads of each variant, indexed by `Op as usize` like [`INSTRUCTIONS`]:\n");
+    o.push_str("/// section 2.3's test (`word & check == match_bits`) and where each syntax operand sits.\n");
     o.push_str("pub static DECODE_HOT: [DecodeHot; OP_COUNT] = [\n");
     for ins in &db.instructions {
         let mut fields: Vec<String> = ins
@@ -352,6 +619,35 @@ pub fn generate(db: &Database) -> String {
     }
     o.push_str("];\n");
     o
+}
+
+/// The doc comment of an instruction's `Op` variant: its syntax and semantics, then its
+/// format, latency, flags and where the database defines it.
+fn op_doc(db: &Database, ins: &crate::Instruction) -> String {
+    let syntax = if ins.syntax.trim().is_empty() {
+        ins.mnemonic.clone()
+    } else {
+        format!("{} {}", ins.mnemonic, ins.syntax.trim())
+    };
+    let sg = &db.subgroups[ins.subgroup];
+    let mut facts = format!(
+        "Format {}, latency {}",
+        code(&db.formats[ins.format].name),
+        code(&ins.latency)
+    );
+    if !ins.flags.is_empty() {
+        let flags: Vec<String> = ins.flags.iter().map(|f| code(f.as_str())).collect();
+        let _ = write!(facts, ", flags {}", flags.join(" "));
+    }
+    let _ = write!(facts, "; {}, subgroup {}", code(&ins.source), code(&sg.id));
+    if ins.provisional {
+        facts.push_str(" (provisional)");
+    }
+    if ins.semantics.trim().is_empty() {
+        format!("{}\n\n{facts}.", code(&syntax))
+    } else {
+        format!("{}: {}\n\n{facts}.", code(&syntax), code(&ins.semantics))
+    }
 }
 
 /// A multiplier and a table size (in bits, at least 1) under which

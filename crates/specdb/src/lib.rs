@@ -36,15 +36,28 @@ pub const FLAGS: &[(&str, &str, bool)] = &[
     ),
 ];
 
+/// Why a database (or the LinxISA table) could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
+    /// A file or folder of the database could not be read.
     #[error("{path}: {source}")]
     Io {
+        /// The file or folder that failed.
         path: PathBuf,
+        /// The error the file system gave.
         source: std::io::Error,
     },
+    /// A file is not valid YAML, or does not have the shape of [`model`] (unknown keys are
+    /// errors too).
     #[error("{path}: {message}")]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        /// The file, as it was named to the loader.
+        path: PathBuf,
+        /// The YAML reader's message, with its position in the file.
+        message: String,
+    },
+    /// The files parse but break rules of the seeds: one message per broken entry, each
+    /// naming its file and entry.
     #[error("the ISA database is inconsistent:\n  {}", .0.join("\n  "))]
     Invalid(Vec<String>),
 }
@@ -52,34 +65,52 @@ pub enum SpecError {
 /// A syntax operand resolved against its format.
 #[derive(Debug, Clone)]
 pub struct Operand {
+    /// The operand's name, which is also the name of its field in the format (`rd`, `rs1`,
+    /// `imm`, ...).
     pub name: String,
     /// Index into [`Database::kinds`].
     pub kind: usize,
+    /// The most significant bit of its field in the instruction word.
     pub msb: u32,
+    /// The least significant bit of its field in the instruction word.
     pub lsb: u32,
 }
 
 /// An instruction variant resolved against its format, with its §2.3 decode bits.
 #[derive(Debug, Clone)]
 pub struct Instruction {
+    /// The file that defines it, relative to the workspace (`spec/instructions/group1.yaml`).
     pub source: String,
+    /// The assembly mnemonic (`add.vu`); unique in the database.
     pub mnemonic: String,
+    /// The seed's family name, shared by the forms of one instruction (`ADD`).
     pub family: String,
     /// The operation (`InstructionEntry::op`).
     pub op: String,
+    /// What a memory instruction accesses (`InstructionEntry::memory`).
     pub memory: Option<Memory>,
+    /// The group number of its file (`group:`; 1 for seed 002's group, 100 and up for the
+    /// provisional files).
     pub group: u32,
+    /// Index into [`Database::subgroups`].
     pub subgroup: usize,
+    /// Whether its file is provisional (defined by warpkit where the seeds are silent).
     pub provisional: bool,
     /// Index into [`Database::formats`].
     pub format: usize,
+    /// The format's width in bits: 32 or 64.
     pub width: u32,
     /// Fixed fields in format order (most significant first).
     pub fixed: Vec<(String, u64)>,
+    /// The syntax line as the entry writes it: `name:kind` operands separated by spaces.
     pub syntax: String,
+    /// The syntax operands, in syntax order.
     pub operands: Vec<Operand>,
+    /// The latency as written: `fixed:N` (cycles) or `async:<counter>` (section 2.6).
     pub latency: String,
+    /// The flag names of the entry, as written (see [`FLAGS`]).
     pub flags: Vec<String>,
+    /// The seed's formula or a one-line description of what the instruction does.
     pub semantics: String,
     /// Bits of the fixed fields.
     pub mask: u64,
@@ -89,40 +120,62 @@ pub struct Instruction {
     pub zero: u64,
 }
 
+/// One instruction file (`spec/instructions/*.yaml` or `spec/provisional/*.yaml`).
 #[derive(Debug, Clone)]
 pub struct Group {
+    /// The file, relative to the workspace.
     pub source: String,
+    /// Its group number (`group:`).
     pub group: u32,
+    /// Its title, as the reference prints it.
     pub title: String,
+    /// The execution units its instructions use (`unit:`).
     pub unit: String,
+    /// Whether the file is provisional (`provisional: true`).
     pub provisional: bool,
 }
 
+/// One subgroup of an instruction file, with where its instructions landed.
 #[derive(Debug, Clone)]
 pub struct SubgroupInfo {
+    /// Index into [`Database::groups`].
     pub group: usize,
+    /// Its short name (`valu-int`).
     pub id: String,
+    /// Its title, as the reference prints it.
     pub title: String,
+    /// How many instructions the file says it holds; the validator checks it against `len`.
     pub count: usize,
     /// Range into [`Database::instructions`].
     pub first: usize,
+    /// How many instructions it holds: `first..first + len`.
     pub len: usize,
 }
 
 /// The whole database, resolved.
 #[derive(Debug, Clone, Default)]
 pub struct Database {
+    /// The formats of `spec/formats.yaml`, in file order.
     pub formats: Vec<Format>,
+    /// The operand types of `spec/operands.yaml`, in file order.
     pub types: Vec<OperandType>,
+    /// The syntax kinds of `spec/operands.yaml`, in file order.
     pub kinds: Vec<Kind>,
+    /// The CSRs of `spec/csrs.yaml`, in file order.
     pub csrs: Vec<Csr>,
+    /// The `waitcnt` counters of `spec/counters.yaml`, in file order.
     pub counters: Vec<Counter>,
+    /// One per instruction file: `spec/instructions/` first, then `spec/provisional/`, each
+    /// sorted by file name.
     pub groups: Vec<Group>,
+    /// Every subgroup of every file, in file order.
     pub subgroups: Vec<SubgroupInfo>,
+    /// Every instruction variant, in file order; the order of the generated `Op`.
     pub instructions: Vec<Instruction>,
 }
 
 impl Database {
+    /// The operand type that kind `kind` (an index into [`Database::kinds`]) names.
     pub fn type_of_kind(&self, kind: usize) -> &OperandType {
         let name = &self.kinds[kind].ty;
         self.types

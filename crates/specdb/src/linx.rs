@@ -122,10 +122,13 @@ const IMMS: &[&str] = &["none", "uimm", "simm", "shamt"];
 const ACCESS: &[&str] = &["b", "h", "w", "d"];
 const SIGNED: &[&str] = &["opcode", "suffix", "none"];
 
+/// One file of `spec/linx/`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinxFile {
+    /// The file's title: the heading of its section in `docs/linx-reference.md`.
     pub title: String,
+    /// Its micro-instructions, in reference order.
     pub instructions: Vec<LinxEntry>,
 }
 
@@ -133,6 +136,7 @@ pub struct LinxFile {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinxEntry {
+    /// The body mnemonic: lower-case letters, digits and dots, unique in the table.
     pub mnemonic: String,
     /// One of [`FORMS`].
     pub form: String,
@@ -150,11 +154,13 @@ pub struct LinxEntry {
     /// Output widths a queue destination may have (empty: no queue output).
     #[serde(default)]
     pub out_widths: Vec<String>,
-    /// Whether the instruction may write a global register (reduces only [004]).
+    /// Whether the instruction may write a global register (reduces only, `[004]`).
     #[serde(default)]
     pub writes_globals: bool,
-    /// [003], [004], [pub ...] or [P].
+    /// Where the entry comes from: `[003]` or `[004]` (the seeds), `[pub ...]` (later public
+    /// LinxISA text) or `[P]` (warpkit's provisional choice), as written.
     pub source: String,
+    /// What the micro-instruction computes, in a line (`a + b mod 2^w`).
     pub semantics: String,
 }
 
@@ -165,6 +171,7 @@ fn none() -> String {
 /// The resolved table, in file order.
 #[derive(Debug, Clone, Default)]
 pub struct LinxDatabase {
+    /// `(file name, title)` of each file, in the order read ([`load`] sorts them by name).
     pub files: Vec<(String, String)>,
     /// `(file index, entry)`.
     pub instructions: Vec<(usize, LinxEntry)>,
