@@ -6,9 +6,12 @@
 use std::fmt;
 use std::ops::Range;
 
+/// Whether a diagnostic rejects the program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
+    /// An `E-...` code: [`check`](crate::check) returns no program (exit 2, SPEC §6).
     Error,
+    /// A `W-...` code, such as W-UNTYPED (SPEC §3 rule 7): the program is still valid.
     Warning,
 }
 
@@ -16,7 +19,9 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}:{line}:{column}: {}[{code}]: {message}", match .severity { Severity::Error => "error", Severity::Warning => "warning" })]
 pub struct Diagnostic {
+    /// The file name given to [`check`](crate::check).
     pub file: String,
+    /// Error or warning; agrees with the code's `E-`/`W-` prefix.
     pub severity: Severity,
     /// `E-...` or `W-...`.
     pub code: &'static str,
@@ -26,13 +31,17 @@ pub struct Diagnostic {
     pub column: usize,
     /// Byte range in the source.
     pub span: Range<usize>,
+    /// What is wrong, in one line, without the location or code (the `Display` form adds
+    /// them).
     pub message: String,
 }
 
 /// Every diagnostic of one file, in source order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Diagnostics {
+    /// The file name given to [`check`](crate::check).
     pub file: String,
+    /// Errors and warnings sorted by source position; at most 10 000 are kept.
     pub items: Vec<Diagnostic>,
 }
 
@@ -51,6 +60,7 @@ impl fmt::Display for Diagnostics {
 }
 
 impl Diagnostics {
+    /// How many of the items are errors (warnings not counted).
     pub fn error_count(&self) -> usize {
         self.items
             .iter()
@@ -58,6 +68,7 @@ impl Diagnostics {
             .count()
     }
 
+    /// Whether any item is an error, i.e. the file is rejected.
     pub fn has_errors(&self) -> bool {
         self.error_count() > 0
     }

@@ -67,12 +67,20 @@ pub const MAX_RUNTIME_DIAGNOSTICS: usize = 100;
 /// The three execution modes of `BSTART.<LOOP|VECT|SIMT>` [003 adj.5].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
+    /// `BSTART.LOOP`: every iteration runs alone, as a one-lane group, to `lbstop`
+    /// (SPEC §5).
     Loop,
+    /// `BSTART.VECT`: the lanes of a group run in lockstep; groups run one after another
+    /// (SPEC §5).
     Vect,
+    /// `BSTART.SIMT`: groups also interleave, one step each in ascending order, round-robin
+    /// \[P\] (SPEC §5).
     Simt,
 }
 
 impl Mode {
+    /// The lower-case name, as `--mode` and the dumped state spell it (`loop`, `vect`,
+    /// `simt`).
     pub fn name(self) -> &'static str {
         match self {
             Mode::Loop => "loop",
@@ -81,6 +89,7 @@ impl Mode {
         }
     }
 
+    /// The mode named `loop`, `vect` or `simt`, in any case; `None` for any other name.
     pub fn from_name(name: &str) -> Option<Mode> {
         match name.to_ascii_lowercase().as_str() {
             "loop" => Some(Mode::Loop),

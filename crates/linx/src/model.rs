@@ -17,10 +17,18 @@ use warpkit_float::{self as wf, Bits, Flags, Format, Int, Round, BF16, F16, F32,
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("error[{code}]: {message}{}", where_(.group, .lane, .pc))]
 pub struct RunError {
+    /// The `E-...` code (E-QUNDEF, E-WSTALE, E-DIVTGT, E-TIMEOUT, ...).
     pub code: &'static str,
+    /// The group that failed; `None` for errors before any group ran (E-LIMIT,
+    /// E-MEMLIMIT from `.mem`).
     pub group: Option<u64>,
+    /// The lane at fault, or the lowest active lane for a group-wide error; its number
+    /// within the group of `.lanenum` lanes, also in LOOP mode. `None` with `group`.
     pub lane: Option<u32>,
+    /// The group's tpc: the failing instruction's address, or for E-PCRANGE the address
+    /// outside the body it reached; `None` with `group`.
     pub pc: Option<u64>,
+    /// What went wrong, without the code or location.
     pub message: String,
 }
 
@@ -42,10 +50,15 @@ fn where_(group: &Option<u64>, lane: &Option<u32>, pc: &Option<u64>) -> String {
 /// A run-time warning (`W-RACE`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuntimeDiagnostic {
+    /// The `W-...` code; the run produces only W-RACE (SPEC §5).
     pub code: &'static str,
+    /// The group whose access completed the race.
     pub group: Option<u64>,
+    /// The lane of that access, numbered within its group.
     pub lane: Option<u32>,
+    /// Address of the instruction that made the access.
     pub pc: Option<u64>,
+    /// The two iterations and the byte they share.
     pub message: String,
 }
 
@@ -54,23 +67,36 @@ pub struct RuntimeDiagnostic {
 pub enum WriteTarget {
     /// `'t' 'u' 'm' 'n'`.
     Queue(char),
+    /// Global register R0..R23, by number: only the block-end commit of a reduce writes
+    /// one (SPEC §2, §4).
     Gpr(u8),
 }
 
+/// One value written in a traced step: a queue push of one lane, or a reduce's global
+/// register at block end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteEvent {
+    /// The pushing lane, numbered within its group; `None` for a block-end register write.
     pub lane: Option<u32>,
+    /// The queue or global register written.
     pub target: WriteTarget,
+    /// The value, cut to `width` bits; for a register, its new 64-bit value.
     pub value: u64,
+    /// Width in bits the entry was written at: 8, 16, 32 or 64; always 64 for a register.
     pub width: u32,
 }
 
+/// One memory access of one lane in a traced step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemEvent {
+    /// The accessing lane, numbered within its group (for a store-reduce, the lowest
+    /// active lane).
     pub lane: u32,
-    /// `load`, `store`, `atomic` or `store-reduce`.
+    /// `load`, `store`, `atomic`, `non-atomic` (`.ne`) or `store-reduce` (`.rd`).
     pub kind: &'static str,
+    /// Effective byte address.
     pub addr: u64,
+    /// Access size in bytes: 1, 2, 4 or 8.
     pub bytes: u32,
     /// The value loaded, stored, or (atomics) the old value.
     pub value: u64,
@@ -79,11 +105,16 @@ pub struct MemEvent {
 /// A ControlStack push or pop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CstkEvent {
+    /// `true` for a push (a diverging branch), `false` for a pop (`pc.pop`).
     pub push: bool,
     /// `'R'` reconvergence entry, `'B'` pending-branch entry [P].
     pub kind: char,
+    /// The entry's resume address: the reconvergence point for `'R'`, the pending side's
+    /// branch target for `'B'` (SPEC §4, Divergence).
     pub pc: u64,
+    /// The entry's lane mask, bit j for lane j of the group.
     pub mask: u64,
+    /// The reconvergence point (address of the `pc.pop`) the entry belongs to.
     pub rpc: u64,
     /// Depth after the event.
     pub depth: usize,
@@ -92,17 +123,28 @@ pub struct CstkEvent {
 /// One executed group-step (or, with `group: None`, the block-end commit of the reduces).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StepRecord {
+    /// The group that stepped; `None` for the block-end commit.
     pub group: Option<u64>,
+    /// Address of the executed instruction; 0 for the block-end commit.
     pub pc: u64,
+    /// The active lanes before the step, bit j for lane j of the group; 0 for the
+    /// block-end commit.
     pub mask: u64,
+    /// The instruction as written in the source.
     pub insn: String,
+    /// Queue pushes of the step, or the block-end register writes.
     pub writes: Vec<WriteEvent>,
+    /// Memory accesses, in the order they took effect (ascending lanes, SPEC §5).
     pub mem: Vec<MemEvent>,
+    /// ControlStack pushes and pops of the step.
     pub cstk: Vec<CstkEvent>,
 }
 
 /// Receives the trace.
 pub trait TraceSink {
+    /// Called once per successfully executed group-step, in execution order, then once
+    /// for the block-end commit if a reduce wrote a register. A step that fails is not
+    /// recorded.
     fn record(&mut self, step: &StepRecord);
 }
 
@@ -118,6 +160,7 @@ pub struct RunConfig<'t> {
     pub max_lane_steps: u64,
     /// Float reduce contributions kept for the block-end fold before E-LIMIT.
     pub max_float_contributions: usize,
+    /// Where to send one [`StepRecord`] per step; `None` runs untraced (faster).
     pub trace: Option<&'t mut dyn TraceSink>,
 }
 
@@ -137,22 +180,31 @@ impl Default for RunConfig<'_> {
 /// The outcome of a run: final state whether it finished or stopped at an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunResult {
+    /// The mode the block ran in (the override, else `BSTART.<mode>`).
     pub mode: Mode,
+    /// The group size G used (the override, else `.lanenum`), 1..=64.
     pub lanes: u32,
+    /// Final R0..R23; reduced registers hold their block-end value unless the run failed.
     pub gpr: [u64; 24],
     /// Every byte set by `.mem` or written by the run, as maximal contiguous runs.
     pub memory: Vec<(u64, Vec<u8>)>,
+    /// The deepest any one group's ControlStack got.
     pub cstk_max_depth: usize,
+    /// Run-time warnings (W-RACE), at most [`MAX_RUNTIME_DIAGNOSTICS`].
     pub diagnostics: Vec<RuntimeDiagnostic>,
     /// Diagnostics beyond [`MAX_RUNTIME_DIAGNOSTICS`], counted only.
     pub dropped_diagnostics: usize,
+    /// The error that stopped the run, or `None` if every group reached `lbstop`.
     pub error: Option<RunError>,
     /// The accumulated IEEE exception flags of every float operation, in the layout of
     /// CSTATE.FFLAGS [pub CSTATE.md]: bit 0 NV, 1 DZ, 2 OF, 3 UF, 4 NX.
     pub fflags: u8,
+    /// Group-steps executed (one instruction for one group, any number of lanes).
     pub group_steps: u64,
     /// Active lanes summed over group steps.
     pub lane_steps: u64,
+    /// Number of groups NG = ceil(N / G) for N = LB0·LB1·LB2 iterations (SPEC §2); 0 if
+    /// the run stopped before any group ran.
     pub groups: u64,
 }
 

@@ -93,10 +93,14 @@ pub struct Insn {
 /// A parsed and checked program: initial state, block header and body.
 #[derive(Debug, Clone)]
 pub struct Program {
+    /// The file name given to [`check`](crate::check), used in run-time error reports.
     pub file: String,
+    /// The mode of `BSTART.<LOOP|VECT|SIMT>` [003 adj.5]; `--mode` may override it.
     pub mode: Mode,
     /// Group size G (`.lanenum`).
     pub lanes: u32,
+    /// ControlStack entries allowed per group before E-CSTKOVF (`.cstk_depth`, default
+    /// 256 \[P\]).
     pub cstk_depth: u32,
     /// The rounding mode of float operations, CSTATE.FRM [pub CSTATE.md] (`.frm`, default
     /// rne [P]).
@@ -107,13 +111,16 @@ pub struct Program {
     pub memory: Vec<(u64, Vec<u8>)>,
     /// `B.DIM reg, uimm, ->LBk` for k = 0..2: (register, addend); `None` means LBk = 1.
     pub dims: [Option<(u8, u64)>; 3],
+    /// Address where every group starts: the body label named by `B.TEXT`.
     pub entry: u64,
+    /// The body instructions in order; instruction i is at `BODY_BASE + 8i` \[P\].
     pub body: Vec<Insn>,
     /// Warnings found by the static checks (the program is still valid).
     pub warnings: Diagnostics,
 }
 
 impl Program {
+    /// The first address past the body: a `tpc` at or beyond it is E-PCRANGE.
     pub fn body_end(&self) -> u64 {
         BODY_BASE + 8 * self.body.len() as u64
     }
