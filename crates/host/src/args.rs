@@ -19,14 +19,20 @@ pub struct MemoryBudget {
 /// A launch would map more memory than its limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MemoryError {
+    /// A charge of known size (a slot, a `buf:BYTES` buffer, a regular file) would pass the
+    /// limit; nothing was charged.
     #[error(
         "{what} needs {bytes} bytes, which with the {used} bytes already mapped exceeds the \
          memory limit of {limit} bytes"
     )]
     Exceeded {
+        /// What the bytes were for, e.g. `--arg out=buf:64`.
         what: String,
+        /// The bytes asked for.
         bytes: u64,
+        /// Bytes charged before this request.
         used: u64,
+        /// The budget's limit in bytes.
         limit: u64,
     },
     /// A stream (pipe, device) held more than what was left.
@@ -35,18 +41,24 @@ pub enum MemoryError {
          {limit} bytes"
     )]
     StreamTooLong {
+        /// What the bytes were for, e.g. `--arg data=@/dev/stdin`.
         what: String,
+        /// The stream's path as given.
         file: String,
+        /// Bytes that were still free when reading began.
         left: u64,
+        /// The budget's limit in bytes.
         limit: u64,
     },
 }
 
 impl MemoryBudget {
+    /// A budget of `limit` bytes with nothing charged yet.
     pub fn new(limit: u64) -> MemoryBudget {
         MemoryBudget { limit, used: 0 }
     }
 
+    /// The total bytes the budget allows.
     pub fn limit(&self) -> u64 {
         self.limit
     }
@@ -81,26 +93,54 @@ impl MemoryBudget {
 /// Why an argument's text is not an argument. Messages start with `--arg TEXT: `.
 #[derive(Debug, thiserror::Error)]
 pub enum ArgError {
+    /// The text is not `NAME=VALUE` with a non-empty name, or a buffer does not fit the
+    /// host's address space.
     #[error("--arg {text}: {why}")]
-    Syntax { text: String, why: &'static str },
+    Syntax {
+        /// The argument as given.
+        text: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// A number that is malformed or out of range.
     #[error("--arg {text}: {why}")]
-    Number { text: String, why: String },
+    Number {
+        /// The argument as given.
+        text: String,
+        /// Which number was expected and why it was refused.
+        why: String,
+    },
+    /// The file of `NAME=@FILE` could not be opened or read.
     #[error("--arg {text}: cannot read {file}: {error}")]
     Read {
+        /// The argument as given.
         text: String,
+        /// The file's path as given.
         file: String,
+        /// The operating system's error.
         #[source]
         error: std::io::Error,
     },
+    /// The file of `NAME=@FILE` is a directory.
     #[error("--arg {text}: {file} is a directory")]
-    Directory { text: String, file: String },
+    Directory {
+        /// The argument as given.
+        text: String,
+        /// The directory's path as given.
+        file: String,
+    },
     /// A FIFO nobody has open for writing: it is refused rather than waited on.
     #[error(
         "--arg {text}: no process is writing to the FIFO {file}; start the writer first \
          (a FIFO is read only when a writer has it open)"
     )]
-    NoWriter { text: String, file: String },
+    NoWriter {
+        /// The argument as given.
+        text: String,
+        /// The FIFO's path as given.
+        file: String,
+    },
+    /// The slot or buffer does not fit the launch's [`MemoryBudget`].
     #[error(transparent)]
     Memory(#[from] MemoryError),
 }

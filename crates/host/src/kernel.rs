@@ -19,7 +19,8 @@ pub enum KernelKind {
 
 impl KernelKind {
     /// The kind of the file at `path` holding `bytes`: source by extension (`.s`, `.S`,
-    /// `.asm`), ELF by its magic number or the extension `.elf`, raw otherwise.
+    /// `.asm`), ELF by its magic number or the extension `.elf`, hex by the extension
+    /// `.hex` or text that [`parse_hex`] reads, raw otherwise.
     pub fn detect(path: &Path, bytes: &[u8]) -> KernelKind {
         let ext = path.extension().and_then(|e| e.to_str());
         if matches!(ext, Some("s" | "S" | "asm")) {
@@ -37,27 +38,48 @@ impl KernelKind {
 /// Why a kernel could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The file could not be opened or read.
     #[error("cannot read {path}: {error}")]
     Read {
+        /// The path as given.
         path: String,
+        /// The operating system's error.
         #[source]
         error: std::io::Error,
     },
+    /// The kernel is larger than [`MAX_SOURCE_BYTES`].
     /// `size` is the file's when it is a regular file; a stream is known only to be over.
     #[error("{name}: {}", too_large(*size))]
-    TooLarge { name: String, size: Option<u64> },
+    TooLarge {
+        /// The file's path as given.
+        name: String,
+        /// The file's size in bytes, if it is a regular file.
+        size: Option<u64>,
+    },
     /// The source did not assemble; [`LoadError::render`] gives the diagnostics with source
     /// excerpts, as the assembler prints them.
     #[error("{errors}")]
-    Assembly { errors: AsmErrors, text: String },
+    Assembly {
+        /// Every diagnostic of the source.
+        errors: AsmErrors,
+        /// The source text (invalid UTF-8 replaced), for the excerpts.
+        text: String,
+    },
+    /// [`KernelKind::Hex`] was asked for, but the bytes are not hex text [`parse_hex`] reads.
     #[error(
         "{name}: not hex text as `warpkit asm --format hex` writes it (one 8- or 16-digit \
          hex word per line, `// .text` and `// .data` headings)"
     )]
-    Hex { name: String },
+    Hex {
+        /// The kernel's name in messages.
+        name: String,
+    },
+    /// The bytes are not a valid ELF code object.
     #[error("{name}: {error}")]
     Object {
+        /// The kernel's name in messages.
         name: String,
+        /// What the object reader refused.
         #[source]
         error: warpkit_asm::LoadError,
     },

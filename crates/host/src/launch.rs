@@ -40,36 +40,78 @@ impl Default for Limits {
 /// Why a launch was refused before it ran (bad input: nothing was executed).
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
+    /// [`Launch::block`]: more threads per workgroup than [`MAX_BLOCK_THREADS`].
     #[error("a workgroup of {threads} threads exceeds the model's limit of {MAX_BLOCK_THREADS} (32 warps)")]
-    BlockTooLarge { threads: u128 },
+    BlockTooLarge {
+        /// Threads asked for: the product of the three dimensions.
+        threads: u128,
+    },
+    /// [`Launch::grid`]: more workgroups than [`Limits::max_workgroups`].
     #[error("a grid of {groups} workgroups exceeds the limit of {limit}")]
-    TooManyWorkgroups { groups: u128, limit: u64 },
+    TooManyWorkgroups {
+        /// Workgroups asked for: the product of the three dimensions.
+        groups: u128,
+        /// The limit in force.
+        limit: u64,
+    },
+    /// [`Launch::shared`]: more shared memory than [`MAX_SHARED_BYTES`].
     #[error("{bytes} bytes of shared memory per workgroup: more than the model's limit of {MAX_SHARED_BYTES}")]
-    SharedTooLarge { bytes: u32 },
+    SharedTooLarge {
+        /// Bytes asked for.
+        bytes: u32,
+    },
+    /// [`Launch::threads`]: more host threads than [`MAX_THREADS`].
     #[error("{threads} host threads: at most {MAX_THREADS}")]
-    TooManyThreads { threads: usize },
+    TooManyThreads {
+        /// Threads asked for.
+        threads: usize,
+    },
+    /// [`Launch::max_steps`] was given 0.
     #[error("the step limit must be at least 1")]
     ZeroMaxSteps,
+    /// [`Launch::max_total_steps`] was given `Some(0)`.
     #[error("the total step budget must be at least 1")]
     ZeroMaxTotalSteps,
+    /// An argument of this name was added before; names are unique within a launch.
     #[error("the argument name `{name}` is already used by another argument")]
-    DuplicateArg { name: String },
+    DuplicateArg {
+        /// The repeated name.
+        name: String,
+    },
+    /// An argument was given an empty name.
     #[error("the argument name is empty")]
     EmptyArgName,
+    /// An [`ArgValue::Words`] buffer whose word count is not `len` bytes rounded up to
+    /// whole 4-byte words.
     #[error("argument `{name}`: {words} words cannot hold exactly {bytes} bytes")]
     WordCount {
+        /// The argument's name.
         name: String,
+        /// Words given.
         words: usize,
+        /// Byte length given.
         bytes: u64,
     },
+    /// [`Launch::prepare`]: the entry symbol is not a `.text` symbol of the kernel.
     #[error("entry `{symbol}`: no such symbol in .text")]
-    NoSuchEntry { symbol: String },
+    NoSuchEntry {
+        /// The symbol asked for.
+        symbol: String,
+    },
+    /// [`Launch::prepare`]: the entry symbol's offset does not fit the 32-bit PC.
     #[error("entry `{symbol}`: offset out of range")]
-    EntryOutOfRange { symbol: String },
+    EntryOutOfRange {
+        /// The symbol asked for.
+        symbol: String,
+    },
+    /// An argument in text form ([`Launch::arg_text`]) was refused.
     #[error(transparent)]
     Arg(#[from] ArgError),
+    /// An argument, the code or the kept warps would pass [`Limits::max_memory`].
     #[error(transparent)]
     Memory(#[from] MemoryError),
+    /// The model refused the configuration (a zero dimension, a grid over 2^32
+    /// workgroups, ...).
     #[error(transparent)]
     Launch(#[from] LaunchError),
 }
@@ -97,10 +139,12 @@ impl Launch {
         }
     }
 
+    /// The configuration described so far (entry offset not yet resolved from a symbol).
     pub fn config(&self) -> &LaunchConfig {
         &self.config
     }
 
+    /// The limits the launch was created under.
     pub fn limits(&self) -> Limits {
         self.limits
     }
@@ -353,6 +397,7 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// The checked configuration the launch runs with, entry resolved.
     pub fn config(&self) -> &LaunchConfig {
         &self.config
     }

@@ -29,7 +29,12 @@ pub enum StopReason {
     /// The requested number of instructions ran.
     Steps,
     /// A warp is about to execute the instruction at a requested PC (not yet executed).
-    Breakpoint { warp: WarpId, pc: u32 },
+    Breakpoint {
+        /// The warp that reached the breakpoint.
+        warp: WarpId,
+        /// The breakpoint's PC: byte offset in `.text`.
+        pc: u32,
+    },
     /// Every workgroup has run.
     Finished,
     /// [`Stepper::interrupter`] was set (e.g. Ctrl-C): the run stopped between two
@@ -40,26 +45,59 @@ pub enum StopReason {
 /// Why a register or memory access was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StateError {
+    /// Every workgroup has run, so there are no warps or shared memory to access.
     #[error("no workgroup is running (the launch has finished)")]
     NoWorkgroup,
+    /// The warp index is not below the running workgroup's warp count.
     #[error("warp {warp}: the running workgroup has {warps} warps")]
-    NoSuchWarp { warp: u32, warps: usize },
+    NoSuchWarp {
+        /// The index asked for.
+        warp: u32,
+        /// Warps in the running workgroup.
+        warps: usize,
+    },
+    /// The warp belongs to a workgroup other than the running one.
     #[error("warp {warp:?} is not in the running workgroup {current:?}")]
-    NotCurrent { warp: WarpId, current: [u32; 3] },
+    NotCurrent {
+        /// The warp asked for.
+        warp: WarpId,
+        /// Coordinates of the running workgroup.
+        current: [u32; 3],
+    },
+    /// A vector register number of 128 or more.
     #[error("v{0}: there are 128 vector registers")]
     NoSuchVreg(u32),
+    /// A uniform register number of 64 or more.
     #[error("u{0}: there are 64 uniform registers")]
     NoSuchUreg(u32),
+    /// A lane number of 32 or more.
     #[error("lane {0}: a warp has 32 lanes")]
     NoSuchLane(u32),
+    /// The CSR number is not one a `csrr` can read.
     #[error("CSR {0:#x} cannot be read")]
     NoSuchCsr(u32),
+    /// Some byte of the range is not mapped global memory (or the range wraps); nothing
+    /// was read or written.
     #[error("{len} bytes at {addr:#x} are not all mapped global memory")]
-    Unmapped { addr: u64, len: u64 },
+    Unmapped {
+        /// Start address of the range.
+        addr: u64,
+        /// Length of the range in bytes.
+        len: u64,
+    },
+    /// The range reaches past the running workgroup's shared memory; nothing was read or
+    /// written.
     #[error(
         "{len} bytes at offset {addr:#x} are outside the workgroup's {size} bytes of shared memory"
     )]
-    OutsideShared { addr: u64, len: u64, size: u64 },
+    OutsideShared {
+        /// Start offset of the range in shared memory.
+        addr: u64,
+        /// Length of the range in bytes.
+        len: u64,
+        /// The workgroup's shared memory in bytes.
+        size: u64,
+    },
 }
 
 /// A launch run step by step on the calling thread.
@@ -136,10 +174,12 @@ impl Stepper {
         self.interrupt.clone()
     }
 
+    /// Whether instructions remain to run.
     pub fn state(&self) -> StepState {
         self.state
     }
 
+    /// The pre-decoded program the launch runs.
     pub fn program(&self) -> &Program {
         &self.program
     }
@@ -361,6 +401,7 @@ impl Stepper {
             .ok_or(StateError::NoSuchUreg(reg))
     }
 
+    /// Set uniform register `reg` of warp `index` to `value`.
     pub fn set_ureg(&mut self, index: u32, reg: u32, value: u32) -> Result<(), StateError> {
         if !self.warp_mut(index)?.set_ureg(reg as usize, value) {
             return Err(StateError::NoSuchUreg(reg));
