@@ -6,6 +6,7 @@
 pub struct Rng(u64);
 
 impl Rng {
+    /// The stream of `seed`; different seeds, even adjacent ones, give unrelated streams.
     pub fn new(seed: u64) -> Rng {
         // A zero state would stay zero; splitmix-style scrambling also separates close seeds.
         let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -15,6 +16,7 @@ impl Rng {
         Rng(if z == 0 { 1 } else { z })
     }
 
+    /// The next 64 bits of the stream.
     pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
@@ -24,6 +26,7 @@ impl Rng {
         x.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
+    /// The high 32 bits of the next [`Rng::next_u64`].
     pub fn next_u32(&mut self) -> u32 {
         (self.next_u64() >> 32) as u32
     }
@@ -33,14 +36,17 @@ impl Rng {
         lo + (self.next_u64() % u64::from(hi - lo)) as u32
     }
 
+    /// `n` words from [`Rng::next_u32`].
     pub fn words(&mut self, n: usize) -> Vec<u32> {
         (0..n).map(|_| self.next_u32()).collect()
     }
 
+    /// `n` words from [`Rng::range`]`(lo, hi)`.
     pub fn words_in(&mut self, n: usize, lo: u32, hi: u32) -> Vec<u32> {
         (0..n).map(|_| self.range(lo, hi)).collect()
     }
 
+    /// `n` bytes, each the top byte of one [`Rng::next_u64`].
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| (self.next_u64() >> 56) as u8).collect()
     }

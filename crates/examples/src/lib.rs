@@ -82,7 +82,9 @@ impl Outputs<'_> {
 /// An 8-bit indexed-colour picture: what `warpkit examples --save-images` writes as PNG.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
+    /// Pixels per row.
     pub width: u32,
+    /// Rows.
     pub height: u32,
     /// One palette index per pixel, row by row from the top.
     pub pixels: Vec<u8>,
@@ -102,8 +104,11 @@ pub enum StageArg {
     /// A buffer holding the first `len` bytes (all of them if `None`) of buffer `buffer`
     /// as stage `stage` left it: how a second pass consumes the first one's output.
     Output {
+        /// Index of an earlier stage of the same case.
         stage: usize,
+        /// Name of that stage's buffer argument.
         buffer: String,
+        /// Bytes to take from its start; `None` for the whole buffer.
         len: Option<usize>,
     },
 }
@@ -111,8 +116,11 @@ pub enum StageArg {
 /// One launch of the kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stage {
+    /// Workgroups in x, y, z.
     pub grid: [u32; 3],
+    /// Threads per workgroup in x, y, z.
     pub block: [u32; 3],
+    /// Bytes of shared memory per workgroup.
     pub shared_bytes: u32,
     /// Argument slots in order: slot k is at byte 8*k of the argument block.
     pub args: Vec<(String, StageArg)>,
@@ -121,8 +129,11 @@ pub struct Stage {
 /// The reference contents of one output buffer, as u32 words from its start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expected {
+    /// Index of the stage whose buffer is checked, in [`Case::stages`].
     pub stage: usize,
+    /// Name of the buffer argument of that stage.
     pub buffer: String,
+    /// The reference words; the buffer may be longer, the rest is not checked.
     pub words: Vec<u32>,
     /// 0: every word must equal `words`. Otherwise the words are f32 values, each within
     /// this many units in the last place of its reference (a NaN must match exactly): the
@@ -136,37 +147,55 @@ pub struct Expected {
 pub struct Case {
     /// The problem size, for people ("n=1048576", "256x256x256").
     pub problem: String,
+    /// The launches, run in order on the same program; later ones may take earlier
+    /// outputs ([`StageArg::Output`]).
     pub stages: Vec<Stage>,
+    /// The buffers to check after the last stage, compared in order.
     pub expected: Vec<Expected>,
 }
 
 /// The first difference between the output and the reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Check {
+    /// Every checked word equals its reference (or lies within its tolerance).
     Pass,
+    /// A word differs from its exact reference.
     Mismatch {
+        /// The buffer's name (for a LinxISA program: the memory address or register).
         buffer: String,
+        /// Index of the first differing word (element) in the buffer.
         index: usize,
+        /// The reference word.
         expected: u32,
+        /// The word the run produced.
         got: u32,
     },
     /// An f32 word further than the tolerance from its reference.
     Beyond {
+        /// The buffer's name.
         buffer: String,
+        /// Index of the first word out of tolerance.
         index: usize,
+        /// The reference value's bits.
         expected: u32,
+        /// The bits the run produced.
         got: u32,
+        /// The tolerance in units in the last place ([`Expected::ulps`]).
         ulps: u32,
     },
     /// The buffer is missing or shorter than the reference.
     Short {
+        /// The buffer's name.
         buffer: String,
+        /// Words the reference holds.
         expected_words: usize,
+        /// Whole words the buffer holds (0 if it is missing).
         got_words: usize,
     },
 }
 
 impl Check {
+    /// Whether this is [`Check::Pass`].
     pub fn passed(&self) -> bool {
         matches!(self, Check::Pass)
     }
@@ -212,10 +241,15 @@ impl std::fmt::Display for Check {
 /// What running an example measured and found.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// The example's name ([`Example::name`] or [`linx::LinxExample::name`]).
     pub name: &'static str,
+    /// The problem size ([`Case::problem`]; for a LinxISA program its mode and group size).
     pub problem: String,
+    /// Launches run (1 for a LinxISA program).
     pub launches: usize,
+    /// Workgroups summed over the launches (for a LinxISA program: its groups).
     pub workgroups: u64,
+    /// Warps summed over the launches (for a LinxISA program: its groups).
     pub warps: u64,
     /// Warp-instructions retired.
     pub instructions: u64,
@@ -223,6 +257,7 @@ pub struct Report {
     pub lane_ops: u64,
     /// Simulation time summed over the launches.
     pub wall: Duration,
+    /// The first difference from the reference, or [`Check::Pass`].
     pub check: Check,
     /// Every warp ended with `endpgm`.
     pub completed: bool,
@@ -260,25 +295,38 @@ impl Report {
 /// Why an example could not be run at all (as opposed to running and failing its check).
 #[derive(Debug, thiserror::Error)]
 pub enum ExampleError {
+    /// The source has assembly errors.
     #[error("examples/{name}.s does not assemble:\n{rendered}")]
     Assemble {
+        /// The example's name.
         name: &'static str,
+        /// The assembler's diagnostics with source excerpts.
         rendered: String,
     },
+    /// The model refused a stage's launch configuration.
     #[error("{name}: launch {stage} failed: {source}")]
     Launch {
+        /// The example's name.
         name: &'static str,
+        /// Index of the refused stage.
         stage: usize,
+        /// The model's reason.
         #[source]
         source: LaunchError,
     },
+    /// A [`StageArg::Output`] names a buffer an earlier stage does not have, or more bytes
+    /// than it holds.
     #[error(
         "{name}: stage {stage} takes buffer `{buffer}` of stage {from}, which it does not have"
     )]
     MissingOutput {
+        /// The example's name.
         name: &'static str,
+        /// Index of the stage taking the buffer.
         stage: usize,
+        /// Index of the stage it takes the buffer from.
         from: usize,
+        /// The buffer's name.
         buffer: String,
     },
 }
@@ -295,7 +343,9 @@ pub fn find(name: &str) -> Option<&'static Example> {
 
 /// What [`run_suite`] gives: each example's result, in the order given.
 pub struct SuiteResults {
+    /// One result per GPU example given.
     pub gpu: Vec<Result<Report, ExampleError>>,
+    /// One result per LinxISA program given.
     pub linx: Vec<Result<Report, linx::LinxExampleError>>,
 }
 

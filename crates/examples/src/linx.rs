@@ -11,12 +11,20 @@ use warpkit_linx::{Program, RunConfig, RunResult};
 pub enum Expect {
     /// `values` as consecutive little-endian elements of `bytes` bytes from `addr`.
     Memory {
+        /// Byte address of the first element.
         addr: u64,
+        /// Bytes per element: 1, 2, 4 or 8.
         bytes: u32,
+        /// The element values, zero-extended to 64 bits.
         values: Vec<u64>,
     },
     /// Global register `reg` (R0..R23).
-    Gpr { reg: u8, value: u64 },
+    Gpr {
+        /// Register number, 0..=23 (`warpkit_linx::GPR_NAMES`).
+        reg: u8,
+        /// Its final 64-bit value.
+        value: u64,
+    },
 }
 
 /// One program of `examples/linx/`.
@@ -24,7 +32,9 @@ pub enum Expect {
 pub struct LinxExample {
     /// `linx/` and the file stem: the name `warpkit examples NAME` takes.
     pub name: &'static str,
+    /// What it computes, in a few words.
     pub summary: &'static str,
+    /// The program text (`.s`), as `warpkit linx check` reads it.
     pub source: &'static str,
     /// The reference, from the program's initial state.
     reference: fn(&Program) -> Vec<Expect>,
@@ -34,7 +44,9 @@ pub struct LinxExample {
 #[derive(Debug, thiserror::Error)]
 #[error("examples/{name}.s does not pass `warpkit linx check`:\n{rendered}")]
 pub struct LinxExampleError {
+    /// The program's name (`linx/...`).
     pub name: &'static str,
+    /// Every static diagnostic with source excerpts, as `warpkit linx check` prints them.
     pub rendered: String,
 }
 
@@ -272,6 +284,7 @@ pub fn find(name: &str) -> Option<&'static LinxExample> {
 }
 
 impl LinxExample {
+    /// The program parsed and statically checked (`warpkit_linx::check`).
     pub fn program(&self) -> Result<Program, LinxExampleError> {
         let file = format!("examples/{}.s", self.name);
         warpkit_linx::check(&file, self.source).map_err(|d| LinxExampleError {
@@ -280,6 +293,8 @@ impl LinxExample {
         })
     }
 
+    /// What `prog` (this example's checked program) must leave in memory and registers,
+    /// computed on the host from its initial state.
     pub fn reference(&self, prog: &Program) -> Vec<Expect> {
         (self.reference)(prog)
     }
