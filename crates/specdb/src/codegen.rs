@@ -10,7 +10,7 @@ fn s(text: &str) -> String {
 
 /// Write `text` as `///` lines at `indent`, one per line of `text` (an empty line gives a
 /// bare `///`). The text is made safe for a line comment by [`comment_safe`].
-fn doc(o: &mut String, indent: &str, text: &str) {
+pub(crate) fn doc(o: &mut String, indent: &str, text: &str) {
     for line in text.split('\n') {
         if line.is_empty() {
             let _ = writeln!(o, "{indent}///");
@@ -48,7 +48,7 @@ fn one_line(text: &str) -> String {
 /// `text` as a Markdown code span on one line: fenced with one backtick more than the
 /// longest run of backticks inside, padded with a space where the text itself starts or
 /// ends with one.
-fn code(text: &str) -> String {
+pub(crate) fn code(text: &str) -> String {
     let text = one_line(text);
     let mut longest = 0;
     let mut run = 0;
@@ -68,7 +68,7 @@ fn code(text: &str) -> String {
 /// `text` as Markdown prose on one line: the characters that would start markup (code,
 /// emphasis, links, HTML, entities, strikethrough) are backslash-escaped, `_` only where it
 /// could open or close emphasis (not inside a word such as `scratch_lo`).
-fn prose(text: &str) -> String {
+pub(crate) fn prose(text: &str) -> String {
     let chars: Vec<char> = one_line(text).chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {

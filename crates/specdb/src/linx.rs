@@ -5,6 +5,7 @@
 //! There is no encoding here: the seeds' encoding figures for the SIMT block are lost, so
 //! the table describes assembly syntax, operand typing and semantics only.
 
+use crate::codegen::{code, doc, prose};
 use crate::{op_ident, parse, yaml_files, SpecError};
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -370,16 +371,95 @@ pub fn generate(db: &LinxDatabase) -> String {
         let _ = writeln!(o, "    /// `{syntax}`: {d}\n    {},", op_ident(f));
     }
     o.push_str("}\n\n");
-    let ops: BTreeSet<&str> = db.instructions.iter().map(|(_, e)| e.op.as_str()).collect();
+    let entries = || db.instructions.iter().map(|(_, e)| e);
+    // Each operation: its first mnemonic, semantics and source, and every mnemonic that
+    // performs it where there are several.
+    let ops: BTreeSet<&str> = entries().map(|e| e.op.as_str()).collect();
     o.push_str("/// The operation the model performs.\n");
     o.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\npub enum Op {\n");
     for op in &ops {
+        let performing: Vec<&LinxEntry> = entries().filter(|e| e.op == *op).collect();
+        let first = performing[0];
+        let mut text = format!(
+            "{}: {} {}",
+            code(&first.mnemonic),
+            prose(&first.semantics),
+            prose(&first.source)
+        );
+        if performing.len() > 1 {
+            let _ = write!(text, "\n\nPerformed by {}.", mnemonics(&performing));
+        }
+        doc(&mut o, "    ", &text);
         let _ = writeln!(o, "    {},", op_ident(op));
     }
     o.push_str("}\n\n");
-    o.push_str("/// Immediate operand kind.\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum ImmKind { None, Uimm, Simm, Shamt }\n\n");
-    o.push_str("/// Where an instruction's signedness comes from.\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum Signed { Opcode, Suffix, None }\n\n");
-    o.push_str("/// One row of the micro-instruction table.\n#[derive(Debug, Clone, Copy)]\npub struct InsnDef {\n    pub mnemonic: &'static str,\n    pub form: Form,\n    pub op: Op,\n    pub imm: ImmKind,\n    /// Access size in bits (memory forms), else 0.\n    pub access: u32,\n    pub signed: Signed,\n    /// Allowed queue output widths as a bit set: bit k for 8<<k bits.\n    pub out_widths: u8,\n    pub writes_globals: bool,\n    pub source: &'static str,\n    pub semantics: &'static str,\n}\n\n");
+    // The immediate kinds and signedness sources: SPEC.md section 3 rules 3, 6 and 8, and
+    // section 4; the kinds rare enough to be worth it list the mnemonics that use them.
+    let users = |field: fn(&LinxEntry) -> &str, value: &str| {
+        let using: Vec<&LinxEntry> = entries().filter(|e| field(e) == value).collect();
+        format!("\n\nUsed by {}.", mnemonics(&using))
+    };
+    fn imm(e: &LinxEntry) -> &str {
+        &e.imm
+    }
+    fn signed(e: &LinxEntry) -> &str {
+        &e.signed
+    }
+    let enums = [
+        (
+            "/// Immediate operand kind.\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum ImmKind {\n",
+            vec![
+                ("None", "No immediate of the `*_imm` forms (`jr` and `addtpc` bound theirs by their form).".to_string()),
+                ("Uimm", format!("Unsigned immediate 0..2^24-1, zero-extended, then cut to the input width w (SPEC §3 rule 8 \\[P\\]).{}", users(imm, "uimm"))),
+                ("Simm", format!("Signed immediate -2^23..2^23-1, sign-extended, then cut to the input width w (SPEC §3 rule 8 \\[P\\]).{}", users(imm, "simm"))),
+                ("Shamt", format!("Shift amount 0..w-1 for input width w (SPEC §4, ALU).{}", users(imm, "shamt"))),
+            ],
+        ),
+        (
+            "/// Where an instruction's signedness comes from.\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum Signed {\n",
+            vec![
+                ("Opcode", "The mnemonic fixes the signedness (`cmp.lt` against `cmp.ltu`, `sra` against `srl`); the operand suffixes give the width only (SPEC §3 rule 6).".to_string()),
+                ("Suffix", format!("The inputs' `.s*` or `.u*` suffix selects signed or unsigned (SPEC §3 rule 6).{}", users(signed, "suffix"))),
+                ("None", "The operation does not depend on signedness; the suffix still decides how a wider output is extended (SPEC §3 rule 3).".to_string()),
+            ],
+        ),
+    ];
+    for (header, variants) in enums {
+        o.push_str(header);
+        for (variant, text) in variants {
+            doc(&mut o, "    ", &text);
+            let _ = writeln!(o, "    {variant},");
+        }
+        o.push_str("}\n\n");
+    }
+    o.push_str(
+        "/// One row of the micro-instruction table.
+#[derive(Debug, Clone, Copy)]
+pub struct InsnDef {
+    /// The body mnemonic as written in the source, lower case (`add`, `cmp.ltu`, `lw.add`).
+    pub mnemonic: &'static str,
+    /// Operand shape and typing rule the instruction follows.
+    pub form: Form,
+    /// The operation performed; several mnemonics may share one (`add` and `addi`).
+    pub op: Op,
+    /// Kind and range of the immediate of the `*_imm` forms; `ImmKind::None` for every other form.
+    pub imm: ImmKind,
+    /// Access size in bits (memory forms), else 0.
+    pub access: u32,
+    /// Where the signedness of the inputs comes from (SPEC §3 rule 6).
+    pub signed: Signed,
+    /// Allowed queue output widths as a bit set: bit k for 8<<k bits.
+    pub out_widths: u8,
+    /// Whether the destination is a global register: only reduces write globals \\[004\\], any other instruction naming one is E-GDST.
+    pub writes_globals: bool,
+    /// Source tags of the entry's facts: \\[003\\], \\[004\\], \\[pub ...\\] or \\[P\\].
+    pub source: &'static str,
+    /// The result in one line of plain text, as `docs/linx-reference.md` lists it.
+    pub semantics: &'static str,
+}
+
+",
+    );
     o.push_str("/// Every micro-instruction, in table order.\npub static INSNS: &[InsnDef] = &[\n");
     for (_, e) in &db.instructions {
         let mut widths = 0u8;
@@ -402,6 +482,15 @@ pub fn generate(db: &LinxDatabase) -> String {
     }
     o.push_str("];\n");
     o
+}
+
+/// `` `a`, `b` ``: the mnemonics of `entries`, for a doc comment.
+fn mnemonics(entries: &[&LinxEntry]) -> String {
+    entries
+        .iter()
+        .map(|e| code(&e.mnemonic))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn cell(text: &str) -> String {

@@ -7,8 +7,9 @@ pub mod num {
     /// `mode` (read-write): rounding mode, flush-to-zero and floating-point trap enables
     /// (layout: [`super::mode`]).
     pub const MODE: u32 = 0x001;
-    /// `fflags` (read-write): the accrued floating-point flags NV, DZ, OF, UF, NX in bits 4
-    /// down to 0; a write keeps only those bits.
+    /// `fflags` (read-write): the accrued floating-point flags; a write keeps only
+    /// `fflags[4:0]` (seed 001 §3.3). Their order, NV DZ OF UF NX from bit 4 down, is provisional
+    /// (§4 is lost; `docs/provisional.md`).
     pub const FFLAGS: u32 = 0x002;
     /// `trapctl` (read-write): trap enables and stop policy, contents left to a later
     /// version of the seeds.
