@@ -228,7 +228,7 @@ fn located(
     } else {
         1
     };
-    let gutter = line.to_string().len().max(4);
+    let gutter = line.to_string().len().max(5);
     writeln!(out, "{line:>gutter$} | {text}").unwrap();
     let pad: String = text
         .chars()
