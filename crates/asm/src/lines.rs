@@ -18,6 +18,8 @@ pub struct LineRow {
     pub file: u32,
     /// 1-based line; 0 means "no source line" (DWARF's convention).
     pub line: u32,
+    /// 1-based column; 0 means unknown (DWARF's "left edge"). Only `.loc` gives one.
+    pub column: u32,
 }
 
 /// Where an instruction came from.
@@ -29,12 +31,19 @@ pub struct Location<'a> {
     pub file_index: u32,
     /// 1-based.
     pub line: u32,
+    /// 1-based column; 0 when unknown.
+    pub column: u32,
 }
 
 impl fmt::Display for Location<'_> {
-    /// `file:line`, as compilers and debuggers print it.
+    /// `file:line`, or `file:line:column` when the column is known, as compilers and
+    /// debuggers print it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
+        write!(f, "{}:{}", self.file, self.line)?;
+        if self.column != 0 {
+            write!(f, ":{}", self.column)?;
+        }
+        Ok(())
     }
 }
 
@@ -69,7 +78,8 @@ impl LineTable {
                     }
                 }
                 // A row that says the same as the one before it adds nothing.
-                Some(last) if last.file == r.file && last.line == r.line => {}
+                Some(last)
+                    if last.file == r.file && last.line == r.line && last.column == r.column => {}
                 _ => kept.push(r),
             }
         }
@@ -109,8 +119,8 @@ impl LineTable {
         &self.files
     }
 
-    /// The rows, sorted by address, one per address; a row differs in file or line from
-    /// the one before it.
+    /// The rows, sorted by address, one per address; a row differs in file, line or
+    /// column from the one before it.
     pub fn rows(&self) -> &[LineRow] {
         &self.rows
     }
@@ -136,6 +146,7 @@ impl LineTable {
             file: self.files.get(r.file as usize)?,
             file_index: r.file,
             line: r.line,
+            column: r.column,
         })
     }
 
@@ -243,6 +254,7 @@ mod tests {
             address,
             file,
             line,
+            column: 0,
         }
     }
 

@@ -138,18 +138,27 @@ mod tests {
                     address: 0,
                     file: 0,
                     line: 3,
+                    column: 0,
                 },
                 LineRow {
                     address: 8,
                     file: 0,
                     line: 5,
+                    column: 0,
+                },
+                LineRow {
+                    address: 12,
+                    file: 0,
+                    line: 5,
+                    column: 9,
                 },
             ],
-            12,
+            16,
         );
         assert_eq!(location_suffix(&lines, 4), " (k.s:3)");
         assert_eq!(location_suffix(&lines, 8), " (k.s:5)");
-        assert_eq!(location_suffix(&lines, 12), "");
+        assert_eq!(location_suffix(&lines, 12), " (k.s:5:9)");
+        assert_eq!(location_suffix(&lines, 16), "");
         assert_eq!(location_suffix(&LineTable::default(), 0), "");
     }
 }

@@ -3,6 +3,7 @@
 //! operand parser all read or update it, so it sits below each of them.
 
 use super::line_err::LineErr;
+use super::locs::Locs;
 use crate::error::{closest, AsmError, AsmWarning, MAX_ERRORS};
 use crate::expr::{Lookup, Resolve, Val};
 use crate::{ListingLine, Section, SymbolKind};
@@ -98,6 +99,8 @@ pub(super) struct Asm<'s> {
     pub(super) sizes: Vec<(&'s str, Stmt, usize, usize)>,
     /// Type and size of labels, by symbol index, from `.type` and `.size`.
     pub(super) kinds: HashMap<usize, (SymbolKind, u64), crate::lex::FastHash>,
+    /// `.file N` names and `.loc` locations.
+    pub(super) locs: Locs,
 }
 
 pub(super) struct Here<'a, 's> {
@@ -197,6 +200,7 @@ impl<'s> Asm<'s> {
             types: Vec::new(),
             sizes: Vec::new(),
             kinds: HashMap::default(),
+            locs: Locs::default(),
         }
     }
 
