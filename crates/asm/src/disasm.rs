@@ -263,8 +263,7 @@ fn disassemble_named(
         labels.insert(*t, name);
     }
     let mut out = String::with_capacity(items.len() * 40);
-    // The (file, line) of the last location row printed.
-    let mut shown: Option<(u32, u32)> = None;
+    let mut shown = Shown::default();
     for (addr, item) in &items {
         if options.plain {
             plain_line(&mut out, item, *addr, bytes, base);
@@ -290,18 +289,32 @@ fn disassemble_named(
     out
 }
 
-/// The `FILE:LINE` row (and the line's text) above the instruction at `addr`, when its
-/// source line is not the one shown last.
-fn source_row(out: &mut String, lines: Lines, addr: u64, shown: &mut Option<(u32, u32)>) {
+/// What `dis -l` printed last above an instruction.
+#[derive(Default)]
+struct Shown {
+    /// The (file, line, column) of the last location row.
+    location: Option<(u32, u32, u32)>,
+    /// The (file, line) whose text was printed last.
+    text: Option<(u32, u32)>,
+}
+
+/// The `FILE:LINE[:COLUMN]` row above the instruction at `addr` when its location is not
+/// the one shown last, and the line's text when the line is not the one shown last (code
+/// of one line from several columns shows the text once).
+fn source_row(out: &mut String, lines: Lines, addr: u64, shown: &mut Shown) {
     let Some(at) = lines.table.lookup(addr) else {
-        *shown = None;
+        *shown = Shown::default();
         return;
     };
-    if *shown == Some((at.file_index, at.line)) {
+    if shown.location == Some((at.file_index, at.line, at.column)) {
         return;
     }
-    *shown = Some((at.file_index, at.line));
+    shown.location = Some((at.file_index, at.line, at.column));
     let _ = writeln!(out, "{at}");
+    if shown.text == Some((at.file_index, at.line)) {
+        return;
+    }
+    shown.text = Some((at.file_index, at.line));
     if let Some(text) = lines.texts.and_then(|t| t.line(at.file_index, at.line)) {
         let _ = writeln!(out, "{text}");
     }

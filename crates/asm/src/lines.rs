@@ -154,7 +154,33 @@ impl LineTable {
     /// file is matched by its name or, failing that, by its last path component), or of
     /// the next line after it that has code. `None` when no code comes from there.
     pub fn address_of_line(&self, file: Option<&str>, line: u32) -> Option<u64> {
-        let wanted: Vec<bool> = match file {
+        let wanted = self.wanted_files(file);
+        self.rows
+            .iter()
+            .filter(|r| wanted.get(r.file as usize) == Some(&true) && r.line >= line)
+            .min_by_key(|r| (r.line, r.address))
+            .map(|r| r.address)
+    }
+
+    /// The first address of the code of line `line`, column `column` of `file` (matched
+    /// as by [`LineTable::address_of_line`]), or of the nearest column after it on that
+    /// line, or else of the first later line with code.
+    pub fn address_of_column(&self, file: Option<&str>, line: u32, column: u32) -> Option<u64> {
+        let wanted = self.wanted_files(file);
+        self.rows
+            .iter()
+            .filter(|r| {
+                wanted.get(r.file as usize) == Some(&true)
+                    && (r.line > line || (r.line == line && r.column >= column))
+            })
+            .min_by_key(|r| (r.line, r.column, r.address))
+            .map(|r| r.address)
+    }
+
+    /// Which files `file` names: by their name or, failing that, their last path
+    /// component; every file for `None`.
+    fn wanted_files(&self, file: Option<&str>) -> Vec<bool> {
+        match file {
             None => vec![true; self.files.len()],
             Some(name) => {
                 let exact: Vec<bool> = self.files.iter().map(|f| f == name).collect();
@@ -166,12 +192,7 @@ impl LineTable {
                     self.files.iter().map(|f| base(f) == b).collect()
                 }
             }
-        };
-        self.rows
-            .iter()
-            .filter(|r| wanted.get(r.file as usize) == Some(&true) && r.line >= line)
-            .min_by_key(|r| (r.line, r.address))
-            .map(|r| r.address)
+        }
     }
 }
 

@@ -77,8 +77,8 @@ pub fn deadlock_message(d: &DeadlockReport) -> String {
     )
 }
 
-/// " (k.s:12)": where the code at `pc` came from, to append to a message about `pc`;
-/// empty when `lines` does not know.
+/// " (k.s:12)", or " (k.cl:12:5)" when the column is known: where the code at `pc` came
+/// from, to append to a message about `pc`; empty when `lines` does not know.
 pub fn location_suffix(lines: &LineTable, pc: u32) -> String {
     lines
         .lookup(u64::from(pc))

@@ -15,6 +15,7 @@ mod examples_images;
 mod float_programs;
 mod lines;
 mod linx_cli;
+mod loc_cli;
 mod profile;
 mod reports;
 mod run_cli;
