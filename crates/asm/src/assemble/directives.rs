@@ -42,6 +42,8 @@ const DIRECTIVES: &[&str] = &[
     ".size",
     ".file",
     ".loc",
+    ".kernel",
+    ".param",
     ".ident",
     ".include",
     ".macro",
@@ -382,6 +384,8 @@ impl<'s> Asm<'s> {
                 }
             }
             ".file" => self.file_directive(stmt, code, ws, we),
+            ".kernel" => self.kernel_directive(stmt, code, ws, we),
+            ".param" => self.param_directive(stmt, code, ws, we),
             ".loc" => self.loc_directive(stmt, code, ws, we),
             ".ident" | ".local" => {
                 // `.ident` names the compiler: nothing to do. Every label is local unless
@@ -787,7 +791,7 @@ impl<'s> Asm<'s> {
     }
 
     /// Check that `code[s..e]` is a symbol name; report it otherwise.
-    fn symbol_name(&mut self, stmt: &Stmt, code: &str, s: usize, e: usize) -> bool {
+    pub(super) fn symbol_name(&mut self, stmt: &Stmt, code: &str, s: usize, e: usize) -> bool {
         let b = code.as_bytes();
         if s < e && is_ident_start(b[s]) && ident_end(b, s) == e && &code[s..e] != "." {
             return true;

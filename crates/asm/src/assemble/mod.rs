@@ -6,6 +6,7 @@
 
 mod directives;
 mod expand;
+mod kernel_directives;
 mod line_err;
 mod locs;
 mod operands;
@@ -290,6 +291,7 @@ impl<'s> Asm<'s> {
         self.fixups();
         self.check_globals();
         self.apply_types_and_sizes();
+        let kernels = self.finish_kernels();
         let [text, data] = std::mem::take(&mut self.out);
         let program = Program {
             text,
@@ -298,6 +300,7 @@ impl<'s> Asm<'s> {
             lines: LineTable::default(),
             listing: std::mem::take(&mut self.listing),
             warnings: std::mem::take(&mut self.warnings),
+            kernels,
         };
         if self.errors.is_empty() && self.dropped == 0 && !self.any_statement {
             self.errors.push(AsmError {

@@ -2,6 +2,7 @@
 //! what an operand's expression sees of it. The statement pass, the directives and the
 //! operand parser all read or update it, so it sits below each of them.
 
+use super::kernel_directives::KernelDecls;
 use super::line_err::LineErr;
 use super::locs::Locs;
 use crate::error::{closest, AsmError, AsmWarning, MAX_ERRORS};
@@ -101,6 +102,8 @@ pub(super) struct Asm<'s> {
     pub(super) kinds: HashMap<usize, (SymbolKind, u64), crate::lex::FastHash>,
     /// `.file N` names and `.loc` locations.
     pub(super) locs: Locs,
+    /// `.kernel` and `.param` directives, checked once the file is read.
+    pub(super) kernel_decls: KernelDecls,
 }
 
 pub(super) struct Here<'a, 's> {
@@ -201,6 +204,7 @@ impl<'s> Asm<'s> {
             sizes: Vec::new(),
             kinds: HashMap::default(),
             locs: Locs::default(),
+            kernel_decls: KernelDecls::default(),
         }
     }
 
