@@ -53,14 +53,17 @@ pub fn disassemble(bytes: &[u8], base: u64, options: &DisOptions) -> String {
 /// reassembles to the same metadata).
 #[derive(Clone, Copy)]
 struct Names<'a> {
-    all: &'a BTreeMap<u64, Vec<&'a str>>,
-    plain: &'a BTreeMap<u64, Vec<&'a str>>,
+    all: &'a ByOffset<'a>,
+    plain: &'a ByOffset<'a>,
 }
 
+/// Names by offset.
+type ByOffset<'a> = BTreeMap<u64, Vec<&'a str>>;
+
 /// The `.text` symbols by offset, and the kernel entries among them.
-fn text_names(program: &Program) -> (BTreeMap<u64, Vec<&str>>, BTreeMap<u64, Vec<&str>>) {
-    let mut all: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
-    let mut kernels: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+fn text_names(program: &Program) -> (ByOffset<'_>, ByOffset<'_>) {
+    let mut all = ByOffset::new();
+    let mut kernels = ByOffset::new();
     for s in program
         .symbols
         .iter()
