@@ -285,8 +285,7 @@ fn hexadecimal<F: Format>(text: &str) -> Result<u64, LiteralError> {
     let mut sticky = false;
     let mut any = false;
     let mut fraction = false;
-    loop {
-        let Some(&c) = b.get(i) else { break };
+    while let Some(&c) = b.get(i) {
         if c == b'.' && !fraction {
             fraction = true;
             i += 1;
