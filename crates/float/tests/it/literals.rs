@@ -34,7 +34,7 @@ fn oracle<T: Float>(text: &str) -> Result<u64, LiteralError> {
 }
 
 fn check<F: Format, T: Float>(text: &str) {
-    let got = parse_literal::<F>(text).map(|b| warpkit_float::Bits::to_u64(b));
+    let got = parse_literal::<F>(text).map(warpkit_float::Bits::to_u64);
     assert_eq!(got, oracle::<T>(text), "{} {text}", F::NAME);
 }
 
