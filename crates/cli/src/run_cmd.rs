@@ -93,6 +93,8 @@ pub fn run(args: Args) -> Outcome {
         return crate::checkpoint_cmd::resume(&args, path, &outs);
     }
     let mut launch = args.launch.launch(args.dump_state.is_some())?;
+    // The kernel first: its metadata says how to read the arguments.
+    let object = args.launch.load(&mut launch)?;
     args.launch.add_args(&mut launch)?;
     for (name, _) in &outs {
         match launch.args().iter().find(|a| &a.name == name) {
@@ -109,7 +111,6 @@ pub fn run(args: Args) -> Outcome {
             }
         }
     }
-    let object = args.launch.load(&mut launch)?;
     let interrupts = Interrupts::install();
     launch.cancel(interrupts.cancel.clone());
     if args.stop_after_steps.is_some() {
@@ -200,6 +201,7 @@ mod tests_support {
                 max_steps: DEFAULT_MAX_STEPS,
                 max_total_steps: None,
                 entry: None,
+                kernel: None,
                 max_memory: DEFAULT_MAX_MEMORY,
                 max_workgroups: DEFAULT_MAX_WORKGROUPS,
                 engine: None,

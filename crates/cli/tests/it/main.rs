@@ -13,6 +13,7 @@ mod debug_cli;
 mod engine_cli;
 mod examples_images;
 mod float_programs;
+mod kernel_meta;
 mod lines;
 mod linx_cli;
 mod loc_cli;
