@@ -363,7 +363,7 @@ pub(crate) fn slot_value(param: &ParamInfo, value: ParamValue) -> Result<Slot, S
         }
         ParamValue::Float(f) if kind.float_bits().is_some() => {
             let bits = float_to_format(kind, f).ok_or_else(|| {
-                format!("{f} is out of range for {kind} (it would round to infinity)")
+                format!("{f:?} is out of range for {kind} (it would round to infinity)")
             })?;
             Ok(Slot::Value(ArgValue::Int(bits)))
         }
