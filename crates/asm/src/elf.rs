@@ -244,14 +244,12 @@ fn read_kernels(
     let bytes = section.data().map_err(|e| bad(e.to_string()))?;
     let kernels = crate::kernels::from_json(bytes).map_err(bad)?;
     for k in &kernels {
-        match program.symbol(&k.name) {
-            Some(s) if s.section == Section::Text => {}
-            _ => {
-                return Err(bad(format!(
-                    "kernel `{}` is not a .text symbol of the object",
-                    k.name
-                )))
-            }
+        let is_text = |s: &Symbol| s.name == k.name && s.section == Section::Text;
+        if !program.symbols.iter().any(is_text) {
+            return Err(bad(format!(
+                "kernel `{}` is not a .text symbol of the object",
+                k.name
+            )));
         }
     }
     Ok(kernels)
