@@ -96,6 +96,8 @@ pub fn run(args: Args) -> Outcome {
     // The kernel first: its metadata says how to read the arguments.
     let object = args.launch.load(&mut launch)?;
     args.launch.add_args(&mut launch)?;
+    // A kernel launched by its metadata is never bare.
+    let bare = !launch_options && launch.kernel_info().is_none();
     for (name, _) in &outs {
         match launch.args().iter().find(|a| &a.name == name) {
             Some(a) if matches!(a.value, ArgValue::Buffer(_)) => {}
@@ -123,15 +125,7 @@ pub fn run(args: Args) -> Outcome {
             .session()
             .map_err(|e| Failure::BadInput(e.to_string()))?;
         let ran = crate::checkpoint_cmd::drive(&args, session, Some(steps), &object.lines)?;
-        return conclude(
-            &args,
-            &outs,
-            ran,
-            &shown,
-            !launch_options,
-            &interrupts,
-            &object.lines,
-        );
+        return conclude(&args, &outs, ran, &shown, bare, &interrupts, &object.lines);
     }
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let total = prepared.workgroups();
@@ -170,7 +164,7 @@ pub fn run(args: Args) -> Outcome {
         &outs,
         Ran::Finished(result, trace_error),
         &shown,
-        !launch_options,
+        bare,
         &interrupts,
         &object.lines,
     )

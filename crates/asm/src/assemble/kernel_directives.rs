@@ -6,33 +6,10 @@
 use super::directives::string_literal;
 use super::line_err::{lerr, LineErr};
 use super::operands::quote;
-use super::state::{Asm, Stmt, SymDef};
+use super::state::{Asm, KernelDecl, ParamDecl, Stmt, SymDef};
 use crate::error::{closest, ErrorKind};
 use crate::lex::{skip_ws, split_operands, trim_range};
 use crate::{KernelInfo, ParamInfo, ParamKind, Section};
-
-/// A `.kernel` as read: the metadata and where its name is.
-pub(super) struct KernelDecl {
-    info: KernelInfo,
-    stmt: Stmt,
-    name: (usize, usize),
-}
-
-/// A `.param` as read, before it joins its kernel.
-pub(super) struct ParamDecl {
-    kernel: String,
-    kernel_at: (usize, usize),
-    param: ParamInfo,
-    name_at: (usize, usize),
-    stmt: Stmt,
-}
-
-/// Kernel metadata read so far.
-#[derive(Default)]
-pub(super) struct KernelDecls {
-    kernels: Vec<KernelDecl>,
-    params: Vec<ParamDecl>,
-}
 
 const KERNEL_USAGE: &str = "`.kernel NAME[, shared=BYTES][, scratch=BYTES][, block=XxYxZ]`";
 const PARAM_USAGE: &str = "`.param KERNEL, NAME, KIND[, \"C type\"]`";

@@ -6,30 +6,9 @@
 use super::directives::string_literal;
 use super::line_err::{lerr, LineErr};
 use super::operands::quote;
-use super::state::{Asm, Stmt};
+use super::state::{Asm, LocMark, Stmt};
 use crate::error::ErrorKind;
 use crate::lex::skip_ws;
-
-/// A source location set by `.loc`: listing rows from `from` on (until the next mark) are
-/// attributed to it.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct LocMark {
-    /// Index of the first listing row the location applies to.
-    pub(super) from: usize,
-    /// Index into [`Locs::files`].
-    pub(super) file: usize,
-    pub(super) line: u32,
-    pub(super) column: u32,
-}
-
-/// What `.file` and `.loc` declared in one assembly.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Locs {
-    /// `(file number, path)` of each `.file N`, in declaration order.
-    pub(super) files: Vec<(u32, String)>,
-    /// Every `.loc`, in source order.
-    pub(super) marks: Vec<LocMark>,
-}
 
 /// `.loc` options that take no value.
 const FLAGS: &[&str] = &["basic_block", "prologue_end", "epilogue_begin"];

@@ -57,7 +57,7 @@ fn line_table(
     program: &Program,
     mut files: Vec<String>,
     site: &mut dyn FnMut(usize) -> Option<(u32, u32)>,
-    locs: &locs::Locs,
+    locs: &state::Locs,
 ) -> LineTable {
     let loc_files: Vec<u32> = locs
         .files

@@ -163,6 +163,16 @@ fn a_program_with_one_kernel_launches_it_without_kernel() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(words(&d.join("o.bin")), vec![u32::MAX - 1; 32]);
+    // A kernel without parameters launched without options is still no bare run: a
+    // fault near address 0 gets no note about one.
+    std::fs::write(
+        d.join("zero.s"),
+        ".kernel k\nk:\n    uload.b32 u1, u[30:31], 0\n    waitcnt sm=0\n    endpgm\n",
+    )
+    .unwrap();
+    let o = run(&d, "zero.s", &[]);
+    expect(&o, 1, &["cause 5"]);
+    assert!(!stderr(&o).contains("bare run"), "{}", stderr(&o));
     // Without arguments: the first parameter is missing.
     expect(
         &run(&d, "one.s", &[]),
