@@ -81,10 +81,11 @@ fuzz_target!(|bytes: &[u8]| {
     let rows = kept
         .rows
         .iter()
-        .map(|&(address, file, line)| LineRow {
+        .map(|&(address, file, line, column)| LineRow {
             address,
             file,
             line,
+            column,
         })
         .collect();
     let lines = LineTable::new(kept.files.clone(), rows, kept.end);

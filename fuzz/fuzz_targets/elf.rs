@@ -1,6 +1,7 @@
 //! Mutated ELF code objects (seeded with files `warpkit asm --format elf` wrote, which carry
-//! DWARF `.debug_line`): the loader answers with a program or an error, never a panic (bad
-//! debug information leaves an empty line table that says why), and what it loads
+//! DWARF `.debug_line` and kernel metadata): the loader answers with a program or an error,
+//! never a panic (bad debug information leaves an empty line table that says why), what it
+//! loads writes and loads back with the same code and kernels, and what it loads
 //! disassembles (with its source lines too) and runs (under a step limit) without a panic
 //! either.
 #![no_main]
@@ -30,6 +31,7 @@ fuzz_target!(|bytes: &[u8]| {
     // What loads must be writable again and load back to the same program text.
     let again = load_object(&write_elf(&p)).expect("a written ELF file loads");
     assert_eq!(again.text, p.text);
+    assert_eq!(again.kernels, p.kernels);
     // Writing the line table loses no row (names made DWARF-safe may merge two files).
     assert!(again.lines.rows().len() <= p.lines.rows().len());
     assert!(again.lines.damaged().is_none());

@@ -40,7 +40,55 @@ fn label(addr: u64) -> String {
 
 /// Disassemble `bytes`, the first of which is at address `base`.
 pub fn disassemble(bytes: &[u8], base: u64, options: &DisOptions) -> String {
-    disassemble_named(bytes, base, options, &BTreeMap::new(), None)
+    let none = BTreeMap::new();
+    let names = Names {
+        all: &none,
+        plain: &none,
+    };
+    disassemble_named(bytes, base, options, names, None)
+}
+
+/// The `.text` labels to show: every symbol in objdump mode; in plain mode only the kernel
+/// entries, which the kernel metadata printed after the code names (so the text
+/// reassembles to the same metadata).
+#[derive(Clone, Copy)]
+struct Names<'a> {
+    all: &'a ByOffset<'a>,
+    plain: &'a ByOffset<'a>,
+}
+
+/// Names by offset.
+type ByOffset<'a> = BTreeMap<u64, Vec<&'a str>>;
+
+/// The `.text` symbols by offset, and the kernel entries among them.
+fn text_names(program: &Program) -> (ByOffset<'_>, ByOffset<'_>) {
+    let mut all = ByOffset::new();
+    let mut kernels = ByOffset::new();
+    for s in program
+        .symbols
+        .iter()
+        .filter(|s| s.section == Section::Text)
+    {
+        all.entry(s.offset).or_default().push(&s.name);
+        if program.kernel(&s.name).is_some() {
+            kernels.entry(s.offset).or_default().push(&s.name);
+        }
+    }
+    (all, kernels)
+}
+
+/// The kernel metadata after the disassembly: the `.kernel` and `.param` directives that
+/// declare it (under a heading in objdump mode).
+fn kernel_metadata(program: &Program, options: &DisOptions) -> String {
+    if program.kernels.is_empty() {
+        return String::new();
+    }
+    let heading = if options.plain {
+        ""
+    } else {
+        "\nKernel metadata (section .warpkit.kernels):\n"
+    };
+    format!("{heading}{}", crate::kernels::directives(&program.kernels))
 }
 
 /// What `dis -l` shows above the instructions: the line table, and the source texts when
@@ -63,15 +111,12 @@ fn disassemble_program_lines(
     options: &DisOptions,
     lines: Option<Lines>,
 ) -> String {
-    let mut names: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
-    for s in program
-        .symbols
-        .iter()
-        .filter(|s| s.section == Section::Text)
-    {
-        names.entry(s.offset).or_default().push(&s.name);
-    }
-    let mut out = disassemble_named(&program.text, 0, options, &names, lines);
+    let (all, plain) = text_names(program);
+    let names = Names {
+        all: &all,
+        plain: &plain,
+    };
+    let mut out = disassemble_named(&program.text, 0, options, names, lines);
     if !program.data.is_empty() {
         out.push_str(if options.plain {
             ".data\n"
@@ -119,6 +164,7 @@ fn disassemble_program_lines(
             }
         }
     }
+    out.push_str(&kernel_metadata(program, options));
     out
 }
 
@@ -161,14 +207,11 @@ fn program_to(
     if program.text.len() <= PIECE {
         return out.write_all(disassemble_program_lines(program, options, lines).as_bytes());
     }
-    let mut names: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
-    for s in program
-        .symbols
-        .iter()
-        .filter(|s| s.section == Section::Text)
-    {
-        names.entry(s.offset).or_default().push(&s.name);
-    }
+    let (all, plain) = text_names(program);
+    let names = Names {
+        all: &all,
+        plain: &plain,
+    };
     let text = &program.text;
     let mut start = 0usize;
     while start < text.len() {
@@ -184,7 +227,7 @@ fn program_to(
             };
             end = (end + len).min(text.len());
         }
-        let piece = disassemble_named(&text[start..end], start as u64, options, &names, lines);
+        let piece = disassemble_named(&text[start..end], start as u64, options, names, lines);
         out.write_all(piece.as_bytes())?;
         start = end;
     }
@@ -196,6 +239,7 @@ fn program_to(
             .filter(|s| s.section == Section::Data)
             .cloned()
             .collect(),
+        kernels: program.kernels.clone(),
         ..Program::default()
     };
     out.write_all(disassemble_program(&data_only, options).as_bytes())
@@ -205,7 +249,7 @@ fn disassemble_named(
     bytes: &[u8],
     base: u64,
     options: &DisOptions,
-    names: &BTreeMap<u64, Vec<&str>>,
+    names: Names,
     lines: Option<Lines>,
 ) -> String {
     let mut items = Vec::new();
@@ -257,19 +301,22 @@ fn disassemble_named(
     let mut labels: BTreeMap<u64, String> = BTreeMap::new();
     for t in &targets {
         let name = names
+            .all
             .get(t)
             .and_then(|n| n.first())
             .map_or_else(|| label(*t), |n| n.to_string());
         labels.insert(*t, name);
     }
     let mut out = String::with_capacity(items.len() * 40);
-    // The (file, line) of the last location row printed.
-    let mut shown: Option<(u32, u32)> = None;
+    let mut shown = Shown::default();
     for (addr, item) in &items {
         if options.plain {
+            for n in names.plain.get(addr).into_iter().flatten() {
+                let _ = writeln!(out, "{n}:");
+            }
             plain_line(&mut out, item, *addr, bytes, base);
         } else {
-            match names.get(addr) {
+            match names.all.get(addr) {
                 Some(ns) => {
                     for n in ns {
                         let _ = writeln!(out, "{n}:");
@@ -290,18 +337,32 @@ fn disassemble_named(
     out
 }
 
-/// The `FILE:LINE` row (and the line's text) above the instruction at `addr`, when its
-/// source line is not the one shown last.
-fn source_row(out: &mut String, lines: Lines, addr: u64, shown: &mut Option<(u32, u32)>) {
+/// What `dis -l` printed last above an instruction.
+#[derive(Default)]
+struct Shown {
+    /// The (file, line, column) of the last location row.
+    location: Option<(u32, u32, u32)>,
+    /// The (file, line) whose text was printed last.
+    text: Option<(u32, u32)>,
+}
+
+/// The `FILE:LINE[:COLUMN]` row above the instruction at `addr` when its location is not
+/// the one shown last, and the line's text when the line is not the one shown last (code
+/// of one line from several columns shows the text once).
+fn source_row(out: &mut String, lines: Lines, addr: u64, shown: &mut Shown) {
     let Some(at) = lines.table.lookup(addr) else {
-        *shown = None;
+        *shown = Shown::default();
         return;
     };
-    if *shown == Some((at.file_index, at.line)) {
+    if shown.location == Some((at.file_index, at.line, at.column)) {
         return;
     }
-    *shown = Some((at.file_index, at.line));
+    shown.location = Some((at.file_index, at.line, at.column));
     let _ = writeln!(out, "{at}");
+    if shown.text == Some((at.file_index, at.line)) {
+        return;
+    }
+    shown.text = Some((at.file_index, at.line));
     if let Some(text) = lines.texts.and_then(|t| t.line(at.file_index, at.line)) {
         let _ = writeln!(out, "{text}");
     }

@@ -57,6 +57,7 @@ pub(crate) fn write_sections(lines: &LineTable, text_len: u64) -> Vec<(&'static 
         row.address_offset = r.address;
         row.file = ids[r.file as usize];
         row.line = u64::from(r.line);
+        row.column = u64::from(r.column);
         row.is_statement = true;
         program.generate_row();
     }
@@ -163,16 +164,23 @@ pub(crate) fn read_table<'a>(
                     f
                 }
             };
-            let line = if row.end_sequence() {
-                0
+            let (line, column) = if row.end_sequence() {
+                (0, 0)
             } else {
-                row.line()
-                    .map_or(0, |l| u32::try_from(l.get()).unwrap_or(0))
+                let line = row
+                    .line()
+                    .map_or(0, |l| u32::try_from(l.get()).unwrap_or(0));
+                let column = match row.column() {
+                    gimli::ColumnType::LeftEdge => 0,
+                    gimli::ColumnType::Column(c) => u32::try_from(c.get()).unwrap_or(0),
+                };
+                (line, column)
             };
             rows.push(LineRow {
                 address,
                 file,
                 line,
+                column,
             });
         }
     }

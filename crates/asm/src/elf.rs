@@ -1,6 +1,7 @@
 //! ELF64 little-endian code objects (docs/elf.md): `.text`, `.data`, `.symtab` with the
-//! labels (local) and `.global` symbols (global), and the source lines as DWARF
-//! (`.debug_line` and the sections it needs, see `dwarf.rs`). `object::write::Object` refuses unknown
+//! labels (local) and `.global` symbols (global), the source lines as DWARF
+//! (`.debug_line` and the sections it needs, see `dwarf.rs`) and the kernel metadata as
+//! JSON (`.warpkit.kernels`, see `kernels.rs`). `object::write::Object` refuses unknown
 //! architectures, so the file is built with `object::build::elf::Builder`, which takes any
 //! `e_machine`.
 
@@ -37,7 +38,17 @@ pub enum LoadError {
         /// The ELF reader's message.
         reason: String,
     },
+    /// The kernel metadata (`.warpkit.kernels`, docs/elf.md) is unreadable, malformed, or
+    /// names a kernel that is not a `.text` symbol of the object.
+    #[error("section .warpkit.kernels: {reason}")]
+    BadKernels {
+        /// What is wrong with it.
+        reason: String,
+    },
 }
+
+/// The name of the section that holds the kernel metadata (provisional).
+pub const KERNELS_SECTION: &str = ".warpkit.kernels";
 
 impl From<object::read::Error> for LoadError {
     fn from(e: object::read::Error) -> LoadError {
@@ -81,6 +92,18 @@ pub fn write_elf(program: &Program) -> Vec<u8> {
         debug.sh_type = elf::SHT_PROGBITS;
         debug.sh_addralign = 1;
         debug.data = SectionData::Data(contents.into());
+    }
+
+    if !program.kernels.is_empty() {
+        let meta = b.sections.add();
+        meta.name = KERNELS_SECTION.as_bytes().to_vec().into();
+        meta.sh_type = elf::SHT_PROGBITS;
+        meta.sh_addralign = 1;
+        meta.data = SectionData::Data(
+            crate::kernels::to_json(&program.kernels)
+                .into_bytes()
+                .into(),
+        );
     }
 
     let strtab = b.sections.add();
@@ -204,7 +227,32 @@ pub fn load_object(bytes: &[u8]) -> Result<Program, LoadError> {
         });
     }
     program.lines = read_lines(&file, program.text.len() as u64);
+    program.kernels = read_kernels(&file, &program)?;
     Ok(program)
+}
+
+/// The kernel metadata of `file`, checked against the symbols of `program` (read from it):
+/// every kernel must be a `.text` symbol.
+fn read_kernels(
+    file: &ElfFile64<Endianness>,
+    program: &Program,
+) -> Result<Vec<crate::KernelInfo>, LoadError> {
+    let Some(section) = file.section_by_name(KERNELS_SECTION) else {
+        return Ok(Vec::new());
+    };
+    let bad = |reason: String| LoadError::BadKernels { reason };
+    let bytes = section.data().map_err(|e| bad(e.to_string()))?;
+    let kernels = crate::kernels::from_json(bytes).map_err(bad)?;
+    for k in &kernels {
+        let is_text = |s: &Symbol| s.name == k.name && s.section == Section::Text;
+        if !program.symbols.iter().any(is_text) {
+            return Err(bad(format!(
+                "kernel `{}` is not a .text symbol of the object",
+                k.name
+            )));
+        }
+    }
+    Ok(kernels)
 }
 
 /// The source lines of `file`'s DWARF, if any. Malformed debug information never fails

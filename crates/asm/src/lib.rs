@@ -6,7 +6,9 @@
 //! - [`write_elf`] / [`load_object`] write and read ELF64 code objects;
 //! - [`disassemble`] prints bytes objdump-style or as plain, reassemblable text;
 //! - [`LineTable`] says which source file and line each instruction came from (filled by
-//!   the assembler, written to and read from ELF as DWARF `.debug_line`).
+//!   the assembler, written to and read from ELF as DWARF `.debug_line`);
+//! - [`KernelInfo`] describes a kernel entry point and its parameters (`.kernel`/`.param`,
+//!   the ELF section `.warpkit.kernels`; provisional).
 
 mod assemble;
 mod disasm;
@@ -14,6 +16,7 @@ mod dwarf;
 mod elf;
 mod error;
 mod expr;
+mod kernels;
 mod lex;
 mod limits;
 mod lines;
@@ -26,8 +29,9 @@ pub use disasm::{
     disassemble, disassemble_program, disassemble_program_to, disassemble_program_with_lines_to,
     DisOptions,
 };
-pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT};
+pub use elf::{load_object, write_elf, LoadError, EM_WARPKIT, KERNELS_SECTION};
 pub use error::{render_excerpt, AsmError, AsmErrors, AsmWarning, ErrorKind, MAX_ERRORS};
+pub use kernels::{KernelInfo, ParamInfo, ParamKind, KERNELS_SCHEMA_VERSION};
 pub use limits::{MAX_LINE_BYTES, MAX_SOURCE_BYTES};
 pub use lines::{LineRow, LineTable, Location, SourceTexts};
 
@@ -135,12 +139,21 @@ pub struct Program {
     /// What the assembler accepted but ignored or doubted (ignored directives, for one),
     /// in source order. Empty for programs read by [`load_object`].
     pub warnings: Vec<AsmWarning>,
+    /// The kernel entry points the program declares (`.kernel`/`.param`, or an ELF file's
+    /// `.warpkit.kernels`), in declaration order; empty without metadata (raw and hex
+    /// images never have any). PROVISIONAL.
+    pub kernels: Vec<KernelInfo>,
 }
 
 impl Program {
     /// The symbol called `name`, if the program has one.
     pub fn symbol(&self, name: &str) -> Option<&Symbol> {
         self.symbols.iter().find(|s| s.name == name)
+    }
+
+    /// The kernel called `name`, if the program's metadata declares one.
+    pub fn kernel(&self, name: &str) -> Option<&KernelInfo> {
+        self.kernels.iter().find(|k| k.name == name)
     }
 
     /// The bytes of `section`.

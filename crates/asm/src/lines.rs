@@ -18,6 +18,8 @@ pub struct LineRow {
     pub file: u32,
     /// 1-based line; 0 means "no source line" (DWARF's convention).
     pub line: u32,
+    /// 1-based column; 0 means unknown (DWARF's "left edge"). Only `.loc` gives one.
+    pub column: u32,
 }
 
 /// Where an instruction came from.
@@ -29,12 +31,19 @@ pub struct Location<'a> {
     pub file_index: u32,
     /// 1-based.
     pub line: u32,
+    /// 1-based column; 0 when unknown.
+    pub column: u32,
 }
 
 impl fmt::Display for Location<'_> {
-    /// `file:line`, as compilers and debuggers print it.
+    /// `file:line`, or `file:line:column` when the column is known, as compilers and
+    /// debuggers print it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
+        write!(f, "{}:{}", self.file, self.line)?;
+        if self.column != 0 {
+            write!(f, ":{}", self.column)?;
+        }
+        Ok(())
     }
 }
 
@@ -69,7 +78,8 @@ impl LineTable {
                     }
                 }
                 // A row that says the same as the one before it adds nothing.
-                Some(last) if last.file == r.file && last.line == r.line => {}
+                Some(last)
+                    if last.file == r.file && last.line == r.line && last.column == r.column => {}
                 _ => kept.push(r),
             }
         }
@@ -109,8 +119,8 @@ impl LineTable {
         &self.files
     }
 
-    /// The rows, sorted by address, one per address; a row differs in file or line from
-    /// the one before it.
+    /// The rows, sorted by address, one per address; a row differs in file, line or
+    /// column from the one before it.
     pub fn rows(&self) -> &[LineRow] {
         &self.rows
     }
@@ -136,6 +146,7 @@ impl LineTable {
             file: self.files.get(r.file as usize)?,
             file_index: r.file,
             line: r.line,
+            column: r.column,
         })
     }
 
@@ -143,7 +154,33 @@ impl LineTable {
     /// file is matched by its name or, failing that, by its last path component), or of
     /// the next line after it that has code. `None` when no code comes from there.
     pub fn address_of_line(&self, file: Option<&str>, line: u32) -> Option<u64> {
-        let wanted: Vec<bool> = match file {
+        let wanted = self.wanted_files(file);
+        self.rows
+            .iter()
+            .filter(|r| wanted.get(r.file as usize) == Some(&true) && r.line >= line)
+            .min_by_key(|r| (r.line, r.address))
+            .map(|r| r.address)
+    }
+
+    /// The first address of the code of line `line`, column `column` of `file` (matched
+    /// as by [`LineTable::address_of_line`]), or of the nearest column after it on that
+    /// line, or else of the first later line with code.
+    pub fn address_of_column(&self, file: Option<&str>, line: u32, column: u32) -> Option<u64> {
+        let wanted = self.wanted_files(file);
+        self.rows
+            .iter()
+            .filter(|r| {
+                wanted.get(r.file as usize) == Some(&true)
+                    && (r.line > line || (r.line == line && r.column >= column))
+            })
+            .min_by_key(|r| (r.line, r.column, r.address))
+            .map(|r| r.address)
+    }
+
+    /// Which files `file` names: by their name or, failing that, their last path
+    /// component; every file for `None`.
+    fn wanted_files(&self, file: Option<&str>) -> Vec<bool> {
+        match file {
             None => vec![true; self.files.len()],
             Some(name) => {
                 let exact: Vec<bool> = self.files.iter().map(|f| f == name).collect();
@@ -155,12 +192,7 @@ impl LineTable {
                     self.files.iter().map(|f| base(f) == b).collect()
                 }
             }
-        };
-        self.rows
-            .iter()
-            .filter(|r| wanted.get(r.file as usize) == Some(&true) && r.line >= line)
-            .min_by_key(|r| (r.line, r.address))
-            .map(|r| r.address)
+        }
     }
 }
 
@@ -243,6 +275,7 @@ mod tests {
             address,
             file,
             line,
+            column: 0,
         }
     }
 

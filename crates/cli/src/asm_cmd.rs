@@ -195,6 +195,13 @@ pub fn run(args: Args) -> Outcome {
             return Err(Failure::Exit(2));
         }
     };
+    if format != Format::Elf && !program.kernels.is_empty() {
+        report!(
+            "warning: {name}: the {} format carries no kernel metadata (.kernel/.param); \
+             use --format elf to keep it",
+            if format == Format::Bin { "bin" } else { "hex" }
+        );
+    }
     let out = match format {
         Format::Bin => program.to_flat_binary(),
         Format::Elf => write_elf(&program),

@@ -108,7 +108,7 @@ pub fn source_lines(t: &LineTable) -> SourceLines {
         rows: t
             .rows()
             .iter()
-            .map(|r| (r.address, r.file, r.line))
+            .map(|r| (r.address, r.file, r.line, r.column))
             .collect(),
         end: t.end(),
     }
@@ -119,10 +119,11 @@ fn line_table(s: &SourceLines) -> LineTable {
     let rows = s
         .rows
         .iter()
-        .map(|&(address, file, line)| LineRow {
+        .map(|&(address, file, line, column)| LineRow {
             address,
             file,
             line,
+            column,
         })
         .collect();
     LineTable::new(s.files.clone(), rows, s.end)

@@ -39,8 +39,8 @@ pub fn run(args: Args) -> Outcome {
         None => None,
     };
     let mut launch = args.launch.launch(false)?;
-    args.launch.add_args(&mut launch)?;
     let object = args.launch.load(&mut launch)?;
+    args.launch.add_args(&mut launch)?;
     let interrupts = Interrupts::install();
     launch.cancel(interrupts.cancel.clone());
     let prepared = launch.prepare(&object).map_err(setup_failure)?;

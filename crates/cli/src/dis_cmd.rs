@@ -36,9 +36,9 @@ pub struct Args {
     /// Print only instructions, in text `warpkit asm` reassembles to the same bytes.
     #[arg(long)]
     pub plain: bool,
-    /// Show source lines (as `objdump -dl`): `FILE:LINE` above each instruction whose
-    /// line changes, then that line's text when the file can be read. Lines come from the
-    /// ELF file's `.debug_line` or, for source, from the assembler.
+    /// Show source lines (as `objdump -dl`): `FILE:LINE[:COLUMN]` above each instruction
+    /// whose location changes, then that line's text when the file can be read. Lines
+    /// come from the ELF file's `.debug_line` or, for source, from the assembler.
     #[arg(short = 'l', long = "line-numbers", conflicts_with = "plain")]
     pub lines: bool,
 }

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 pub use warpkit_host::launch::MAX_THREADS;
 use warpkit_host::number::parse_u64;
 use warpkit_host::{
-    load_kernel, load_kernel_bytes, KernelKind, Launch, Limits, LoadError, SetupError,
+    load_kernel, load_kernel_bytes, select_kernel, KernelKind, Launch, Limits, LoadError,
+    ParamError, SetupError,
 };
 use warpkit_sim::launch::MAX_SHARED_BYTES;
 use warpkit_sim::DEFAULT_MAX_STEPS;
@@ -31,7 +32,9 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "X[,Y,Z]")]
     pub block: Option<String>,
     /// A kernel argument, one 8-byte slot each in order: NAME=INT, NAME=buf:BYTES (a
-    /// zero-filled buffer) or NAME=@FILE (a buffer holding the file).
+    /// zero-filled buffer) or NAME=@FILE (a buffer holding the file). For a kernel with
+    /// metadata, one per parameter in its order under its name, read by its kind (also
+    /// NAME=local:BYTES and float literals; docs/abi.md).
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     pub args: Vec<String>,
     /// Bytes of shared memory per workgroup.
@@ -53,6 +56,11 @@ pub struct LaunchArgs {
     /// the options' syntax, e.g. 0x40), instead of PC 0.
     #[arg(long, value_name = "SYMBOL|ADDRESS")]
     pub entry: Option<String>,
+    /// Launch the kernel NAME of the program's metadata (.kernel/.param): it starts at its
+    /// label, and its parameters govern the --arg values, shared memory and block. Without
+    /// it, a program declaring one kernel launches that one.
+    #[arg(long, value_name = "NAME", conflicts_with = "entry")]
+    pub kernel: Option<String>,
     /// Refuse (exit 2) a launch whose buffers, argument block and code need more than this
     /// many bytes of memory in all.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MEMORY, value_parser = crate::numbers::u64_arg)]
@@ -79,6 +87,7 @@ impl LaunchArgs {
             || self.block.is_some()
             || !self.args.is_empty()
             || self.shared.is_some()
+            || self.kernel.is_some()
     }
 
     /// The launch these options describe, without its arguments ([`LaunchArgs::add_args`])
@@ -129,9 +138,23 @@ impl LaunchArgs {
         Ok(())
     }
 
-    /// Load the kernel and set the entry point (`--entry`) from it.
+    /// Load the kernel and set the entry point (`--entry`) from it; when its metadata
+    /// declares the kernel to run (`--kernel`, the entry's, or its only one), that kernel
+    /// governs the launch. Before [`LaunchArgs::add_args`].
     pub fn load(&self, launch: &mut Launch) -> Result<warpkit_asm::Program, Failure> {
         let object = load(self.file())?;
+        let chosen = select_kernel(&object, self.kernel.as_deref(), self.entry.as_deref())
+            .map_err(|e| {
+                Failure::BadInput(match (&e, &self.kernel) {
+                    (ParamError::SeveralKernels { .. }, _) => format!("{e} with --kernel NAME"),
+                    (_, Some(k)) => format!("--kernel {k}: {e}"),
+                    _ => e.to_string(),
+                })
+            })?;
+        if let Some(k) = chosen {
+            launch.kernel(k).map_err(setup_failure)?;
+            return Ok(object);
+        }
         if let Some(pc) = self.entry.as_deref().and_then(|e| parse_u64(e).ok()) {
             let pc = u32::try_from(pc)
                 .ok()
@@ -226,6 +249,12 @@ pub fn setup_failure(e: SetupError) -> Failure {
         SetupError::ZeroMaxTotalSteps => "--max-total-steps must be at least 1".into(),
         SetupError::NoSuchEntry { symbol } => format!("--entry {symbol}: no such symbol in .text"),
         SetupError::EntryOutOfRange { symbol } => format!("--entry {symbol}: offset out of range"),
+        SetupError::Param(ParamError::SharedTooSmall { given, .. }) => {
+            format!("--shared {given}: {e}")
+        }
+        SetupError::Param(ParamError::BlockMismatch { given, .. }) => {
+            format!("--block {}: {e}", warpkit_host::params::dims(&given))
+        }
         SetupError::Memory(m) => format!("{m}{hint}"),
         SetupError::Arg(warpkit_host::ArgError::Memory(m)) => format!("{m}{hint}"),
         e => e.to_string(),

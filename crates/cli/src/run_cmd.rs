@@ -93,7 +93,11 @@ pub fn run(args: Args) -> Outcome {
         return crate::checkpoint_cmd::resume(&args, path, &outs);
     }
     let mut launch = args.launch.launch(args.dump_state.is_some())?;
+    // The kernel first: its metadata says how to read the arguments.
+    let object = args.launch.load(&mut launch)?;
     args.launch.add_args(&mut launch)?;
+    // A kernel launched by its metadata is never bare.
+    let bare = !launch_options && launch.kernel_info().is_none();
     for (name, _) in &outs {
         match launch.args().iter().find(|a| &a.name == name) {
             Some(a) if matches!(a.value, ArgValue::Buffer(_)) => {}
@@ -109,7 +113,6 @@ pub fn run(args: Args) -> Outcome {
             }
         }
     }
-    let object = args.launch.load(&mut launch)?;
     let interrupts = Interrupts::install();
     launch.cancel(interrupts.cancel.clone());
     if args.stop_after_steps.is_some() {
@@ -122,15 +125,7 @@ pub fn run(args: Args) -> Outcome {
             .session()
             .map_err(|e| Failure::BadInput(e.to_string()))?;
         let ran = crate::checkpoint_cmd::drive(&args, session, Some(steps), &object.lines)?;
-        return conclude(
-            &args,
-            &outs,
-            ran,
-            &shown,
-            !launch_options,
-            &interrupts,
-            &object.lines,
-        );
+        return conclude(&args, &outs, ran, &shown, bare, &interrupts, &object.lines);
     }
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let total = prepared.workgroups();
@@ -169,7 +164,7 @@ pub fn run(args: Args) -> Outcome {
         &outs,
         Ran::Finished(result, trace_error),
         &shown,
-        !launch_options,
+        bare,
         &interrupts,
         &object.lines,
     )
@@ -200,6 +195,7 @@ mod tests_support {
                 max_steps: DEFAULT_MAX_STEPS,
                 max_total_steps: None,
                 entry: None,
+                kernel: None,
                 max_memory: DEFAULT_MAX_MEMORY,
                 max_workgroups: DEFAULT_MAX_WORKGROUPS,
                 engine: None,

@@ -35,6 +35,22 @@ pub fn from_u64<F: Format>(v: u64, rm: Round) -> (F::Bits, Flags) {
     (F::Bits::from_u64(bits), flags)
 }
 
+/// The value `(-1)^negative × sig × 2^exp` rounded once to `F` in `rm`, with the flags of
+/// that rounding (NX, OF|NX, UF|NX as for every operation): a parsed literal (a hex float's
+/// digits and exponent) becomes a value of any format without an intermediate one. `sig`
+/// is exact, or, when it has more significant bits than `F` keeps, any nonzero bits below
+/// its lowest are jammed into its least significant bit with at least two bits between
+/// it and `F`'s precision (64 significant bits suffice for every format up to f64).
+pub fn from_scaled<F: Format>(negative: bool, sig: u128, exp: i32, rm: Round) -> (F::Bits, Flags) {
+    if sig == 0 {
+        return (F::Bits::from_u64(sign_bit::<F>(negative)), Flags::NONE);
+    }
+    // Far beyond every format's range either way; keeps the exponent arithmetic in range.
+    const LIMIT: i32 = 1 << 20;
+    let (bits, flags) = round_pack::<F>(negative, exp.clamp(-LIMIT, LIMIT), sig, rm);
+    (F::Bits::from_u64(bits), flags)
+}
+
 /// An integer format for [`to_int`]: signedness and width in bits (1..=64).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Int {

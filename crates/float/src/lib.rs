@@ -18,6 +18,8 @@
 //! Arithmetic: [`add`] [`sub`] [`mul`] [`fma`] [`div`] [`sqrt`]; [`min`] [`max`];
 //! compares [`eq`] [`lt`] [`le`] [`unordered`]; conversions [`convert`] (format to format),
 //! [`from_i64`] [`from_u64`] (any integer width, sign- or zero-extended by the caller),
+//! [`from_scaled`] (a significand and a power of two, as a literal gives them),
+//! [`parse_literal`] (decimal and hexadecimal text, rounded once),
 //! [`to_int`] (signed or unsigned, any width 1..=64, saturating); helpers [`classify`],
 //! [`neg`], [`abs`], [`is_subnormal`], [`flush_input`], [`flush_result`].
 //!
@@ -58,13 +60,15 @@ mod arith;
 mod cmp;
 mod convert;
 mod format;
+mod literal;
 mod round;
 
 pub use arith::{add, div, fma, mul, sqrt, sub};
 pub use cmp::{classify, eq, le, lt, max, min, unordered};
-pub use convert::{convert, from_i64, from_u64, to_int, Int};
+pub use convert::{convert, from_i64, from_scaled, from_u64, to_int, Int};
 pub use format::{abs, flush_input, flush_result, is_nan, is_signaling, is_subnormal, neg};
 pub use format::{Bits, Format, BF16, F16, F32, F64};
+pub use literal::{parse_literal, LiteralError};
 
 /// A rounding-direction attribute of IEEE 754, numbered as RISC-V's `rm` field.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

@@ -2,7 +2,11 @@
 //! limits before anything runs, then [`Prepared::run`] (or its progress / traced forms).
 
 use crate::args::{parse_arg, ArgError, MemoryBudget, MemoryError};
+use crate::params::{
+    expect_param, parse_text, place_local, slot_value, ParamError, ParamValue, Slot,
+};
 use std::sync::atomic::AtomicU64;
+use warpkit_asm::KernelInfo;
 use warpkit_sim::launch::{
     launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, LaunchConfig, LaunchError,
     LaunchResult, WordBuffer, MAX_BLOCK_THREADS, MAX_SHARED_BYTES,
@@ -107,6 +111,10 @@ pub enum SetupError {
     /// An argument in text form ([`Launch::arg_text`]) was refused.
     #[error(transparent)]
     Arg(#[from] ArgError),
+    /// The kernel metadata refused an argument, the shared memory or the block
+    /// ([`Launch::kernel`]).
+    #[error(transparent)]
+    Param(#[from] ParamError),
     /// An argument, the code or the kept warps would pass [`Limits::max_memory`].
     #[error(transparent)]
     Memory(#[from] MemoryError),
@@ -124,6 +132,17 @@ pub struct Launch {
     limits: Limits,
     budget: MemoryBudget,
     entry: Option<String>,
+    /// The kernel whose metadata governs the launch ([`Launch::kernel`]).
+    kernel: Option<KernelInfo>,
+    /// End of the shared memory placed so far: the kernel's static bytes, then its local
+    /// arguments.
+    local_end: u64,
+    /// [`Launch::shared`] was called: the kernel's need is checked against it rather than
+    /// taken as the size.
+    shared_given: bool,
+    /// [`Launch::block`] was called: a kernel's required block is checked against it
+    /// rather than taken as the size.
+    block_given: bool,
 }
 
 impl Launch {
@@ -136,6 +155,80 @@ impl Launch {
             limits,
             budget: MemoryBudget::new(limits.max_memory),
             entry: None,
+            kernel: None,
+            local_end: 0,
+            shared_given: false,
+            block_given: false,
+        }
+    }
+
+    /// Launch `kernel` (metadata of the program that will be prepared): every warp starts
+    /// at its label, the launch is the ABI's (never bare), and from now on every argument
+    /// is checked against its parameters in order ([`crate::params`]); [`Launch::prepare`]
+    /// then checks that each parameter got one, gives the shared memory the kernel needs
+    /// (or checks [`Launch::shared`] against it) and its required block (or checks
+    /// [`Launch::block`] against it). Before any argument.
+    pub fn kernel(&mut self, kernel: &KernelInfo) -> Result<&mut Launch, SetupError> {
+        if !self.args.is_empty() {
+            return Err(ParamError::KernelAfterArgs.into());
+        }
+        self.entry = Some(kernel.name.clone());
+        self.config.bare = false;
+        self.local_end = u64::from(kernel.shared_bytes);
+        self.kernel = Some(kernel.clone());
+        Ok(self)
+    }
+
+    /// The kernel whose metadata governs the launch, if one was given.
+    pub fn kernel_info(&self) -> Option<&KernelInfo> {
+        self.kernel.as_ref()
+    }
+
+    /// The parameter argument `name` must be, when a kernel governs the launch.
+    fn expect(&self, name: &str, what: &str) -> Result<Option<warpkit_asm::ParamInfo>, SetupError> {
+        match &self.kernel {
+            None => Ok(None),
+            Some(k) => Ok(Some(expect_param(k, self.args.len(), name, what)?.clone())),
+        }
+    }
+
+    /// Append the argument for the next parameter of the kernel ([`Launch::kernel`]):
+    /// `name` must be that parameter's and `value` fit its kind ([`crate::params`]).
+    pub fn param(&mut self, name: &str, value: ParamValue) -> Result<&mut Launch, SetupError> {
+        let what = format!("argument `{name}`");
+        let Some(param) = self.expect(name, &what)? else {
+            return Err(ParamError::NoKernel.into());
+        };
+        let slot = slot_value(&param, value).map_err(|why| self.value_error(&what, &param, why))?;
+        self.bind(name, slot)
+    }
+
+    /// A [`ParamError::Value`] for `param` of the kernel.
+    fn value_error(&self, what: &str, param: &warpkit_asm::ParamInfo, why: String) -> SetupError {
+        ParamError::Value {
+            what: what.to_string(),
+            param: param.to_string(),
+            kernel: self
+                .kernel
+                .as_ref()
+                .map_or(String::new(), |k| k.name.clone()),
+            kind: param.kind,
+            why,
+        }
+        .into()
+    }
+
+    /// Append a checked slot: charge and push a value, allocate a zeroed buffer, or place
+    /// local memory.
+    fn bind(&mut self, name: &str, slot: Slot) -> Result<&mut Launch, SetupError> {
+        match slot {
+            Slot::Value(v) => self.push_arg(name, v),
+            Slot::Zeroed(bytes) => self.push_zeroed_words(name, bytes),
+            Slot::Local(bytes) => {
+                let (offset, end) = place_local(self.local_end, bytes);
+                self.local_end = end;
+                self.push_arg(name, ArgValue::Int(offset))
+            }
         }
     }
 
@@ -175,6 +268,7 @@ impl Launch {
             return Err(SetupError::BlockTooLarge { threads });
         }
         self.config.block = block;
+        self.block_given = true;
         Ok(self)
     }
 
@@ -184,6 +278,7 @@ impl Launch {
             return Err(SetupError::SharedTooLarge { bytes });
         }
         self.config.shared_bytes = bytes;
+        self.shared_given = true;
         Ok(self)
     }
 
@@ -250,7 +345,31 @@ impl Launch {
     }
 
     /// Append an argument (the next slot), charging its slot and buffer to the memory limit.
+    /// Under a kernel's metadata ([`Launch::kernel`]) it must be the next parameter's: an
+    /// [`ArgValue::Int`] is the 64-bit slot of an integer (two's complement), range-checked
+    /// against an integer kind; buffers go to pointer parameters.
     pub fn arg(&mut self, name: &str, value: ArgValue) -> Result<&mut Launch, SetupError> {
+        let what = format!("argument `{name}`");
+        if let Some(param) = self.expect(name, &what)? {
+            let value = match value {
+                ArgValue::Int(v) if param.kind.int_range().is_some_and(|(lo, _)| lo < 0) => {
+                    ParamValue::Int(i128::from(v as i64))
+                }
+                ArgValue::Int(v) if param.kind.int_range().is_some() => {
+                    ParamValue::Int(i128::from(v))
+                }
+                ArgValue::Int(_) => ParamValue::Buffer(value),
+                buffer => ParamValue::Buffer(buffer),
+            };
+            let slot =
+                slot_value(&param, value).map_err(|why| self.value_error(&what, &param, why))?;
+            return self.bind(name, slot);
+        }
+        self.push_arg(name, value)
+    }
+
+    /// Append an argument after any check of the kernel's metadata.
+    fn push_arg(&mut self, name: &str, value: ArgValue) -> Result<&mut Launch, SetupError> {
         if name.is_empty() {
             return Err(SetupError::EmptyArgName);
         }
@@ -281,6 +400,7 @@ impl Launch {
     /// Append a zero-filled buffer argument of `bytes` bytes, charged before it is
     /// allocated (so a huge size is refused, not attempted).
     pub fn zeroed_buffer(&mut self, name: &str, bytes: u64) -> Result<&mut Launch, SetupError> {
+        self.check_buffer_param(name)?;
         let n = self.charge_zeroed(name, bytes)?;
         self.args.push(Arg {
             name: name.to_string(),
@@ -293,6 +413,21 @@ impl Launch {
     /// its pages are not touched until the kernel writes them, and it comes back in
     /// [`warpkit_sim::launch::BufferOut::words`], moved out of the model's memory.
     pub fn zeroed_words(&mut self, name: &str, bytes: u64) -> Result<&mut Launch, SetupError> {
+        self.check_buffer_param(name)?;
+        self.push_zeroed_words(name, bytes)
+    }
+
+    /// Under a kernel's metadata: `name` is the next parameter, and a buffer parameter.
+    fn check_buffer_param(&self, name: &str) -> Result<(), SetupError> {
+        let what = format!("argument `{name}`");
+        if let Some(param) = self.expect(name, &what)? {
+            slot_value(&param, ParamValue::Zeroed(0))
+                .map_err(|why| self.value_error(&what, &param, why))?;
+        }
+        Ok(())
+    }
+
+    fn push_zeroed_words(&mut self, name: &str, bytes: u64) -> Result<&mut Launch, SetupError> {
         let n = self.charge_zeroed(name, bytes)?;
         self.args.push(Arg {
             name: name.to_string(),
@@ -330,12 +465,98 @@ impl Launch {
     }
 
     /// Append an argument given in its text form (`NAME=INT`, `NAME=buf:BYTES`,
-    /// `NAME=@FILE`; [`crate::args`]).
+    /// `NAME=@FILE`; [`crate::args`]). Under a kernel's metadata ([`Launch::kernel`]) NAME
+    /// must be the next parameter's, checked before any file is read, and VALUE is read by
+    /// its kind: `buf:BYTES` or `@FILE` for `ptr.global`/`ptr.constant`, `local:BYTES` for
+    /// `ptr.local`, an integer in the kind's range, a float literal rounded once into the
+    /// kind's format.
     pub fn arg_text(&mut self, text: &str) -> Result<&Arg, SetupError> {
+        if self.kernel.is_some() {
+            return self.kernel_arg_text(text);
+        }
         let arg = parse_arg(text, &mut self.budget)?;
         self.check_unique(&arg.name)?;
         self.args.push(arg);
         Ok(&self.args[self.args.len() - 1])
+    }
+
+    fn kernel_arg_text(&mut self, text: &str) -> Result<&Arg, SetupError> {
+        let what = format!("--arg {text}");
+        let (name, value) = text.split_once('=').ok_or_else(|| ArgError::Syntax {
+            text: text.to_string(),
+            why: "expected NAME=VALUE",
+        })?;
+        let Some(param) = self.expect(name, &what)? else {
+            unreachable!("a kernel governs the launch")
+        };
+        if param.kind.is_buffer() {
+            if !(value.starts_with("buf:") || value.starts_with('@')) {
+                let why = format!("give @FILE or buf:BYTES, not `{value}`");
+                return Err(self.value_error(&what, &param, why));
+            }
+            let arg = parse_arg(text, &mut self.budget)?;
+            self.args.push(arg);
+        } else {
+            let slot =
+                parse_text(&param, value).map_err(|why| self.value_error(&what, &param, why))?;
+            self.bind(name, slot)?;
+        }
+        Ok(&self.args[self.args.len() - 1])
+    }
+
+    /// Under a kernel's metadata: every parameter has its argument, the shared memory is
+    /// what the kernel needs (or at least that, when given), the block is the required one.
+    fn check_kernel(&mut self) -> Result<(), SetupError> {
+        let Some(k) = &self.kernel else {
+            return Ok(());
+        };
+        if let Some(p) = k.params.get(self.args.len()) {
+            return Err(ParamError::Missing {
+                kernel: k.name.clone(),
+                count: k.params.len(),
+                list: k.param_list(),
+                given: self.args.len(),
+                missing: p.to_string(),
+            }
+            .into());
+        }
+        let needed = self.local_end.max(u64::from(k.shared_bytes));
+        if self.shared_given {
+            if u64::from(self.config.shared_bytes) < needed {
+                return Err(ParamError::SharedTooSmall {
+                    kernel: k.name.clone(),
+                    given: self.config.shared_bytes,
+                    needed,
+                    static_bytes: k.shared_bytes,
+                }
+                .into());
+            }
+        } else {
+            self.config.shared_bytes = u32::try_from(needed)
+                .ok()
+                .filter(|&n| n <= MAX_SHARED_BYTES)
+                .ok_or_else(|| ParamError::SharedTooLarge {
+                    kernel: k.name.clone(),
+                    needed,
+                    static_bytes: k.shared_bytes,
+                    limit: MAX_SHARED_BYTES,
+                })?;
+        }
+        if let Some(required) = k.block {
+            if self.block_given {
+                if self.config.block != required {
+                    return Err(ParamError::BlockMismatch {
+                        kernel: k.name.clone(),
+                        required,
+                        given: self.config.block,
+                    }
+                    .into());
+                }
+            } else {
+                self.block(required)?;
+            }
+        }
+        Ok(())
     }
 
     fn check_unique(&self, name: &str) -> Result<(), SetupError> {
@@ -350,6 +571,7 @@ impl Launch {
     /// Resolve the entry symbol in `kernel`, charge its code (mapped once, pre-decoded into
     /// one slot per 4-byte word) and the kept warps, and pre-decode it.
     pub fn prepare(mut self, kernel: &warpkit_asm::Program) -> Result<Prepared, SetupError> {
+        self.check_kernel()?;
         if let Some(symbol) = &self.entry {
             let s = kernel
                 .symbol(symbol)
@@ -463,6 +685,7 @@ impl Prepared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ParamValue;
 
     fn kernel(src: &str) -> warpkit_asm::Program {
         warpkit_asm::assemble(src, "k.s").unwrap()
@@ -531,6 +754,176 @@ mod tests {
             Launch::new(Limits::default()).arg("x", ArgValue::Words(bad)),
             Err(SetupError::WordCount { .. })
         ));
+    }
+
+    /// A kernel with metadata: `out[lane] = bits(x + x) + n` through local memory, then
+    /// `out[32 + lane]` = the shared memory size (u13) and `out[64 + lane]` = the local
+    /// argument's offset.
+    const META: &str = "\
+.kernel k, shared=20, block=32
+.param k, out, ptr.global, \"float *\"
+.param k, x, f32, \"float\"
+.param k, tmp, ptr.local, \"local float *\"
+.param k, n, i8, \"char\"
+k:
+    uload.b64 u[16:17], u[0:1], 0
+    uload.b32 u18, u[0:1], 8
+    uload.b32 u19, u[0:1], 16
+    uload.b32 u20, u[0:1], 24
+    waitcnt sm=0
+    sll.vi v5, v3, 2
+    mov.vu v6, u18
+    fadd.f32 v8, v6, v6
+    add.vu v9, v5, u19
+    dsstore.b32 v8, v9, 0
+    waitcnt ls=0
+    dsload.b32 v10, v9, 0
+    waitcnt ls=0
+    mov.vu v11, u20
+    add v10, v10, v11
+    gstore.b32 v10, v5, u[16:17], 0
+    mov.vu v12, u13
+    gstore.b32 v12, v5, u[16:17], 128
+    mov.vu v12, u19
+    gstore.b32 v12, v5, u[16:17], 256
+    endpgm
+";
+
+    fn words(b: &[u8]) -> Vec<u32> {
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn metadata_governs_arguments_shared_memory_and_block() {
+        let p = kernel(META);
+        let k = crate::select_kernel(&p, None, None).unwrap().unwrap();
+        let mut l = Launch::new(Limits::default());
+        l.kernel(k).unwrap();
+        l.arg_text("out=buf:384").unwrap();
+        l.arg_text("x=1.5").unwrap();
+        l.arg_text("tmp=local:128").unwrap();
+        l.arg_text("n=-3").unwrap();
+        let prepared = l.prepare(&p).unwrap();
+        // The static 20 bytes, then the local argument at the next 16-byte boundary.
+        assert_eq!(prepared.config().shared_bytes, 32 + 128);
+        assert_eq!(prepared.config().block, [32, 1, 1]);
+        let r = prepared.run().unwrap();
+        assert!(r.ok(), "{:?}", r.traps);
+        let out = words(&r.buffer("out").unwrap());
+        assert_eq!(out[0], 3.0f32.to_bits().wrapping_sub(3));
+        assert_eq!(out[31], out[0]);
+        assert_eq!(out[32], 160);
+        assert_eq!(out[64], 32);
+
+        // The same through typed values, in order, and `arg` for the integer.
+        let mut l = Launch::new(Limits::default());
+        l.kernel(k).unwrap();
+        l.param("out", ParamValue::Zeroed(384)).unwrap();
+        l.param("x", ParamValue::Float(1.5)).unwrap();
+        l.param("tmp", ParamValue::Local(128)).unwrap();
+        l.arg("n", ArgValue::Int(-3i64 as u64)).unwrap();
+        l.shared(4096).unwrap();
+        let prepared = l.prepare(&p).unwrap();
+        assert_eq!(prepared.config().shared_bytes, 4096);
+        let r = prepared.run().unwrap();
+        // A zeroed buffer goes in and comes back as words.
+        let out = &r.buffers[0].words.as_ref().unwrap().words;
+        assert_eq!(out[0], 3.0f32.to_bits().wrapping_sub(3));
+        assert_eq!(out[32], 4096);
+    }
+
+    fn refused(args: &[&str], shared: Option<u32>, block: Option<[u32; 3]>) -> String {
+        let p = kernel(META);
+        let mut l = Launch::new(Limits::default());
+        l.kernel(&p.kernels[0]).unwrap();
+        if let Some(s) = shared {
+            l.shared(s).unwrap();
+        }
+        if let Some(b) = block {
+            l.block(b).unwrap();
+        }
+        for a in args {
+            if let Err(e) = l.arg_text(a) {
+                return e.to_string();
+            }
+        }
+        match l.prepare(&p) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{args:?} was accepted"),
+        }
+    }
+
+    #[test]
+    fn metadata_refusals_name_the_parameter_and_its_type() {
+        let ok = ["out=buf:384", "x=1.5", "tmp=local:128", "n=-3"];
+        assert_eq!(
+            refused(&["x=1.5"], None, None),
+            "--arg x=1.5: kernel `k` expects `out` (float *) here, its parameter 1 of 4 (out, \
+             x, tmp, n), not `x`; `x` is parameter 2: give the arguments in the order of the \
+             parameters"
+        );
+        assert_eq!(
+            refused(&["out=buf:384", "y=1"], None, None),
+            "--arg y=1: kernel `k` expects `x` (float) here, its parameter 2 of 4 (out, x, \
+             tmp, n), not `y`; `y` is not one of its parameters"
+        );
+        assert_eq!(
+            refused(&ok[..3], None, None),
+            "kernel `k` takes 4 arguments (out, x, tmp, n), 3 given: `n` (char) is missing"
+        );
+        assert_eq!(
+            refused(&[ok[0], ok[1], ok[2], ok[3], "m=1"], None, None),
+            "--arg m=1: kernel `k` takes 4 arguments (out, x, tmp, n); this one is too many"
+        );
+        assert_eq!(
+            refused(&[ok[0], ok[1], ok[2], "n=128"], None, None),
+            "--arg n=128: parameter `n` (char) of kernel `k` is i8: 128 is not in -128..127"
+        );
+        assert!(refused(&[ok[0], "x=1.5.2"], None, None)
+            .ends_with("is f32: `1.5.2` is not a float literal (1.5, -2e-3, 0x1.8p1, inf, nan)"));
+        assert!(refused(&["out=5"], None, None)
+            .ends_with("is ptr.global: give @FILE or buf:BYTES, not `5`"));
+        assert!(refused(&[ok[0], ok[1], "tmp=buf:4"], None, None).ends_with(
+            "is ptr.local: give local:BYTES (bytes of workgroup shared memory), not `buf:4`"
+        ));
+        assert_eq!(
+            refused(&ok, Some(100), None),
+            "100 bytes of shared memory per workgroup are fewer than kernel `k` needs: 160 (20 \
+             static, the rest for its local arguments)"
+        );
+        assert_eq!(
+            refused(&ok, None, Some([64, 1, 1])),
+            "kernel `k` requires a workgroup of 32x1x1 threads (block=32x1x1), but the launch \
+             asks for 64x1x1"
+        );
+        let p = kernel(META);
+        let mut l = Launch::new(Limits::default());
+        l.arg_text("out=buf:4").unwrap();
+        assert!(matches!(
+            l.kernel(&p.kernels[0]),
+            Err(SetupError::Param(ParamError::KernelAfterArgs))
+        ));
+        let mut l = Launch::new(Limits::default());
+        assert!(matches!(
+            l.param("x", ParamValue::Int(1)),
+            Err(SetupError::Param(ParamError::NoKernel))
+        ));
+        // By name, in any order.
+        let order = crate::params::order_by_name(&p.kernels[0], &["n", "x", "out", "tmp"]);
+        assert_eq!(order.unwrap(), [2, 1, 3, 0]);
+        let e = crate::params::order_by_name(&p.kernels[0], &["n", "x", "out"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel `k` takes 4 arguments (out, x, tmp, n), 3 given: `tmp` (local float *) is \
+             missing"
+        );
+        let e = crate::params::order_by_name(&p.kernels[0], &["q"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "argument `q`: kernel `k` has no parameter `q`; its parameters are out, x, tmp, n"
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! - [`launch`]: the [`Launch`] builder (grid, block, shared memory, arguments in slot
 //!   order, entry symbol, limits) that checks everything before running the model;
 //! - [`number`]: the number syntax of every numeric option and argument;
+//! - [`params`]: kernel metadata applied to a launch: which kernel, and each argument
+//!   checked against its parameter;
 //! - [`report`]: the one-line descriptions of traps and deadlocks the front ends show;
 //! - [`spec`]: the ISA database as JSON;
 //! - [`stepper`]: a launch run instruction by instruction ([`Stepper`]), for the Python
@@ -16,6 +18,7 @@ pub mod args;
 pub mod kernel;
 pub mod launch;
 pub mod number;
+pub mod params;
 pub mod report;
 pub mod spec;
 pub mod stepper;
@@ -23,6 +26,7 @@ pub mod stepper;
 pub use args::{parse_arg, ArgError, MemoryBudget, MemoryError};
 pub use kernel::{load_kernel, load_kernel_bytes, KernelKind, LoadError};
 pub use launch::{Launch, Limits, Prepared, SetupError};
+pub use params::{select_kernel, ParamError, ParamValue};
 pub use stepper::{StateError, StepState, Stepper, StopReason};
 pub use warpkit_sim::launch::{
     Arg, ArgValue, BufferOut, DeadlockReport, LaunchConfig, LaunchResult, LaunchStats, LimitReport,

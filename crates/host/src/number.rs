@@ -57,6 +57,16 @@ pub fn parse_i64_or_u64(text: &str) -> Result<u64, String> {
     }
 }
 
+/// An integer with an optional sign, in [`parse_u64`]'s syntax: from -(2^64 - 1) to
+/// 2^64 - 1, for the caller to range-check.
+pub fn parse_i128(text: &str) -> Result<i128, String> {
+    let t = text.trim();
+    match t.strip_prefix('-') {
+        Some(rest) => parse_u64(rest).map(|v| -i128::from(v)),
+        None => parse_u64(t.strip_prefix('+').unwrap_or(t)).map(i128::from),
+    }
+}
+
 /// `268435456` as `256 MiB`, `1073741824` as `1 GiB`, `1500` as `1.46 KiB`.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];

@@ -77,8 +77,8 @@ pub fn deadlock_message(d: &DeadlockReport) -> String {
     )
 }
 
-/// " (k.s:12)": where the code at `pc` came from, to append to a message about `pc`;
-/// empty when `lines` does not know.
+/// " (k.s:12)", or " (k.cl:12:5)" when the column is known: where the code at `pc` came
+/// from, to append to a message about `pc`; empty when `lines` does not know.
 pub fn location_suffix(lines: &LineTable, pc: u32) -> String {
     lines
         .lookup(u64::from(pc))
@@ -138,18 +138,27 @@ mod tests {
                     address: 0,
                     file: 0,
                     line: 3,
+                    column: 0,
                 },
                 LineRow {
                     address: 8,
                     file: 0,
                     line: 5,
+                    column: 0,
+                },
+                LineRow {
+                    address: 12,
+                    file: 0,
+                    line: 5,
+                    column: 9,
                 },
             ],
-            12,
+            16,
         );
         assert_eq!(location_suffix(&lines, 4), " (k.s:3)");
         assert_eq!(location_suffix(&lines, 8), " (k.s:5)");
-        assert_eq!(location_suffix(&lines, 12), "");
+        assert_eq!(location_suffix(&lines, 12), " (k.s:5:9)");
+        assert_eq!(location_suffix(&lines, 16), "");
         assert_eq!(location_suffix(&LineTable::default(), 0), "");
     }
 }

@@ -9,7 +9,7 @@ use warpkit_isa::{Flags, COUNTERS, SUBGROUPS};
 use warpkit_sim::{Code, Program, LANES};
 
 /// The version of the JSON profile schema (docs/profiling.md).
-pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+pub const PROFILE_SCHEMA_VERSION: u32 = 2;
 
 /// The source lines of a program and the text of its files, for annotating profiles.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -80,6 +80,8 @@ pub struct InstructionProfile {
     pub file: Option<String>,
     /// Its line (1-based) in `file`; `None` without source lines.
     pub line: Option<u32>,
+    /// Its column (1-based) in `line`; `None` when unknown (only `.loc` gives one).
+    pub column: Option<u32>,
     /// Times a warp executed it, trapping executions included.
     pub executed: u64,
     /// Executions that completed.
@@ -108,6 +110,8 @@ pub struct BranchProfile {
     pub file: Option<String>,
     /// Its line (1-based) in `file`; `None` without source lines.
     pub line: Option<u32>,
+    /// Its column (1-based) in `line`; `None` when unknown (only `.loc` gives one).
+    pub column: Option<u32>,
     /// `bz`, `bnz`, `bexecz`, `bexecnz`... as opposed to `jmp`, `jal`.
     pub conditional: bool,
     /// Times a warp executed it, trapping executions included.
@@ -223,6 +227,7 @@ impl Profile {
                         asm: asm.clone(),
                         file: None,
                         line: None,
+                        column: None,
                         conditional: flags.contains(Flags::CD),
                         executed: c.executed,
                         taken: c.taken,
@@ -236,6 +241,7 @@ impl Profile {
                 class,
                 file: None,
                 line: None,
+                column: None,
                 executed: c.executed,
                 retired: c.retired,
                 vector,
@@ -322,12 +328,14 @@ impl Profile {
             if let Some(l) = sources.lookup(i.pc) {
                 i.file = Some(l.file.to_string());
                 i.line = Some(l.line);
+                i.column = (l.column != 0).then_some(l.column);
             }
         }
         for b in &mut self.branches {
             if let Some(l) = sources.lookup(b.pc) {
                 b.file = Some(l.file.to_string());
                 b.line = Some(l.line);
+                b.column = (l.column != 0).then_some(l.column);
             }
         }
     }

@@ -55,7 +55,7 @@ impl Profile {
                 pct(i.simd_efficiency),
                 i.hazards,
                 i.pc,
-                location(&i.file, i.line),
+                location(&i.file, i.line, i.column),
                 i.asm
             );
         }
@@ -78,7 +78,7 @@ impl Profile {
                     b.executed,
                     b.taken,
                     b.diverged,
-                    location(&b.file, b.line),
+                    location(&b.file, b.line, b.column),
                     b.asm
                 );
             }
@@ -120,13 +120,16 @@ impl Profile {
     }
 }
 
-fn location(file: &Option<String>, line: Option<u32>) -> String {
+fn location(file: &Option<String>, line: Option<u32>, column: Option<u32>) -> String {
     match (file, line) {
         (Some(f), Some(l)) => {
             let name = std::path::Path::new(f)
                 .file_name()
                 .map_or(f.clone(), |n| n.to_string_lossy().into_owned());
-            format!("{name}:{l}")
+            match column {
+                Some(c) => format!("{name}:{l}:{c}"),
+                None => format!("{name}:{l}"),
+            }
         }
         _ => "-".into(),
     }

@@ -80,6 +80,17 @@ create_exception!(
 #[pyclass(module = "warpkit", frozen)]
 struct Program {
     inner: warpkit_asm::Program,
+    /// The kernel of the metadata `load(path, kernel=NAME)` chose.
+    kernel: Option<String>,
+}
+
+impl Program {
+    fn new(inner: warpkit_asm::Program) -> Program {
+        Program {
+            inner,
+            kernel: None,
+        }
+    }
 }
 
 #[pymethods]
@@ -87,12 +98,42 @@ impl Program {
     /// A program whose code is `code` (raw bytes; PC 0 is the first byte).
     #[staticmethod]
     fn from_bytes(code: &[u8]) -> Program {
-        Program {
-            inner: warpkit_asm::Program {
-                text: code.to_vec(),
-                ..Default::default()
-            },
+        Program::new(warpkit_asm::Program {
+            text: code.to_vec(),
+            ..Default::default()
+        })
+    }
+
+    /// The kernels the program's metadata declares (`.kernel`/`.param`), in declaration
+    /// order: dicts with `name`, `shared_bytes`, `scratch_bytes`, `block` (a tuple or None)
+    /// and `params` (dicts with `name`, `kind`, `c_type`).
+    #[getter]
+    fn kernels<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for k in &self.inner.kernels {
+            let d = PyDict::new(py);
+            d.set_item("name", &k.name)?;
+            d.set_item("shared_bytes", k.shared_bytes)?;
+            d.set_item("scratch_bytes", k.scratch_bytes)?;
+            d.set_item("block", k.block.map(|[x, y, z]| (x, y, z)))?;
+            let params = PyList::empty(py);
+            for p in &k.params {
+                let pd = PyDict::new(py);
+                pd.set_item("name", &p.name)?;
+                pd.set_item("kind", p.kind.name())?;
+                pd.set_item("c_type", &p.c_type)?;
+                params.append(pd)?;
+            }
+            d.set_item("params", params)?;
+            list.append(d)?;
         }
+        Ok(list)
+    }
+
+    /// The kernel `load(path, kernel=NAME)` chose, or None.
+    #[getter]
+    fn kernel(&self) -> Option<String> {
+        self.kernel.clone()
     }
 
     /// The code (`.text`) as bytes.
@@ -153,7 +194,7 @@ impl Program {
 #[pyo3(signature = (src, *, filename = "<string>"))]
 fn assemble(py: Python<'_>, src: &str, filename: &str) -> PyResult<Program> {
     match warpkit_asm::assemble(src, filename) {
-        Ok(inner) => Ok(Program { inner }),
+        Ok(inner) => Ok(Program::new(inner)),
         Err(errors) => Err(assembly_error(py, &errors, src)),
     }
 }
@@ -211,16 +252,51 @@ impl Diagnostic {
 }
 
 /// Read a kernel from a file: assembly source (`.s`, `.S`, `.asm`), an ELF code object, or
-/// raw code — as `warpkit run FILE` does.
+/// raw code — as `warpkit run FILE` does. `kernel` chooses a kernel of the program's
+/// metadata, which `launch` then runs and checks the arguments against (as `warpkit run
+/// --kernel NAME`).
 #[pyfunction]
-fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Program> {
-    match warpkit_host::load_kernel(&path) {
-        Ok(inner) => Ok(Program { inner }),
+#[pyo3(signature = (path, *, kernel = None))]
+fn load(py: Python<'_>, path: std::path::PathBuf, kernel: Option<String>) -> PyResult<Program> {
+    let inner = match warpkit_host::load_kernel(&path) {
+        Ok(inner) => inner,
         Err(warpkit_host::LoadError::Assembly { errors, text }) => {
-            Err(assembly_error(py, &errors, &text))
+            return Err(assembly_error(py, &errors, &text))
         }
-        Err(e) => Err(PyValueError::new_err(e.to_string())),
+        Err(e) => return Err(PyValueError::new_err(e.to_string())),
+    };
+    if let Some(name) = &kernel {
+        warpkit_host::select_kernel(&inner, Some(name), None)
+            .map_err(|e| PyValueError::new_err(format!("kernel={name:?}: {e}")))?;
     }
+    Ok(Program { inner, kernel })
+}
+
+/// Workgroup shared memory for a `ptr.local` parameter of a kernel with metadata:
+/// `nbytes` bytes placed after the kernel's static shared memory; the argument's slot holds
+/// their offset.
+#[pyclass(module = "warpkit", frozen)]
+struct Local {
+    #[pyo3(get)]
+    nbytes: u64,
+}
+
+#[pymethods]
+impl Local {
+    #[new]
+    fn new(nbytes: u64) -> Local {
+        Local { nbytes }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("warpkit.local({})", self.nbytes)
+    }
+}
+
+/// `nbytes` bytes of workgroup shared memory for a `ptr.local` parameter (a `Local`).
+#[pyfunction]
+fn local(nbytes: u64) -> Local {
+    Local { nbytes }
 }
 
 /// Disassemble `data` as `warpkit dis` does (addresses from `base`); with `plain=True`,
@@ -565,6 +641,93 @@ fn setup_error(e: SetupError) -> PyErr {
     LaunchError::new_err(e.to_string())
 }
 
+/// The arguments of a kernel with metadata, given by name in any order: each parameter
+/// once, bound in parameter order (`warpkit_host::params`); returns how buffers come back.
+fn add_params(
+    l: &mut Launch,
+    kernel: &warpkit_asm::KernelInfo,
+    args: &Bound<'_, PyDict>,
+) -> PyResult<Vec<BufferShape>> {
+    let mut given: Vec<(String, Bound<'_, PyAny>)> = Vec::with_capacity(args.len());
+    for (k, v) in args.iter() {
+        let name: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err("argument names must be str"))?;
+        given.push((name, v));
+    }
+    let names: Vec<&str> = given.iter().map(|(n, _)| n.as_str()).collect();
+    let order = warpkit_host::params::order_by_name(kernel, &names)
+        .map_err(|e| LaunchError::new_err(e.to_string()))?;
+    let mut shapes = Vec::new();
+    for i in order {
+        let (name, v) = &given[i];
+        let (value, shape) = param_value(l, name, v)?;
+        l.param(name, value).map_err(setup_error)?;
+        shapes.extend(shape);
+    }
+    Ok(shapes)
+}
+
+/// The value of one argument of a kernel with metadata, and how a buffer comes back: an
+/// int or a float (checked against the parameter's kind by the host), a numpy array,
+/// bytes, bytearray or `Buffer` (a buffer), a `Local` (shared memory).
+fn param_value(
+    l: &Launch,
+    name: &str,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<(warpkit_host::ParamValue, Option<BufferShape>)> {
+    use warpkit_host::ParamValue;
+    if let Ok(local) = v.cast::<Local>() {
+        return Ok((ParamValue::Local(local.get().nbytes), None));
+    }
+    if let Ok(b) = v.cast::<Buffer>() {
+        let b = b.get();
+        let shape = BufferShape {
+            name: name.to_string(),
+            dtype: b.dtype.as_ref().map(|d| d.clone_ref(v.py())),
+            shape: None,
+        };
+        return Ok((ParamValue::Zeroed(b.nbytes as u64), Some(shape)));
+    }
+    if v.cast::<PyUntypedArray>().is_ok()
+        || v.cast::<PyBytes>().is_ok()
+        || v.cast::<pyo3::types::PyByteArray>().is_ok()
+    {
+        if let Ok(a) = v.cast::<PyUntypedArray>() {
+            let nbytes = a.getattr("nbytes")?.extract::<u64>()?;
+            if nbytes.saturating_add(8) > l.memory_left() {
+                return Err(LaunchError::new_err(format!(
+                    "argument `{name}` needs {nbytes} bytes, more than the {} bytes left under \
+                     the memory limit of {} bytes (max_memory)",
+                    l.memory_left(),
+                    l.limits().max_memory
+                )));
+            }
+        }
+        let (value, shape) = arg_value(name, v)?;
+        return Ok((ParamValue::Buffer(value), shape));
+    }
+    // A Python float (numpy.float64 is one), then anything with __index__ (int, numpy
+    // integers), then anything else with __float__ (numpy.float32, numpy.float16).
+    if v.is_instance_of::<pyo3::types::PyFloat>() {
+        return Ok((ParamValue::Float(v.extract::<f64>()?), None));
+    }
+    if v.is_instance_of::<pyo3::types::PyInt>() || v.hasattr("__index__")? {
+        let n = v.extract::<i128>().map_err(|_| {
+            PyValueError::new_err(format!("argument `{name}`: {v} does not fit 128 bits"))
+        })?;
+        return Ok((ParamValue::Int(n), None));
+    }
+    if let Ok(f) = v.extract::<f64>() {
+        return Ok((ParamValue::Float(f), None));
+    }
+    Err(PyTypeError::new_err(format!(
+        "argument `{name}`: expected an int, a float, a numpy array, bytes, warpkit.Buffer or \
+         warpkit.local(nbytes), not {}",
+        v.get_type().name()?
+    )))
+}
+
 /// Append the argument `name` = `v` to `l`; returns how a buffer comes back.
 fn add_arg(l: &mut Launch, name: &str, v: &Bound<'_, PyAny>) -> PyResult<Option<BufferShape>> {
     // A zero-filled buffer is charged to the memory limit before it is allocated, an
@@ -747,15 +910,16 @@ fn setup(
     program: &Bound<'_, PyAny>,
     o: LaunchOptions<'_, '_>,
 ) -> PyResult<(Launch, warpkit_asm::Program, Vec<BufferShape>)> {
-    let kernel: warpkit_asm::Program = if let Ok(p) = program.cast::<Program>() {
-        p.get().inner.clone()
-    } else if let Ok(src) = program.extract::<String>() {
-        assemble(py, &src, "<string>")?.inner
-    } else {
-        return Err(PyTypeError::new_err(
-            "program: expected a warpkit.Program or assembly source text",
-        ));
-    };
+    let (kernel, chosen): (warpkit_asm::Program, Option<String>) =
+        if let Ok(p) = program.cast::<Program>() {
+            (p.get().inner.clone(), p.get().kernel.clone())
+        } else if let Ok(src) = program.extract::<String>() {
+            (assemble(py, &src, "<string>")?.inner, None)
+        } else {
+            return Err(PyTypeError::new_err(
+                "program: expected a warpkit.Program or assembly source text",
+            ));
+        };
     let mut l = Launch::new(Limits {
         max_memory: o.max_memory,
         max_workgroups: o.max_workgroups,
@@ -772,6 +936,22 @@ fn setup(
     l.shared(o.shared).map_err(setup_error)?;
     if let Some(e) = o.entry {
         l.entry(e);
+    }
+    let meta = warpkit_host::select_kernel(&kernel, chosen.as_deref(), o.entry).map_err(|e| {
+        LaunchError::new_err(match e {
+            warpkit_host::ParamError::SeveralKernels { .. } => {
+                format!("{e} with warpkit.load(path, kernel=NAME) or launch(..., entry=NAME)")
+            }
+            e => e.to_string(),
+        })
+    })?;
+    if let Some(meta) = meta {
+        l.kernel(meta).map_err(setup_error)?;
+        let shapes = match o.args {
+            Some(args) => add_params(&mut l, meta, args)?,
+            None => add_params(&mut l, meta, &PyDict::new(py))?,
+        };
+        return Ok((l, kernel, shapes));
     }
     let mut shapes = Vec::new();
     if let Some(args) = o.args {
@@ -1085,6 +1265,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Diagnostic>()?;
     m.add_class::<Instr>()?;
     m.add_class::<Buffer>()?;
+    m.add_class::<Local>()?;
+    m.add_function(wrap_pyfunction!(local, m)?)?;
     m.add_class::<Run>()?;
     m.add_class::<Warp>()?;
     m.add_class::<TrapInfo>()?;

@@ -41,6 +41,9 @@ const DIRECTIVES: &[&str] = &[
     ".type",
     ".size",
     ".file",
+    ".loc",
+    ".kernel",
+    ".param",
     ".ident",
     ".include",
     ".macro",
@@ -50,10 +53,9 @@ const DIRECTIVES: &[&str] = &[
 ];
 
 /// Directives compilers emit that mean nothing for this target (call-frame information,
-/// debug line numbers, symbol visibility, linker hints): accepted, ignored, and reported
+/// view numbering of line rows, symbol visibility, linker hints): accepted, ignored, and reported
 /// with a warning. Every `.cfi_*` directive is one of them too.
 const IGNORED: &[&str] = &[
-    ".loc",
     ".loc_mark_labels",
     ".addrsig",
     ".addrsig_sym",
@@ -132,101 +134,7 @@ pub(super) fn strings(
                 ErrorKind::Syntax(format!("expected a string in double quotes, found {found}")),
             ));
         }
-        let open = i;
-        i += 1;
-        loop {
-            if i >= e {
-                return Err(lerr(
-                    open,
-                    e,
-                    ErrorKind::Syntax("string has no closing `\"`".into()),
-                ));
-            }
-            match b[i] {
-                b'"' => {
-                    i += 1;
-                    break;
-                }
-                b'\\' => {
-                    let esc = i;
-                    i += 1;
-                    let Some(&c) = b.get(i).filter(|_| i < e) else {
-                        return Err(lerr(
-                            open,
-                            e,
-                            ErrorKind::Syntax("string has no closing `\"`".into()),
-                        ));
-                    };
-                    i += 1;
-                    let byte = match c {
-                        b'n' => b'\n',
-                        b't' => b'\t',
-                        b'r' => b'\r',
-                        b'a' => 7,
-                        b'b' => 8,
-                        b'f' => 12,
-                        b'v' => 11,
-                        b'e' => 27,
-                        b'\\' | b'"' | b'\'' => c,
-                        b'0'..=b'7' => {
-                            let mut v = u32::from(c - b'0');
-                            let mut k = 1;
-                            while k < 3 && i < e && (b'0'..=b'7').contains(&b[i]) {
-                                v = v * 8 + u32::from(b[i] - b'0');
-                                i += 1;
-                                k += 1;
-                            }
-                            if v > 0xff {
-                                return Err(lerr(
-                                    esc,
-                                    i,
-                                    ErrorKind::Syntax(format!(
-                                        "octal escape `{}` is more than one byte (\\377 at most)",
-                                        &code[esc..i]
-                                    )),
-                                ));
-                            }
-                            v as u8
-                        }
-                        b'x' | b'X' => {
-                            let start = i;
-                            while i < e && i - start < 2 && b[i].is_ascii_hexdigit() {
-                                i += 1;
-                            }
-                            match u8::from_str_radix(&code[start..i], 16) {
-                                Ok(v) => v,
-                                Err(_) => {
-                                    return Err(lerr(
-                                        esc,
-                                        i,
-                                        ErrorKind::Syntax(
-                                            "`\\x` needs one or two hexadecimal digits".into(),
-                                        ),
-                                    ))
-                                }
-                            }
-                        }
-                        _ => {
-                            let end =
-                                esc + 1 + code[esc + 1..].chars().next().map_or(1, char::len_utf8);
-                            return Err(lerr(
-                                esc,
-                                end,
-                                ErrorKind::Syntax(format!(
-                                    "unknown escape `{}` in a string",
-                                    &code[esc..end]
-                                )),
-                            ));
-                        }
-                    };
-                    out.push(byte);
-                }
-                c => {
-                    out.push(c);
-                    i += 1;
-                }
-            }
-        }
+        i = string_literal(code, i, e, out)?;
         if zero {
             out.push(0);
         }
@@ -251,6 +159,108 @@ pub(super) fn strings(
                 e,
                 ErrorKind::Syntax("expected a string after `,`".into()),
             ));
+        }
+    }
+}
+
+/// Append the bytes of the string literal whose opening `"` is at `code[open]` (C escapes,
+/// as [`strings`] describes), and return the offset just past its closing `"`.
+pub(super) fn string_literal(
+    code: &str,
+    open: usize,
+    e: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, LineErr> {
+    let b = code.as_bytes();
+    let mut i = open + 1;
+    loop {
+        if i >= e {
+            return Err(lerr(
+                open,
+                e,
+                ErrorKind::Syntax("string has no closing `\"`".into()),
+            ));
+        }
+        match b[i] {
+            b'"' => return Ok(i + 1),
+            b'\\' => {
+                let esc = i;
+                i += 1;
+                let Some(&c) = b.get(i).filter(|_| i < e) else {
+                    return Err(lerr(
+                        open,
+                        e,
+                        ErrorKind::Syntax("string has no closing `\"`".into()),
+                    ));
+                };
+                i += 1;
+                let byte = match c {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    b'a' => 7,
+                    b'b' => 8,
+                    b'f' => 12,
+                    b'v' => 11,
+                    b'e' => 27,
+                    b'\\' | b'"' | b'\'' => c,
+                    b'0'..=b'7' => {
+                        let mut v = u32::from(c - b'0');
+                        let mut k = 1;
+                        while k < 3 && i < e && (b'0'..=b'7').contains(&b[i]) {
+                            v = v * 8 + u32::from(b[i] - b'0');
+                            i += 1;
+                            k += 1;
+                        }
+                        if v > 0xff {
+                            return Err(lerr(
+                                esc,
+                                i,
+                                ErrorKind::Syntax(format!(
+                                    "octal escape `{}` is more than one byte (\\377 at most)",
+                                    &code[esc..i]
+                                )),
+                            ));
+                        }
+                        v as u8
+                    }
+                    b'x' | b'X' => {
+                        let start = i;
+                        while i < e && i - start < 2 && b[i].is_ascii_hexdigit() {
+                            i += 1;
+                        }
+                        match u8::from_str_radix(&code[start..i], 16) {
+                            Ok(v) => v,
+                            Err(_) => {
+                                return Err(lerr(
+                                    esc,
+                                    i,
+                                    ErrorKind::Syntax(
+                                        "`\\x` needs one or two hexadecimal digits".into(),
+                                    ),
+                                ))
+                            }
+                        }
+                    }
+                    _ => {
+                        let end =
+                            esc + 1 + code[esc + 1..].chars().next().map_or(1, char::len_utf8);
+                        return Err(lerr(
+                            esc,
+                            end,
+                            ErrorKind::Syntax(format!(
+                                "unknown escape `{}` in a string",
+                                &code[esc..end]
+                            )),
+                        ));
+                    }
+                };
+                out.push(byte);
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
         }
     }
 }
@@ -373,9 +383,13 @@ impl<'s> Asm<'s> {
                     Err(e) => self.push_err(stmt.line_no, stmt.line_start, code, e),
                 }
             }
-            ".file" | ".ident" | ".local" => {
-                // `.file` and `.ident` name the source and the compiler: nothing to do. Every
-                // label is local unless `.global`, so `.local` changes nothing.
+            ".file" => self.file_directive(stmt, code, ws, we),
+            ".kernel" => self.kernel_directive(stmt, code, ws, we),
+            ".param" => self.param_directive(stmt, code, ws, we),
+            ".loc" => self.loc_directive(stmt, code, ws, we),
+            ".ident" | ".local" => {
+                // `.ident` names the compiler: nothing to do. Every label is local unless
+                // `.global`, so `.local` changes nothing.
             }
             ".type" => self.type_directive(stmt, code),
             ".size" => {
@@ -777,7 +791,7 @@ impl<'s> Asm<'s> {
     }
 
     /// Check that `code[s..e]` is a symbol name; report it otherwise.
-    fn symbol_name(&mut self, stmt: &Stmt, code: &str, s: usize, e: usize) -> bool {
+    pub(super) fn symbol_name(&mut self, stmt: &Stmt, code: &str, s: usize, e: usize) -> bool {
         let b = code.as_bytes();
         if s < e && is_ident_start(b[s]) && ident_end(b, s) == e && &code[s..e] != "." {
             return true;

@@ -6,7 +6,9 @@
 
 mod directives;
 mod expand;
+mod kernel_directives;
 mod line_err;
+mod locs;
 mod operands;
 mod state;
 
@@ -37,30 +39,64 @@ pub fn assemble(source: &str, file_name: &str) -> Result<Program, AsmErrors> {
     if expand::needs_expansion(source) {
         return assemble_expanded(source, file_name);
     }
-    let mut program = Asm::new(source, file_name).run()?;
-    program.lines = line_table(&program, vec![file_name.to_string()], &mut |line| {
-        Some((0, line as u32))
-    });
+    let mut asm = Asm::new(source, file_name);
+    let mut program = asm.run()?;
+    program.lines = line_table(
+        &program,
+        vec![file_name.to_string()],
+        &mut |line| Some((0, line as u32)),
+        &asm.locs,
+    );
     Ok(program)
 }
 
-/// The line table of `program` from its listing: `site` gives, for a listing row's line
-/// (of the assembled text), the index in `files` and the line it is attributed to.
+/// The line table of `program` from its listing: a row after a `.loc` gets that location;
+/// otherwise `site` gives, for the row's line (of the assembled text), the index in `files`
+/// and the line it is attributed to. The files `.file` named join `files`.
 fn line_table(
     program: &Program,
-    files: Vec<String>,
+    mut files: Vec<String>,
     site: &mut dyn FnMut(usize) -> Option<(u32, u32)>,
+    locs: &state::Locs,
 ) -> LineTable {
+    let loc_files: Vec<u32> = locs
+        .files
+        .iter()
+        .map(|(_, name)| match files.iter().position(|f| f == name) {
+            Some(i) => i as u32,
+            None => {
+                files.push(name.clone());
+                (files.len() - 1) as u32
+            }
+        })
+        .collect();
+    let mut marks = locs.marks.iter().peekable();
+    let mut current = None;
     let rows = program
         .listing
         .iter()
-        .filter(|l| l.section == Section::Text && l.len > 0)
-        .filter_map(|l| {
+        .enumerate()
+        .filter_map(|(i, l)| {
+            while let Some(m) = marks.next_if(|m| m.from <= i) {
+                current = Some(*m);
+            }
+            if l.section != Section::Text || l.len == 0 {
+                return None;
+            }
+            if let Some(m) = current {
+                return Some(LineRow {
+                    address: l.address,
+                    file: loc_files[m.file],
+                    line: m.line,
+                    column: m.column,
+                });
+            }
             let (file, line) = site(l.line)?;
             Some(LineRow {
                 address: l.address,
                 file,
                 line,
+                column: 0,
             })
         })
         .collect();
@@ -72,7 +108,8 @@ fn line_table(
 fn assemble_expanded(source: &str, file_name: &str) -> Result<Program, AsmErrors> {
     let mut x = expand::Expansion::run(source, file_name);
     let text = std::mem::take(&mut x.text);
-    let result = Asm::new(&text, file_name).run();
+    let mut asm = Asm::new(&text, file_name);
+    let result = asm.run();
     let line_of = |x: &expand::Expansion, line: usize| {
         let i = line.saturating_sub(1).min(x.lines.len().saturating_sub(1));
         x.lines.get(i).copied()
@@ -124,9 +161,12 @@ fn assemble_expanded(source: &str, file_name: &str) -> Result<Program, AsmErrors
             }
         }
         let files = x.files.iter().map(|f| f.name.clone()).collect();
-        program.lines = line_table(&program, files, &mut |line| {
-            line_of(&x, line).map(|(origin, _)| x.line_site(origin))
-        });
+        program.lines = line_table(
+            &program,
+            files,
+            &mut |line| line_of(&x, line).map(|(origin, _)| x.line_site(origin)),
+            &asm.locs,
+        );
         for l in &mut program.listing {
             if let Some((origin, _)) = line_of(&x, l.line) {
                 let (line, range) = x.listing_site(origin);
@@ -243,13 +283,15 @@ fn sec_index(s: Section) -> usize {
 }
 
 impl<'s> Asm<'s> {
-    fn run(mut self) -> Result<Program, AsmErrors> {
+    /// Assemble the source; `self` keeps what the caller reads after ([`Asm::locs`]).
+    fn run(&mut self) -> Result<Program, AsmErrors> {
         self.pass1();
         self.text_len = Some(self.pos[sec_index(Section::Text)]);
         self.resolve_equs();
         self.fixups();
         self.check_globals();
         self.apply_types_and_sizes();
+        let kernels = self.finish_kernels();
         let [text, data] = std::mem::take(&mut self.out);
         let program = Program {
             text,
@@ -258,6 +300,7 @@ impl<'s> Asm<'s> {
             lines: LineTable::default(),
             listing: std::mem::take(&mut self.listing),
             warnings: std::mem::take(&mut self.warnings),
+            kernels,
         };
         if self.errors.is_empty() && self.dropped == 0 && !self.any_statement {
             self.errors.push(AsmError {
@@ -276,7 +319,7 @@ impl<'s> Asm<'s> {
         self.errors.sort_by_key(|e| (e.line, e.column));
         Err(AsmErrors {
             file: self.file.into(),
-            errors: self.errors,
+            errors: std::mem::take(&mut self.errors),
             dropped: self.dropped,
         })
     }

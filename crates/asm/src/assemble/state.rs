@@ -1,11 +1,12 @@
-//! The state the assembler's passes share: symbols, statements, the assembler itself and
-//! what an operand's expression sees of it. The statement pass, the directives and the
-//! operand parser all read or update it, so it sits below each of them.
+//! The state the assembler's passes share: symbols, statements, the assembler itself, what
+//! `.loc` and `.kernel`/`.param` record for the end of the file, and what an operand's
+//! expression sees of it. The statement pass, the directives and the operand parser all
+//! read or update it, so it sits below each of them.
 
 use super::line_err::LineErr;
 use crate::error::{closest, AsmError, AsmWarning, MAX_ERRORS};
 use crate::expr::{Lookup, Resolve, Val};
-use crate::{ListingLine, Section, SymbolKind};
+use crate::{KernelInfo, ListingLine, ParamInfo, Section, SymbolKind};
 use std::collections::HashMap;
 use warpkit_isa::Op;
 
@@ -98,6 +99,54 @@ pub(super) struct Asm<'s> {
     pub(super) sizes: Vec<(&'s str, Stmt, usize, usize)>,
     /// Type and size of labels, by symbol index, from `.type` and `.size`.
     pub(super) kinds: HashMap<usize, (SymbolKind, u64), crate::lex::FastHash>,
+    /// `.file N` names and `.loc` locations.
+    pub(super) locs: Locs,
+    /// `.kernel` and `.param` directives, checked once the file is read.
+    pub(super) kernel_decls: KernelDecls,
+}
+
+/// A source location set by `.loc`: listing rows from `from` on (until the next mark) are
+/// attributed to it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LocMark {
+    /// Index of the first listing row the location applies to.
+    pub(super) from: usize,
+    /// Index into [`Locs::files`].
+    pub(super) file: usize,
+    pub(super) line: u32,
+    pub(super) column: u32,
+}
+
+/// What `.file` and `.loc` declared in one assembly.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Locs {
+    /// `(file number, path)` of each `.file N`, in declaration order.
+    pub(super) files: Vec<(u32, String)>,
+    /// Every `.loc`, in source order.
+    pub(super) marks: Vec<LocMark>,
+}
+
+/// A `.kernel` as read: the metadata and where its name is.
+pub(super) struct KernelDecl {
+    pub(super) info: KernelInfo,
+    pub(super) stmt: Stmt,
+    pub(super) name: (usize, usize),
+}
+
+/// A `.param` as read, before it joins its kernel.
+pub(super) struct ParamDecl {
+    pub(super) kernel: String,
+    pub(super) kernel_at: (usize, usize),
+    pub(super) param: ParamInfo,
+    pub(super) name_at: (usize, usize),
+    pub(super) stmt: Stmt,
+}
+
+/// Kernel metadata read so far.
+#[derive(Default)]
+pub(super) struct KernelDecls {
+    pub(super) kernels: Vec<KernelDecl>,
+    pub(super) params: Vec<ParamDecl>,
 }
 
 pub(super) struct Here<'a, 's> {
@@ -197,6 +246,8 @@ impl<'s> Asm<'s> {
             types: Vec::new(),
             sizes: Vec::new(),
             kinds: HashMap::default(),
+            locs: Locs::default(),
+            kernel_decls: KernelDecls::default(),
         }
     }
 

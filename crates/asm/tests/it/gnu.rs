@@ -56,10 +56,8 @@ fn compiler_output_assembles_with_types_sizes_and_warnings() {
         // Each ignored directive is reported once, located, and never stops assembly.
         let w: Vec<String> = p.warnings.iter().map(ToString::to_string).collect();
         assert!(w.iter().any(|w| w.contains(".cfi_startproc")), "{w:?}");
-        assert_eq!(
-            w.iter().filter(|w| w.contains("`.loc`")).count(),
-            usize::from(file.starts_with("clang"))
-        );
+        // `.loc` is no longer ignored: it sets the source lines.
+        assert!(!w.iter().any(|w| w.contains("`.loc`")), "{w:?}");
         assert!(w.iter().all(|w| w.contains(": warning: ")), "{w:?}");
         // The ELF symbol table has the types and sizes, and nothing assembler-local.
         let back = load_object(&write_elf(&p)).unwrap();
@@ -81,6 +79,13 @@ fn compiler_output_assembles_with_types_sizes_and_warnings() {
     assert_eq!(gcc.symbol("name").unwrap().size, 6);
     // Both spellings of the same kernel are the same code.
     assert_eq!(clang.text, gcc.text);
+    // clang's `.file 1 "/src" "scale.c"` and `.loc` lines: the C source's lines and columns.
+    let at = |pc: u64| clang.lines.lookup(pc).map(|l| l.to_string());
+    assert_eq!(at(0).as_deref(), Some("/src/scale.c:4"));
+    assert_eq!(at(20).as_deref(), Some("/src/scale.c:5:7"));
+    assert_eq!(at(36).as_deref(), Some("/src/scale.c:6:14"));
+    assert_eq!(at(60).as_deref(), Some("/src/scale.c:7:1"));
+    assert!(gcc.lines.lookup(0).unwrap().file.ends_with("gcc_style.s"));
 }
 
 /// `readelf -s` (binutils), when installed, agrees: FUNC/OBJECT types and sizes, no `.L`.

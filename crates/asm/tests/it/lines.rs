@@ -219,3 +219,116 @@ fn damaged_or_missing_debug_information_never_fails_the_load() {
     }
     assert!(damaged > 0, "some corruption is reported as such");
 }
+
+/// A compiler's output: `.file` names the C source, `.loc` gives line and column.
+const WITH_LOC: &str = "\
+    .file \"k.cl\"
+    .file 1 \"k.cl\"
+    .file 2 \"src\" \"inc.h\"
+    nop
+    .loc 1 4 7 prologue_end
+    add v1, v2, v3
+    add v4, v5, v6
+    .loc 2 9 0 is_stmt 0 discriminator 3
+    .word 7
+    .loc 1 0 0
+    nop
+    .loc 1 12 3 epilogue_begin basic_block isa 1 view .LVU4
+.data
+    .word 1
+.text
+    endpgm
+";
+
+#[test]
+fn loc_gives_the_file_line_and_column_of_what_follows() {
+    let p = assemble(WITH_LOC, "k.s").unwrap();
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let rows: Vec<(u64, &str, u32, u32)> = p
+        .lines
+        .rows()
+        .iter()
+        .map(|r| {
+            let f = p.lines.files()[r.file as usize].as_str();
+            (r.address, f, r.line, r.column)
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            // Before the first `.loc`: the assembly line.
+            (0, "k.s", 4, 0),
+            (4, "k.cl", 4, 7),
+            (12, "src/inc.h", 9, 0),
+            // Line 0: code with no source line.
+            (16, "k.cl", 0, 0),
+            (20, "k.cl", 12, 3),
+        ]
+    );
+    assert_eq!(p.lines.files(), ["k.s", "k.cl", "src/inc.h"]);
+    assert_eq!(p.lines.lookup(8).unwrap().to_string(), "k.cl:4:7");
+    assert_eq!(p.lines.lookup(12).unwrap().to_string(), "src/inc.h:9");
+    assert_eq!(p.lines.lookup(16), None);
+    assert_eq!(p.lines.lookup(0).unwrap().to_string(), "k.s:4");
+    let l = p.lines.lookup(20).unwrap();
+    assert_eq!((l.file, l.line, l.column), ("k.cl", 12, 3));
+    // The ELF object keeps the columns.
+    let back = load_object(&write_elf(&p)).unwrap();
+    assert_eq!(back.lines.files(), p.lines.files());
+    assert_eq!(back.lines.rows(), p.lines.rows());
+}
+
+#[test]
+fn loc_works_through_includes_and_macros() {
+    let d = temp_dir("loc-expanded");
+    std::fs::write(d.join("inc.s"), ".loc 1 30 2\nadd v1, v2, v3\n").unwrap();
+    let main = "\
+.file 1 \"k.cl\"
+.macro two
+  nop
+  nop
+.endm
+.loc 1 20 5
+  two
+.include \"inc.s\"
+  nop
+";
+    let name = d.join("k.s").display().to_string();
+    std::fs::write(&name, main).unwrap();
+    let p = assemble(main, &name).unwrap();
+    assert_eq!(
+        locations(&p.lines, p.text.len()),
+        ["k.cl:20:5", "k.cl:20:5", "k.cl:30:2", "k.cl:30:2"]
+    );
+}
+
+#[test]
+fn readelf_and_llvm_dwarfdump_read_the_columns() {
+    let d = temp_dir("loc-tools");
+    let p = assemble(WITH_LOC, "k.s").unwrap();
+    let obj = d.join("k.o");
+    std::fs::write(&obj, write_elf(&p)).unwrap();
+    if let Some(out) = tool("readelf", &["--debug-dump=decodedline"], &obj) {
+        let rows = decoded_rows(&out);
+        assert!(rows.contains(&("k.cl".into(), 4, 4)), "{out}");
+        assert!(rows.contains(&("inc.h".into(), 9, 12)), "{out}");
+        assert!(rows.contains(&("k.cl".into(), 12, 20)), "{out}");
+    }
+    if let Some(out) = tool("llvm-dwarfdump", &["--debug-line"], &obj) {
+        // Address Line Column File ...
+        let rows: Vec<(u64, u32, u32)> = out
+            .lines()
+            .filter(|l| l.starts_with("0x"))
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                Some((
+                    u64::from_str_radix(f.first()?.trim_start_matches("0x"), 16).ok()?,
+                    f.get(1)?.parse().ok()?,
+                    f.get(2)?.parse().ok()?,
+                ))
+            })
+            .collect();
+        assert!(rows.contains(&(4, 4, 7)), "{out}");
+        assert!(rows.contains(&(20, 12, 3)), "{out}");
+    }
+}

@@ -3,6 +3,7 @@
 
 mod diagnostics;
 mod gnu;
+mod kernels;
 mod lines;
 mod no_panic;
 mod roundtrip;

@@ -247,12 +247,13 @@ impl<'p> Debugger<'p> {
                 })
         };
         let line_no = text.rsplit_once(':').map_or(text, |(_, l)| l);
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
         if text.starts_with("0x") || text.starts_with("0X") {
             let n = warpkit_host::number::parse_u64(text)
                 .map_err(|_| format!("`{text}` is not a number"))?;
             return in_code(n);
         }
-        if !line_no.is_empty() && line_no.bytes().all(|b| b.is_ascii_digit()) {
+        if digits(line_no) {
             let n: u32 = line_no
                 .parse()
                 .map_err(|_| format!("`{text}`: bad line number"))?;
@@ -263,6 +264,20 @@ impl<'p> Debugger<'p> {
                 ));
             }
             let file = text.rsplit_once(':').map(|(f, _)| f);
+            // FILE:LINE:COLUMN, as reports print a location with a column.
+            if let Some((f, l)) = file.and_then(|f| f.rsplit_once(':')) {
+                if digits(l) && !f.is_empty() {
+                    let line: u32 = l
+                        .parse()
+                        .map_err(|_| format!("`{text}`: bad line number"))?;
+                    return self
+                        .object
+                        .lines
+                        .address_of_column(Some(f), line, n)
+                        .map(|a| a as u32)
+                        .ok_or_else(|| format!("`{text}`: no code at or after it"));
+                }
+            }
             // The first instruction of that line or, for a line without code, of the next.
             return self
                 .object
@@ -1235,8 +1250,8 @@ impl<'p> Debugger<'p> {
         let mut last_line = None;
         for &at in self.starts.iter().skip(first).take(n as usize) {
             if let Some(l) = self.line_of(at) {
-                if last_line != Some((l.file_index, l.line)) {
-                    last_line = Some((l.file_index, l.line));
+                if last_line != Some((l.file_index, l.line, l.column)) {
+                    last_line = Some((l.file_index, l.line, l.column));
                     let text = self.texts.line(l.file_index, l.line).unwrap_or("").trim();
                     let _ = writeln!(t, "{l}: {text}");
                 }

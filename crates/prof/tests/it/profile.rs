@@ -254,6 +254,7 @@ fn html_is_self_contained_and_well_formed() {
             address: 0,
             file: 0,
             line: 1,
+            column: 0,
         }],
         4,
     );

@@ -26,6 +26,7 @@ from ._native import (
     LaneAccess,
     LaunchError,
     LimitExceeded,
+    Local,
     MemAccess,
     Program,
     Retired,
@@ -43,6 +44,7 @@ from ._native import (
     disassemble,
     launch,
     load,
+    local,
     spec,
 )
 
@@ -60,6 +62,7 @@ __all__ = [
     "LaneAccess",
     "LaunchError",
     "LimitExceeded",
+    "Local",
     "MemAccess",
     "Program",
     "Retired",
@@ -77,5 +80,6 @@ __all__ = [
     "disassemble",
     "launch",
     "load",
+    "local",
     "spec",
 ]

@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
-ArgValue = Union[int, npt.NDArray[Any], bytes, bytearray, "Buffer"]
+ArgValue = Union[int, float, npt.NDArray[Any], bytes, bytearray, "Buffer", "Local"]
 
 class Error(Exception):
     """Base class of every error warpkit raises."""
@@ -81,6 +81,13 @@ class Program:
         """Label name -> ".text" or ".data"."""
     def disassemble(self, *, plain: bool = False) -> str:
         """The program as `warpkit dis` prints it (plain: reassemblable text only)."""
+    @property
+    def kernels(self) -> list[dict[str, Any]]:
+        """The kernels of the metadata (.kernel/.param): name, shared_bytes, scratch_bytes,
+        block (a tuple or None), params (dicts with name, kind, c_type)."""
+    @property
+    def kernel(self) -> Optional[str]:
+        """The kernel `load(path, kernel=NAME)` chose, or None."""
     def __len__(self) -> int: ...
 
 class Instr:
@@ -106,6 +113,15 @@ class Buffer:
 
     nbytes: int
     def __init__(self, nbytes: int, dtype: Any = None) -> None: ...
+
+class Local:
+    """`nbytes` of workgroup shared memory for a `ptr.local` parameter (kernel metadata)."""
+
+    nbytes: int
+    def __init__(self, nbytes: int) -> None: ...
+
+def local(nbytes: int) -> Local:
+    """`nbytes` of workgroup shared memory for a `ptr.local` parameter: a `Local`."""
 
 class TrapInfo:
     """How one warp trapped; str() is the line `warpkit run` prints."""
@@ -172,8 +188,9 @@ class Run:
 def assemble(src: str, *, filename: str = "<string>") -> Program:
     """Assemble source text; raises AssemblyError."""
 
-def load(path: Union[str, PathLike[str]]) -> Program:
-    """Read a kernel file: assembly source (.s, .S, .asm), ELF code object or raw code."""
+def load(path: Union[str, PathLike[str]], *, kernel: Optional[str] = None) -> Program:
+    """Read a kernel file: assembly source (.s, .S, .asm), ELF code object or raw code;
+    `kernel` chooses a kernel of its metadata for `launch` (ValueError if there is none)."""
 
 def disassemble(data: bytes, *, base: int = 0, plain: bool = False) -> str:
     """Disassemble bytes as `warpkit dis` does."""

@@ -36,7 +36,7 @@ pub const MAGIC: [u8; 8] = *b"\x89WKCKPT\n";
 
 /// The version of the payload's layout. Any change to what is stored, or how, changes it;
 /// a checkpoint of another version is refused, never misread.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Bytes before the payload.
 pub const HEADER_BYTES: usize = 24;
@@ -80,15 +80,16 @@ pub enum CheckpointError {
 }
 
 /// The program's source lines as the client that loaded it recorded them (the model reads
-/// no source): file names, rows of (address, file index, line) in code order, and the end
-/// of the code they cover. Kept so a resumed run names `file:line` in its reports as the
-/// uninterrupted run does.
+/// no source): file names, rows of (address, file index, line, column) in code order, and
+/// the end of the code they cover. Kept so a resumed run names `file:line[:column]` in its
+/// reports as the uninterrupted run does.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceLines {
     /// Source file names, indexed by the rows' file index.
     pub files: Vec<String>,
-    /// `(code offset, file index, line)`, in code order; line 0 means no source line.
-    pub rows: Vec<(u64, u32, u32)>,
+    /// `(code offset, file index, line, column)`, in code order; line 0 means no source
+    /// line, column 0 an unknown column.
+    pub rows: Vec<(u64, u32, u32, u32)>,
     /// First code offset past the code the rows cover.
     pub end: u64,
 }
