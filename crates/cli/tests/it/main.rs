@@ -18,4 +18,5 @@ mod linx_cli;
 mod profile;
 mod reports;
 mod run_cli;
+mod scratch_cli;
 mod trace_diff;
