@@ -528,3 +528,38 @@ fn the_scratch_size_is_checked() {
     let r = launch(&program(&src), &cfg, vec![]).unwrap();
     assert!(r.ok(), "{:?}", r.traps);
 }
+
+/// The layout example of docs/abi.md ("Scratch memory"), run as printed: a spill and reload,
+/// and a private array indexed at run time.
+#[test]
+fn the_layout_example_of_abi_md_runs_as_documented() {
+    let block = crate::launch::asm_blocks(include_str!("../../../../docs/abi.md"))
+        .into_iter()
+        .find(|b| b.contains("scratch_lo"))
+        .expect("the scratch example");
+    // v9 = 5 * lane (spilled), v10 = lane % 4 (the index), v11 = 5 * lane + 1 (stored);
+    // afterwards v12 = slot 3 and v13 = array[v10] read back.
+    let src = format!(
+        "laneid v9\nmul.vi v9, v9, 5\nlaneid v10\nand.vi v10, v10, 3\nadd.vi v11, v9, 1\n\
+         {block}\ngload.b32 v12, v4, u[20:21], 384\ngload.b32 v13, v5, u[20:21], 512\n\
+         waitcnt vm=0\nendpgm\n"
+    );
+    let cfg = LaunchConfig {
+        scratch_bytes: 32,
+        keep_warps: true,
+        ..LaunchConfig::default()
+    };
+    for on in [On::Interp].into_iter().chain(jits()) {
+        let r = launch(&on.program(&program(&src)), &cfg, vec![]).unwrap();
+        assert!(r.ok(), "{:?}", r.traps);
+        let w = &r.warps[0];
+        for l in 0..32 {
+            let x = 5 * l as u32;
+            assert_eq!(
+                [w.v[9][l], w.v[12][l], w.v[13][l]],
+                [x, x, x + 1],
+                "lane {l}"
+            );
+        }
+    }
+}
