@@ -337,35 +337,16 @@ impl MemEnv<'_> {
                 if let Some(end) = b.checked_add(u64::from(max) + u64::from(size)) {
                     let lo = b + u64::from(min);
                     let region = if space == Addr::Shared {
-                        (end <= self.shared.len()).then_some(0)
+                        (end <= self.shared.len()).then_some((0, None))
                     } else {
-                        let hint = &mut self.hints[hint_slot(pc)];
-                        let found = self.global.span_hinted(lo, end, writes(kind), hint);
-                        if found.is_none() {
-                            // Only after global memory missed: its hits pay nothing.
-                            let scratch = self.scratch;
-                            if let Some((rbase, words)) = scratch.span(lo, end) {
-                                let bias = b.wrapping_sub(rbase);
-                                let v = *v;
-                                let rel = move |l: usize| bias.wrapping_add(u64::from(v[l]));
-                                return fast(
-                                    GlobalWords(words),
-                                    warp,
-                                    kind,
-                                    counter,
-                                    pc,
-                                    inst,
-                                    rel,
-                                );
-                            }
-                        }
-                        found.map(|(base, _)| base)
+                        self.span(pc, lo, end, writes(kind))
+                            .map(|(base, words)| (base, Some(words)))
                     };
-                    if let Some(rbase) = region {
+                    if let Some((rbase, words)) = region {
                         let bias = b.wrapping_sub(rbase);
                         let v = *v;
                         let rel = move |l: usize| bias.wrapping_add(u64::from(v[l]));
-                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, rel);
+                        return self.fast_at(words, warp, kind, counter, pc, inst, rel);
                     }
                 }
             }
@@ -384,23 +365,13 @@ impl MemEnv<'_> {
                     *a = p.wrapping_add(offset);
                 }
                 if let Some((lo, end)) = active_span(exec, &addrs, size).filter(|_| !logging) {
-                    let hint = &mut self.hints[hint_slot(pc)];
-                    if let Some((rbase, _)) = self.global.span_hinted(lo, end, writes(kind), hint) {
+                    if let Some((rbase, words)) = self.span(pc, lo, end, writes(kind)) {
                         let mut rel = [0u64; LANES];
                         for (r, &a) in rel.iter_mut().zip(&addrs) {
                             *r = a.wrapping_sub(rbase);
                         }
                         let rel = move |l: usize| rel[l];
-                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, rel);
-                    }
-                    let scratch = self.scratch;
-                    if let Some((rbase, words)) = scratch.span(lo, end) {
-                        let mut rel = [0u64; LANES];
-                        for (r, &a) in rel.iter_mut().zip(&addrs) {
-                            *r = a.wrapping_sub(rbase);
-                        }
-                        let rel = move |l: usize| rel[l];
-                        return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
+                        return self.fast_at(Some(words), warp, kind, counter, pc, inst, rel);
                     }
                 }
             }
@@ -507,7 +478,7 @@ impl MemEnv<'_> {
     }
 }
 
-impl MemEnv<'_> {
+impl<'a> MemEnv<'a> {
     /// The word run: `gload.b32`, `gstore.b32`, `dsload.b32` or `dsstore.b32` with every
     /// lane active, lane `l` at `lo + 4l` for an aligned `lo`, and the 32 words inside one
     /// region (writable for a store) or inside shared memory. One bounds check and one
@@ -580,12 +551,7 @@ impl MemEnv<'_> {
             }
             return true;
         }
-        let hint = &mut self.hints[hint_slot(pc)];
-        let (global, scratch) = (self.global, self.scratch);
-        let Some((rbase, words)) = global
-            .span_hinted(lo, end, !load, hint)
-            .or_else(|| scratch.span(lo, end))
-        else {
+        let Some((rbase, words)) = self.span(pc, lo, end, !load) else {
             return false;
         };
         let i = ((lo - rbase) / 4) as usize;
@@ -608,15 +574,27 @@ impl MemEnv<'_> {
         true
     }
 
-    /// Run the fast path on the region holding `lo..end`; `rel` holds each lane's byte
-    /// offset from the region's (4-byte aligned) base.
+    /// The base and words of the region of the global address space holding every byte
+    /// of `lo..end` (writable, for a store), through the hint of the instruction at `pc`:
+    /// a region of global memory or, only where global memory has none (its hits pay
+    /// nothing for it), a warp's scratch region.
+    #[inline(always)]
+    fn span(&mut self, pc: u32, lo: u64, end: u64, write: bool) -> Option<(u64, &'a [AtomicU32])> {
+        let (global, scratch) = (self.global, self.scratch);
+        let hint = &mut self.hints[hint_slot(pc)];
+        global
+            .span_hinted(lo, end, write, hint)
+            .or_else(|| scratch.span(lo, end))
+    }
+
+    /// Run the fast path on `words`, the words of a region of the global address space,
+    /// or (`None`) on shared memory; `rel` holds each lane's byte offset from the region's
+    /// (4-byte aligned) base.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn fast_at(
         &mut self,
-        space: Addr,
-        lo: u64,
-        end: u64,
+        words: Option<&[AtomicU32]>,
         warp: &mut Warp,
         kind: Kind,
         counter: usize,
@@ -624,11 +602,7 @@ impl MemEnv<'_> {
         inst: &Inst,
         rel: impl Fn(usize) -> u64 + Copy,
     ) -> Result<(), Fault> {
-        if space != Addr::Shared {
-            let hint = &mut self.hints[hint_slot(pc)];
-            let Some((_, words)) = self.global.span_hinted(lo, end, writes(kind), hint) else {
-                unreachable!("the span was found by the caller");
-            };
+        if let Some(words) = words {
             return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
         }
         if matches!(kind, Kind::Load { .. }) && self.shared.words().is_empty() {
