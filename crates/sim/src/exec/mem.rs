@@ -217,7 +217,7 @@ impl Env for MemEnv<'_> {
             // per memory instruction, measured with callgrind).
             return unsafe { self.issue_avx2(warp, prog, inst, pc) };
         }
-        self.issue(warp, prog, inst, pc)
+        self.issue_baseline(warp, prog, inst, pc)
     }
 
     #[inline(always)]
@@ -237,6 +237,19 @@ impl MemEnv<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn issue_avx2(
+        &mut self,
+        warp: &mut Warp,
+        prog: &Program,
+        inst: &Inst,
+        pc: u32,
+    ) -> Result<(), Fault> {
+        self.issue(warp, prog, inst, pc)
+    }
+
+    /// [`MemEnv::issue`] for hosts without AVX2, out of line: inlined into `issue_async`,
+    /// its registers would cost every call a longer prologue on the AVX2 path too.
+    #[inline(never)]
+    fn issue_baseline(
         &mut self,
         warp: &mut Warp,
         prog: &Program,
@@ -580,11 +593,20 @@ impl<'a> MemEnv<'a> {
     /// nothing for it), a warp's scratch region.
     #[inline(always)]
     fn span(&mut self, pc: u32, lo: u64, end: u64, write: bool) -> Option<(u64, &'a [AtomicU32])> {
-        let (global, scratch) = (self.global, self.scratch);
+        let global = self.global;
         let hint = &mut self.hints[hint_slot(pc)];
-        global
-            .span_hinted(lo, end, write, hint)
-            .or_else(|| scratch.span(lo, end))
+        if let Some(found) = global.span_hinted(lo, end, write, hint) {
+            return Some(found);
+        }
+        self.scratch_span(lo, end)
+    }
+
+    /// The warp region of scratch memory holding `lo..end`: out of line, where global
+    /// memory's lookup missed.
+    #[cold]
+    #[inline(never)]
+    fn scratch_span(&self, lo: u64, end: u64) -> Option<(u64, &'a [AtomicU32])> {
+        self.scratch.span(lo, end)
     }
 
     /// Run the fast path on `words`, the words of a region of the global address space,
