@@ -438,10 +438,15 @@ impl Stepper {
     }
 
     /// `len` bytes of global memory at `addr` (code, argument block, buffers, and the
-    /// running workgroup's scratch memory).
-    pub fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, StateError> {
+    /// running workgroup's scratch memory). A range in the scratch range starts the next
+    /// workgroup if none is running, as the register accessors do, so its scratch can be
+    /// read and written before its first instruction.
+    pub fn read_memory(&mut self, addr: u64, len: u64) -> Result<Vec<u8>, StateError> {
         let bad = StateError::Unmapped { addr, len };
         let end = addr.checked_add(len).ok_or(bad.clone())?;
+        if end > SCRATCH_BASE {
+            self.ensure_started();
+        }
         let mut out = Vec::with_capacity(len.min(1 << 24) as usize);
         let mut word = [0u32; 1];
         let mut a = addr;
@@ -648,8 +653,8 @@ mod tests {
         l.grid([2, 1, 1]).unwrap().scratch(4).unwrap();
         l.zeroed_buffer("out", 128).unwrap();
         let mut s = Stepper::new(l.prepare(&k).unwrap()).unwrap();
-        assert!(s.ensure_started());
         let base = warpkit_sim::memory::scratch_base(0, 0);
+        // Before the first instruction: workgroup 0's scratch.
         assert_eq!(s.read_memory(base, 8).unwrap(), [0; 8]);
         s.write_memory(base + 4, &41u32.to_le_bytes()).unwrap();
         assert!(matches!(
