@@ -33,6 +33,7 @@ fn main() {
         grid: [n.div_ceil(256), 1, 1],
         block: [256, 1, 1],
         shared_bytes: 0,
+        scratch_bytes: 0,
         max_steps: 0,
         args: args.as_ptr(),
         n_args: args.len(),

@@ -11,9 +11,9 @@
  * The layout of the structures in this header. The caller allocates them and the library
  * fills or reads them whole, so a program built with one header must not run with a
  * library built from another: it compares [`wk_abi_version`] with this first. 1: the
- * first layout; 2: `wk_commit` ends with `mem`.
+ * first layout; 2: `wk_commit` ends with `mem`; 3: `wk_launch_desc` has `scratch_bytes`.
  */
-#define WK_ABI_VERSION 2
+#define WK_ABI_VERSION 3
 
 /**
  * Register writes a [`wk_commit`] holds; a commit with more (a `waitcnt` retiring many
@@ -274,6 +274,11 @@ typedef struct {
    * Bytes of shared memory per workgroup; 0: 65536.
    */
   uint32_t shared_bytes;
+  /**
+   * Bytes of scratch memory per lane (docs/abi.md, "Scratch memory"): a multiple of 4, at
+   * most 1048576; 0: none.
+   */
+  uint32_t scratch_bytes;
   /**
    * Per-warp step limit; 0: 100 000 000.
    */
@@ -663,8 +668,8 @@ wk_status wk_sim_write_ureg(wk_sim *sim, uint32_t warp, uint32_t reg, uint32_t v
 wk_status wk_sim_warp_state(wk_sim *sim, uint32_t warp, uint32_t *pc, uint32_t *exec);
 
 /**
- * Read `len` bytes of global memory at `addr` into `out`; `WK_ERR_STATE` (nothing read)
- * unless every byte is mapped.
+ * Read `len` bytes of global memory at `addr` (the running workgroup's scratch memory
+ * included) into `out`; `WK_ERR_STATE` (nothing read) unless every byte is mapped.
  *
  * # Safety
  * `sim` is from `wk_sim_new`; `out` points to `len` writable bytes.
@@ -672,8 +677,8 @@ wk_status wk_sim_warp_state(wk_sim *sim, uint32_t warp, uint32_t *pc, uint32_t *
 wk_status wk_sim_read_memory(wk_sim *sim, uint64_t addr, uint8_t *out, size_t len);
 
 /**
- * Write `len` bytes from `data` to global memory at `addr`; `WK_ERR_STATE` (nothing
- * written) unless every byte is mapped.
+ * Write `len` bytes from `data` to global memory at `addr` (the running workgroup's
+ * scratch memory included); `WK_ERR_STATE` (nothing written) unless every byte is mapped.
  *
  * # Safety
  * `sim` is from `wk_sim_new`; `data` points to `len` readable bytes.

@@ -21,8 +21,8 @@ use warpkit_sim::{Commit, Trap, Written};
 /// The layout of the structures in this header. The caller allocates them and the library
 /// fills or reads them whole, so a program built with one header must not run with a
 /// library built from another: it compares [`wk_abi_version`] with this first. 1: the
-/// first layout; 2: `wk_commit` ends with `mem`.
-pub const WK_ABI_VERSION: u32 = 2;
+/// first layout; 2: `wk_commit` ends with `mem`; 3: `wk_launch_desc` has `scratch_bytes`.
+pub const WK_ABI_VERSION: u32 = 3;
 
 /// A status code: 0 or positive for an outcome, negative for an error (the message is then
 /// in [`wk_last_error`]).
@@ -166,6 +166,9 @@ pub struct wk_launch_desc {
     pub block: [u32; 3],
     /// Bytes of shared memory per workgroup; 0: 65536.
     pub shared_bytes: u32,
+    /// Bytes of scratch memory per lane (docs/abi.md, "Scratch memory"): a multiple of 4, at
+    /// most 1048576; 0: none.
+    pub scratch_bytes: u32,
     /// Per-warp step limit; 0: 100 000 000.
     pub max_steps: u64,
     /// `n_args` arguments (may be null when `n_args` is 0).
@@ -397,6 +400,7 @@ unsafe fn launch_of(desc: *const wk_launch_desc) -> Result<Launch, Fail> {
     if d.shared_bytes != 0 {
         l.shared(d.shared_bytes).map_err(bad)?;
     }
+    l.scratch(d.scratch_bytes).map_err(bad)?;
     if d.max_steps != 0 {
         l.max_steps(d.max_steps).map_err(bad)?;
     }
@@ -1081,8 +1085,8 @@ pub unsafe extern "C" fn wk_sim_warp_state(
     })
 }
 
-/// Read `len` bytes of global memory at `addr` into `out`; `WK_ERR_STATE` (nothing read)
-/// unless every byte is mapped.
+/// Read `len` bytes of global memory at `addr` (the running workgroup's scratch memory
+/// included) into `out`; `WK_ERR_STATE` (nothing read) unless every byte is mapped.
 ///
 /// # Safety
 /// `sim` is from `wk_sim_new`; `out` points to `len` writable bytes.
@@ -1106,8 +1110,8 @@ pub unsafe extern "C" fn wk_sim_read_memory(
     })
 }
 
-/// Write `len` bytes from `data` to global memory at `addr`; `WK_ERR_STATE` (nothing
-/// written) unless every byte is mapped.
+/// Write `len` bytes from `data` to global memory at `addr` (the running workgroup's
+/// scratch memory included); `WK_ERR_STATE` (nothing written) unless every byte is mapped.
 ///
 /// # Safety
 /// `sim` is from `wk_sim_new`; `data` points to `len` readable bytes.

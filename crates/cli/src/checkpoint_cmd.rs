@@ -10,7 +10,7 @@ use crate::run_driver::{conclude, shown, trace_format, with_progress, Ran};
 use crate::signals::Interrupts;
 use std::path::{Path, PathBuf};
 use warpkit_asm::{LineRow, LineTable};
-use warpkit_host::launch::KEPT_BYTES_PER_WARP;
+use warpkit_host::launch::{resume_threads, KEPT_BYTES_PER_WARP};
 use warpkit_host::Launch;
 use warpkit_sim::launch::checkpoint::{Checkpoint, SourceLines};
 use warpkit_sim::launch::{Progress, Session};
@@ -174,7 +174,9 @@ pub fn resume(args: &Args, path: &Path, outs: &[(String, PathBuf)]) -> Outcome {
         .map_err(|e| Failure::BadInput(format!("{}: {e}", path.display())))?;
     let interrupts = Interrupts::install();
     session.set_cancel(Some(interrupts.cancel.clone()));
-    session.set_threads(args.launch.threads);
+    // With scratch memory, no more host threads than the saved launch's memory limit
+    // admitted (--max-memory cannot be given again).
+    session.set_threads(resume_threads(&config, args.launch.threads));
     let shown = shown(args, config.max_steps, config.max_total_steps);
     let ran = drive(args, session, args.stop_after_steps, &lines)?;
     conclude(args, outs, ran, &shown, config.bare, &interrupts, &lines)

@@ -10,7 +10,7 @@ use warpkit_host::{
     load_kernel, load_kernel_bytes, select_kernel, KernelKind, Launch, Limits, LoadError,
     ParamError, SetupError,
 };
-use warpkit_sim::launch::MAX_SHARED_BYTES;
+use warpkit_sim::launch::{MAX_SCRATCH_BYTES, MAX_SHARED_BYTES};
 use warpkit_sim::DEFAULT_MAX_STEPS;
 
 /// Default of `--max-memory`: 1 GiB.
@@ -40,6 +40,10 @@ pub struct LaunchArgs {
     /// Bytes of shared memory per workgroup.
     #[arg(long, value_name = "BYTES", value_parser = crate::numbers::u32_arg)]
     pub shared: Option<u32>,
+    /// Bytes of scratch memory per lane, a multiple of 4 up to 1 MiB (docs/abi.md, "Scratch
+    /// memory"); each running workgroup's is charged to --max-memory.
+    #[arg(long, value_name = "BYTES", value_parser = crate::numbers::u32_arg)]
+    pub scratch: Option<u32>,
     /// Host threads (default: one per core). Results do not depend on it.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::numbers::usize_arg)]
     pub threads: usize,
@@ -88,6 +92,7 @@ impl LaunchArgs {
             || !self.args.is_empty()
             || self.shared.is_some()
             || self.kernel.is_some()
+            || self.scratch.is_some()
     }
 
     /// The launch these options describe, without its arguments ([`LaunchArgs::add_args`])
@@ -120,6 +125,9 @@ impl LaunchArgs {
         }
         if let Some(s) = self.shared {
             launch.shared(s).map_err(setup_failure)?;
+        }
+        if let Some(s) = self.scratch {
+            launch.scratch(s).map_err(setup_failure)?;
         }
         Ok(launch)
     }
@@ -241,6 +249,10 @@ pub fn setup_failure(e: SetupError) -> Failure {
         SetupError::SharedTooLarge { bytes } => format!(
             "--shared {bytes}: more than the model's limit of \
              {MAX_SHARED_BYTES} bytes of shared memory per workgroup"
+        ),
+        SetupError::BadScratch { bytes } => format!(
+            "--scratch {bytes}: scratch memory per lane must be a multiple of 4 and at most \
+             the model's limit of {MAX_SCRATCH_BYTES} bytes"
         ),
         SetupError::TooManyThreads { threads } => {
             format!("--threads {threads}: at most {MAX_THREADS}")

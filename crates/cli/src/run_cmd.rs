@@ -191,6 +191,7 @@ mod tests_support {
                 block: None,
                 args: Vec::new(),
                 shared: None,
+                scratch: None,
                 threads: 0,
                 max_steps: DEFAULT_MAX_STEPS,
                 max_total_steps: None,

@@ -173,6 +173,18 @@ pub enum ParamError {
         /// The kernel's static shared memory (`shared=`).
         static_bytes: u32,
     },
+    /// The launch gives less scratch memory per lane than the kernel uses (`scratch=`).
+    #[error(
+        "{given} bytes of scratch memory per lane are fewer than kernel `{kernel}` uses: {needed}"
+    )]
+    ScratchTooSmall {
+        /// The kernel.
+        kernel: String,
+        /// Bytes per lane the launch gives.
+        given: u32,
+        /// Bytes per lane the kernel uses.
+        needed: u32,
+    },
     /// The kernel's static shared memory and local arguments exceed the model's limit.
     #[error(
         "kernel `{kernel}` needs {needed} bytes of shared memory per workgroup ({static_bytes} \

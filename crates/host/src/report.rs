@@ -3,7 +3,10 @@
 //! reports") when the program has them.
 
 use warpkit_asm::LineTable;
-use warpkit_sim::launch::{DeadlockReport, LimitReport, TrapReport};
+use warpkit_sim::launch::{
+    DeadlockReport, LimitReport, TrapReport, SCRATCH_BASE, SCRATCH_END, SCRATCH_WARP_STRIDE,
+    SCRATCH_WORKGROUP_STRIDE,
+};
 use warpkit_sim::trap::cause_name;
 use warpkit_sim::{Hazard, WarpStatus};
 
@@ -14,10 +17,11 @@ pub fn warp_name(workgroup: [u32; 3], warp: u32) -> String {
 }
 
 /// "workgroup (0,0,0) warp 0 trapped: cause 5 (access fault) at pc 0x10: `gload.b32 ...`,
-/// trapinfo 0x0 (address 0x0, lane 0)".
+/// trapinfo 0x0 (address 0x0, lane 0)"; an address in the scratch range says whose region
+/// it is in: "(address 0x4000000042000800, lane 0: scratch of workgroup 1 warp 1 + 0x800)".
 pub fn trap_message(t: &TrapReport) -> String {
     let address = match t.address {
-        Some((a, lane)) => format!(" (address {a:#x}, lane {lane})"),
+        Some((a, lane)) => format!(" (address {a:#x}, lane {lane}{})", scratch_place(a)),
         None => String::new(),
     };
     format!(
@@ -28,6 +32,24 @@ pub fn trap_message(t: &TrapReport) -> String {
         t.trap.pc,
         t.asm,
         t.trap.info
+    )
+}
+
+/// For an address of the scratch range, ": scratch of workgroup W warp N + OFFSET" (W the
+/// flat workgroup id, docs/abi.md, "Scratch memory"); else nothing.
+fn scratch_place(a: u64) -> String {
+    if !(SCRATCH_BASE..SCRATCH_END).contains(&a) {
+        return String::new();
+    }
+    let rel = a - SCRATCH_BASE;
+    let (wg, rest) = (
+        rel / SCRATCH_WORKGROUP_STRIDE,
+        rel % SCRATCH_WORKGROUP_STRIDE,
+    );
+    format!(
+        ": scratch of workgroup {wg} warp {} + {:#x}",
+        rest / SCRATCH_WARP_STRIDE,
+        rest % SCRATCH_WARP_STRIDE
     )
 }
 
@@ -160,5 +182,29 @@ mod tests {
         assert_eq!(location_suffix(&lines, 12), " (k.s:5:9)");
         assert_eq!(location_suffix(&lines, 16), "");
         assert_eq!(location_suffix(&LineTable::default(), 0), "");
+    }
+
+    #[test]
+    fn scratch_addresses_name_their_region() {
+        let report = |address: u64| TrapReport {
+            workgroup: [1, 0, 0],
+            warp: 0,
+            trap: warpkit_sim::Trap {
+                cause: 5,
+                pc: 16,
+                info: address as u32,
+            },
+            asm: "gload.b32 v7, v4, u[20:21], 0".into(),
+            address: Some((address, 3)),
+        };
+        let a = warpkit_sim::memory::scratch_base(1, 1) + 0x800;
+        assert!(
+            trap_message(&report(a)).ends_with(&format!(
+                "(address {a:#x}, lane 3: scratch of workgroup 1 warp 1 + 0x800)"
+            )),
+            "{}",
+            trap_message(&report(a))
+        );
+        assert!(trap_message(&report(0x1000)).ends_with("(address 0x1000, lane 3)"));
     }
 }

@@ -896,6 +896,7 @@ struct LaunchOptions<'a, 'py> {
     block: Option<&'a Bound<'py, PyAny>>,
     args: Option<&'a Bound<'py, PyDict>>,
     shared: u32,
+    scratch: u32,
     threads: Option<usize>,
     max_steps: u64,
     entry: Option<&'a str>,
@@ -934,6 +935,7 @@ fn setup(
         l.block(dims("block", b)?).map_err(setup_error)?;
     }
     l.shared(o.shared).map_err(setup_error)?;
+    l.scratch(o.scratch).map_err(setup_error)?;
     if let Some(e) = o.entry {
         l.entry(e);
     }
@@ -969,7 +971,7 @@ fn setup(
 #[pyfunction]
 #[pyo3(signature = (
     program, grid = None, block = None, args = None, *,
-    shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES, threads = None,
+    shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES, scratch = 0, threads = None,
     max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None, keep_warps = true,
     strict_hazards = false, check = true, engine = None,
     max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
@@ -978,8 +980,8 @@ fn setup(
 // A default taken from a constant would show as `...`; this one states it, and a test
 // holds it to the library's.
 #[pyo3(
-    text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, threads=None, \
-    max_steps=..., entry=None, keep_warps=True, strict_hazards=False, check=True, \
+    text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, scratch=0, \
+    threads=None, max_steps=..., entry=None, keep_warps=True, strict_hazards=False, check=True, \
     engine=None, max_memory=..., max_workgroups=...)"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -990,6 +992,7 @@ fn launch(
     block: Option<&Bound<'_, PyAny>>,
     args: Option<&Bound<'_, PyDict>>,
     shared: u32,
+    scratch: u32,
     threads: Option<usize>,
     max_steps: u64,
     entry: Option<&str>,
@@ -1018,6 +1021,7 @@ fn launch(
             block,
             args,
             shared,
+            scratch,
             threads,
             max_steps,
             entry,

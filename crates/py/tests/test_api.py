@@ -258,6 +258,60 @@ def test_the_shared_default_is_the_librarys_in_the_binding_stub_and_docs():
     assert documented and all(int(d) == lib for d in documented)
 
 
+SCRATCH_BASE = 0x4000_0000_0000_0000
+
+# Each lane spills 3 * id to its scratch slot 2 (base + 256 + 4 * lane), reloads it and
+# stores it to out[id] (id: the thread's index in the grid).
+SPILL = """
+    uload.b64  u[16:17], u[0:1], 0
+    csrr       u20, scratch_lo
+    csrr       u21, scratch_hi
+    laneid     v4
+    sll.vi     v4, v4, 2
+    umul       u22, u12, u8
+    add.vu     v5, v3, u22
+    mul.vi     v6, v5, 3
+    gstore.b32 v6, v4, u[20:21], 256
+    movi       v6, 0
+    gload.b32  v6, v4, u[20:21], 256
+    waitcnt    vm=0, sm=0
+    sll.vi     v9, v5, 2
+    gstore.b32 v6, v9, u[16:17], 0
+    endpgm
+"""
+
+
+def test_scratch_memory_per_lane():
+    n = 3 * 64
+    expect = np.arange(n, dtype=np.uint32) * 3
+    runs = [warpkit.launch(SPILL, grid=3, block=64, scratch=16, engine=e, threads=t,
+                           args={"out": warpkit.Buffer(4 * n, np.uint32)})
+            for e, t in [("interpreter", 1), ("jit", 2)]]
+    for run in runs:
+        np.testing.assert_array_equal(run.buffers["out"], expect)
+    # Warp 1 of workgroup 2: its region, 16 bytes per lane.
+    csr = runs[0].warps[2 * 2 + 1].csr
+    base = SCRATCH_BASE + 2 * (1 << 30) + (1 << 25)
+    assert (csr["scratch_lo"], csr["scratch_hi"], csr["scratch_size"]) == (
+        base & 0xFFFF_FFFF, base >> 32, 16)
+    assert [w.csr for w in runs[0].warps] == [w.csr for w in runs[1].warps]
+    # Without scratch the CSRs read 0 and the spill faults (cause 5) at address 256.
+    with pytest.raises(warpkit.Trap) as e:
+        warpkit.launch(SPILL, args={"out": warpkit.Buffer(128)})
+    assert (e.value.cause, e.value.info) == (5, 256)
+    # Slot 2 is past the region of 8 bytes per lane (256 bytes): an access fault at its
+    # first lane.
+    with pytest.raises(warpkit.Trap) as e:
+        warpkit.launch(SPILL, scratch=8, args={"out": warpkit.Buffer(128)})
+    assert (e.value.cause, e.value.info) == (5, 256)
+    for bad in [6, (1 << 20) + 4, 1 << 32]:
+        with pytest.raises((warpkit.LaunchError, OverflowError)):
+            warpkit.launch(SPILL, scratch=bad, args={"out": warpkit.Buffer(128)})
+    with pytest.raises(warpkit.LaunchError, match="scratch memory of 2 workgroup"):
+        warpkit.launch(SPILL, grid=4, block=1024, scratch=1 << 16, threads=2,
+                       max_memory=100 << 20, args={"out": warpkit.Buffer(1 << 14)})
+
+
 def test_hazards_and_strict_hazards():
     src = "uload.b64 u[16:17], u[0:1], 0\numov u20, u16\nendpgm\n"
     run = warpkit.launch(src, args={"x": warpkit.Buffer(8)})

@@ -93,6 +93,42 @@ def test_stepping_equals_the_cli_trace(tmp_path):
     assert sim.status == "closed"
 
 
+def test_scratch_through_the_simulator(tmp_path):
+    from test_api import SCRATCH_BASE, SPILL
+
+    (tmp_path / "k.s").write_text(SPILL)
+    trace = tmp_path / "t.jsonl"
+    out = cli("run", str(tmp_path / "k.s"), "--grid", "2", "--block", "32", "--scratch", "16",
+              "--arg", "out=buf:256", "--trace", str(trace))
+    assert out.returncode == 0, out.stderr
+    lines = trace.read_text().splitlines()[1:]
+    sim = warpkit.Simulator(SPILL, grid=2, block=32, scratch=16,
+                            args={"out": warpkit.Buffer(256, np.uint32)})
+    # Workgroup 0's region starts zeroed and takes writes between steps.
+    base = SCRATCH_BASE
+    assert bytes(sim.read_memory(base, 16)) == bytes(16)
+    commits = sim.step(9)  # up to the spill
+    spill = commits[-1]
+    assert spill.asm == "gstore.b32 v6, v4, u[20:21], 256"
+    assert [(a.addr, a.data[0]) for a in spill.mem[0].lanes[:2]] == [(base + 256, 0), (base + 260, 3)]
+    assert sim.read_memory(base + 256, 8).view(np.uint32).tolist() == [0, 3]
+    sim.write_memory(base + 260, np.array([1000], dtype=np.uint32))
+    with pytest.raises(IndexError):
+        sim.read_memory(base + 16 * 32, 4)
+    with pytest.raises(IndexError):
+        sim.read_memory(SCRATCH_BASE + (1 << 30), 4)  # workgroup 1's: not running yet
+    while sim.status == "paused":
+        commits += sim.step(50)
+    run = sim.finish()
+    out = run.buffers["out"]
+    assert out[1] == 1000 and out[33] == 99
+    # Without the write, the records are the CLI's.
+    sim = warpkit.Simulator(SPILL, grid=2, block=32, scratch=16,
+                            args={"out": warpkit.Buffer(256, np.uint32)})
+    commits = sim.step(1000)
+    assert [c.to_json() for c in commits] == lines
+
+
 def test_registers_and_memory_between_steps():
     n = 32
     args = vadd_args(n)

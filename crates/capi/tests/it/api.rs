@@ -54,6 +54,7 @@ impl Vadd {
             grid: [n.div_ceil(64), 0, 0],
             block: [64, 0, 0],
             shared_bytes: 0,
+            scratch_bytes: 0,
             max_steps: 0,
             args: self.args.as_ptr(),
             n_args: self.args.len(),
@@ -305,6 +306,7 @@ fn errors_are_a_status_and_a_message() {
             grid: [1, 1, 1],
             block: [32, 1, 1],
             shared_bytes: 0,
+            scratch_bytes: 0,
             max_steps: 0,
             args: &bad,
             n_args: 1,
@@ -452,6 +454,7 @@ impl Memory {
             grid: [1, 0, 0],
             block: [MEMORY_LANES, 0, 0],
             shared_bytes: 0,
+            scratch_bytes: 0,
             max_steps: 0,
             args: self.args.as_ptr(),
             n_args: self.args.len(),
@@ -767,10 +770,87 @@ fn a_memory_record_no_design_can_make_is_refused() {
     assert_eq!(s, WK_OK);
 }
 
+/// Each lane spills `lane + 5` to its scratch slot 1 and reloads it (docs/abi.md, "Scratch
+/// memory"), in 2 workgroups of 32 threads with 8 bytes of scratch per lane.
+const SPILL: &str = "csrr u20, scratch_lo\ncsrr u21, scratch_hi\nlaneid v4\nsll.vi v4, v4, 2\n\
+    laneid v5\nadd.vi v5, v5, 5\ngstore.b32 v5, v4, u[20:21], 128\n\
+    gload.b32 v6, v4, u[20:21], 128\nwaitcnt vm=0\nendpgm\n";
+
+fn spill_sim(scratch_bytes: u32) -> *mut wk_sim {
+    let code = warpkit_asm::assemble(SPILL, "spill.s").unwrap().text;
+    let desc = wk_launch_desc {
+        grid: [2, 0, 0],
+        block: [32, 0, 0],
+        shared_bytes: 0,
+        scratch_bytes,
+        max_steps: 0,
+        args: std::ptr::null(),
+        n_args: 0,
+    };
+    // SAFETY: valid code and description.
+    unsafe { wk_sim_new(code.as_ptr(), code.len(), &desc) }
+}
+
+#[test]
+fn scratch_stores_are_stepped_compared_and_read() {
+    const BASE: u64 = 0x4000_0000_0000_0000;
+    let (golden, design) = (spill_sim(8), spill_sim(8));
+    assert!(!golden.is_null() && !design.is_null(), "{}", last_error());
+    let (mut c, mut m) = (commit(), mismatch());
+    let mut spills = 0;
+    // SAFETY: live simulators, writable structures, 8 writable bytes.
+    unsafe {
+        while wk_sim_step(design, &mut *c) == WK_OK {
+            if c.n_mem == 1 && c.mem[0].kind == WK_MEM_STORE {
+                let wg = u64::from(c.workgroup[0]);
+                let a = &c.mem[0];
+                assert_eq!(a.space, WK_SPACE_GLOBAL);
+                let lane3 = a.lanes[3];
+                assert_eq!(
+                    (lane3.addr, lane3.data[0]),
+                    (BASE + (wg << 30) + 128 + 12, 8)
+                );
+                let mut word = [0u8; 8];
+                assert_eq!(
+                    wk_sim_read_memory(design, lane3.addr, word.as_mut_ptr(), 8),
+                    WK_OK
+                );
+                assert_eq!(word, [8, 0, 0, 0, 9, 0, 0, 0]);
+                // Past the region (32 lanes of 8 bytes).
+                assert_eq!(
+                    wk_sim_read_memory(design, BASE + (wg << 30) + 256, word.as_mut_ptr(), 4),
+                    WK_ERR_STATE
+                );
+                spills += 1;
+                if wg == 1 {
+                    // A design that stored lane 3's value wrong.
+                    c.mem[0].lanes[3].data[0] ^= 1;
+                    assert_eq!(wk_sim_cosim_check(golden, &*c, &mut m), WK_MISMATCH);
+                    assert_eq!((m.field, m.lane), (WK_FIELD_MEM_DATA, 3));
+                    break;
+                }
+            }
+            assert_eq!(
+                wk_sim_cosim_check(golden, &*c, &mut m),
+                WK_OK,
+                "{}",
+                message(&m)
+            );
+        }
+        wk_sim_free(golden);
+        wk_sim_free(design);
+    }
+    assert_eq!(spills, 2);
+    assert!(spill_sim(6).is_null());
+    assert!(last_error().contains("multiple of 4"), "{}", last_error());
+}
+
 #[test]
 fn the_library_has_the_layout_of_the_header() {
     assert_eq!(wk_abi_version(), WK_ABI_VERSION);
-    // Layout 2's sizes (docs/cosim.md): a change here is a change of WK_ABI_VERSION.
+    // Layout 3's sizes (docs/cosim.md): a change here is a change of WK_ABI_VERSION.
     assert_eq!(std::mem::size_of::<wk_lane_access>(), 48);
     assert_eq!(std::mem::size_of::<wk_mem_access>(), 1560);
+    assert_eq!(std::mem::size_of::<wk_launch_desc>(), 56);
+    assert_eq!(std::mem::offset_of!(wk_launch_desc, scratch_bytes), 28);
 }

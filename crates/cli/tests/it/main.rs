@@ -20,4 +20,5 @@ mod loc_cli;
 mod profile;
 mod reports;
 mod run_cli;
+mod scratch_cli;
 mod trace_diff;

@@ -3,7 +3,9 @@
 //! the write-back queued for retirement (§2.6).
 
 use crate::env::Env;
-use crate::memory::{apply_atomic, check_alignment, GlobalMemory, SharedMemory, Space};
+use crate::memory::{
+    apply_atomic, check_alignment, GlobalMemory, ScratchMemory, SharedMemory, Space, SCRATCH_BASE,
+};
 use crate::program::{Code, Inst, Program};
 use crate::state::access::{LaneAccess, MemAccess, MemKind, MemSpace};
 use crate::state::queue::Part;
@@ -15,13 +17,17 @@ use crate::Writeback;
 use std::sync::atomic::{AtomicU32, Ordering};
 use warpkit_isa::{Addressing as Addr, AtomicOp, Latency, MemoryAccess, MemoryPart, Op};
 
-/// The environment of a workgroup: the launch's global memory and its shared memory.
+/// The environment of a workgroup: the launch's global memory, its shared memory and its
+/// scratch memory.
 pub struct MemEnv<'a> {
     /// The launch's global memory (code, argument block, buffers), shared by every
     /// workgroup.
     pub global: &'a GlobalMemory,
     /// This workgroup's shared memory, addressed from 0.
     pub shared: &'a mut SharedMemory,
+    /// This workgroup's scratch memory: global addresses from [`SCRATCH_BASE`] on go here
+    /// instead of to `global` (none unless [`MemEnv::with_scratch`] lends one).
+    pub scratch: &'a ScratchMemory,
     /// The global region the last access from each slot of PCs hit (`hint_slot`): an
     /// instruction mostly stays in one region, while consecutive instructions often
     /// alternate between buffers (`a[i] = a[i] * b[i]`), so one hint for all would miss.
@@ -41,6 +47,9 @@ enum DirectSlot<'a> {
 
 const HINT_SLOTS: usize = 16;
 
+/// The scratch of an environment without any.
+static NO_SCRATCH: ScratchMemory = ScratchMemory::none();
+
 /// The hint of the instruction at `pc` (instructions are 4 or 8 bytes).
 #[inline(always)]
 fn hint_slot(pc: u32) -> usize {
@@ -57,13 +66,22 @@ impl<'a> MemEnv<'a> {
         MemEnv {
             global,
             shared,
+            scratch: &NO_SCRATCH,
             hints: [0; HINT_SLOTS],
             direct: DirectSlot::Own(Box::new(crate::memory::direct::Direct::new())),
         }
     }
 
+    /// The environment with `scratch` as the workgroup's scratch memory.
+    pub fn with_scratch(mut self, scratch: &'a ScratchMemory) -> MemEnv<'a> {
+        self.scratch = scratch;
+        self
+    }
+
     /// As [`MemEnv::new`], with translated code's state lent by the caller, which uses it
-    /// with `global` only (a launch task, across its workgroups).
+    /// with `global` only (a launch task, across its workgroups). Its region hints may come
+    /// to name the scratch memory this environment is given: the caller empties those
+    /// (`Direct::forget_scratch`) before that scratch is released.
     pub(crate) fn with_direct(
         global: &'a GlobalMemory,
         shared: &'a mut SharedMemory,
@@ -72,6 +90,7 @@ impl<'a> MemEnv<'a> {
         MemEnv {
             global,
             shared,
+            scratch: &NO_SCRATCH,
             hints: [0; HINT_SLOTS],
             direct: DirectSlot::Lent(direct),
         }
@@ -136,14 +155,20 @@ impl MemEnv<'_> {
         check_alignment(addr, size)?;
         if space == Addr::Shared {
             self.shared.word_index(addr, size).map(|_| ())
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.check(addr, size)
         } else {
             self.global.check_write(addr, size)
         }
     }
 
+    /// Read `size` bytes at `addr` of shared memory, or else of the global address space
+    /// (scratch included).
     fn read(&self, space: Addr, addr: u64, size: u32, out: &mut [u32]) -> Result<(), Fault> {
         if space == Addr::Shared {
             self.shared.read(addr, size, out)
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.read(addr, size, out)
         } else {
             self.global.read_shared(addr, size, out)
         }
@@ -152,6 +177,8 @@ impl MemEnv<'_> {
     fn write(&mut self, space: Addr, addr: u64, size: u32, data: &[u32]) -> Result<(), Fault> {
         if space == Addr::Shared {
             self.shared.write(addr, size, data)
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.write(addr, size, data)
         } else {
             self.global.write_shared(addr, size, data)
         }
@@ -167,6 +194,8 @@ impl MemEnv<'_> {
     ) -> Result<u32, Fault> {
         if space == Addr::Shared {
             self.shared.atomic(addr, op, data, compare)
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.atomic(addr, op, data, compare)
         } else {
             self.global.atomic_shared(addr, op, data, compare)
         }
@@ -188,7 +217,7 @@ impl Env for MemEnv<'_> {
             // per memory instruction, measured with callgrind).
             return unsafe { self.issue_avx2(warp, prog, inst, pc) };
         }
-        self.issue(warp, prog, inst, pc)
+        self.issue_baseline(warp, prog, inst, pc)
     }
 
     #[inline(always)]
@@ -199,6 +228,7 @@ impl Env for MemEnv<'_> {
                 DirectSlot::Lent(d) => d,
             },
             global: self.global,
+            scratch: self.scratch,
         })
     }
 }
@@ -207,6 +237,19 @@ impl MemEnv<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn issue_avx2(
+        &mut self,
+        warp: &mut Warp,
+        prog: &Program,
+        inst: &Inst,
+        pc: u32,
+    ) -> Result<(), Fault> {
+        self.issue(warp, prog, inst, pc)
+    }
+
+    /// [`MemEnv::issue`] for hosts without AVX2, out of line: inlined into `issue_async`,
+    /// its registers would cost every call a longer prologue on the AVX2 path too.
+    #[inline(never)]
+    fn issue_baseline(
         &mut self,
         warp: &mut Warp,
         prog: &Program,
@@ -255,7 +298,7 @@ impl MemEnv<'_> {
             Kind::ULoad { size } => {
                 let addr = warp.u64(rs1).wrapping_add(offset);
                 let mut data = [0u32; 8];
-                if let Err(f) = self.global.read_shared(addr, size, &mut data) {
+                if let Err(f) = self.read(space, addr, size, &mut data) {
                     warp.fault_address = Some((addr, 0));
                     return Err(f);
                 }
@@ -307,18 +350,16 @@ impl MemEnv<'_> {
                 if let Some(end) = b.checked_add(u64::from(max) + u64::from(size)) {
                     let lo = b + u64::from(min);
                     let region = if space == Addr::Shared {
-                        (end <= self.shared.len()).then_some(0)
+                        (end <= self.shared.len()).then_some((0, None))
                     } else {
-                        let hint = &mut self.hints[hint_slot(pc)];
-                        self.global
-                            .span_hinted(lo, end, writes(kind), hint)
-                            .map(|(base, _)| base)
+                        self.span(pc, lo, end, writes(kind))
+                            .map(|(base, words)| (base, Some(words)))
                     };
-                    if let Some(rbase) = region {
+                    if let Some((rbase, words)) = region {
                         let bias = b.wrapping_sub(rbase);
                         let v = *v;
                         let rel = move |l: usize| bias.wrapping_add(u64::from(v[l]));
-                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, rel);
+                        return self.fast_at(words, warp, kind, counter, pc, inst, rel);
                     }
                 }
             }
@@ -337,14 +378,13 @@ impl MemEnv<'_> {
                     *a = p.wrapping_add(offset);
                 }
                 if let Some((lo, end)) = active_span(exec, &addrs, size).filter(|_| !logging) {
-                    let hint = &mut self.hints[hint_slot(pc)];
-                    if let Some((rbase, _)) = self.global.span_hinted(lo, end, writes(kind), hint) {
+                    if let Some((rbase, words)) = self.span(pc, lo, end, writes(kind)) {
                         let mut rel = [0u64; LANES];
                         for (r, &a) in rel.iter_mut().zip(&addrs) {
                             *r = a.wrapping_sub(rbase);
                         }
                         let rel = move |l: usize| rel[l];
-                        return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, rel);
+                        return self.fast_at(Some(words), warp, kind, counter, pc, inst, rel);
                     }
                 }
             }
@@ -451,7 +491,7 @@ impl MemEnv<'_> {
     }
 }
 
-impl MemEnv<'_> {
+impl<'a> MemEnv<'a> {
     /// The word run: `gload.b32`, `gstore.b32`, `dsload.b32` or `dsstore.b32` with every
     /// lane active, lane `l` at `lo + 4l` for an aligned `lo`, and the 32 words inside one
     /// region (writable for a store) or inside shared memory. One bounds check and one
@@ -524,8 +564,7 @@ impl MemEnv<'_> {
             }
             return true;
         }
-        let hint = &mut self.hints[hint_slot(pc)];
-        let Some((rbase, words)) = self.global.span_hinted(lo, end, !load, hint) else {
+        let Some((rbase, words)) = self.span(pc, lo, end, !load) else {
             return false;
         };
         let i = ((lo - rbase) / 4) as usize;
@@ -548,15 +587,36 @@ impl MemEnv<'_> {
         true
     }
 
-    /// Run the fast path on the region holding `lo..end`; `rel` holds each lane's byte
-    /// offset from the region's (4-byte aligned) base.
+    /// The base and words of the region of the global address space holding every byte
+    /// of `lo..end` (writable, for a store), through the hint of the instruction at `pc`:
+    /// a region of global memory or, only where global memory has none (its hits pay
+    /// nothing for it), a warp's scratch region.
+    #[inline(always)]
+    fn span(&mut self, pc: u32, lo: u64, end: u64, write: bool) -> Option<(u64, &'a [AtomicU32])> {
+        let global = self.global;
+        let hint = &mut self.hints[hint_slot(pc)];
+        if let Some(found) = global.span_hinted(lo, end, write, hint) {
+            return Some(found);
+        }
+        self.scratch_span(lo, end)
+    }
+
+    /// The warp region of scratch memory holding `lo..end`: out of line, where global
+    /// memory's lookup missed.
+    #[cold]
+    #[inline(never)]
+    fn scratch_span(&self, lo: u64, end: u64) -> Option<(u64, &'a [AtomicU32])> {
+        self.scratch.span(lo, end)
+    }
+
+    /// Run the fast path on `words`, the words of a region of the global address space,
+    /// or (`None`) on shared memory; `rel` holds each lane's byte offset from the region's
+    /// (4-byte aligned) base.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn fast_at(
         &mut self,
-        space: Addr,
-        lo: u64,
-        end: u64,
+        words: Option<&[AtomicU32]>,
         warp: &mut Warp,
         kind: Kind,
         counter: usize,
@@ -564,11 +624,7 @@ impl MemEnv<'_> {
         inst: &Inst,
         rel: impl Fn(usize) -> u64 + Copy,
     ) -> Result<(), Fault> {
-        if space != Addr::Shared {
-            let hint = &mut self.hints[hint_slot(pc)];
-            let Some((_, words)) = self.global.span_hinted(lo, end, writes(kind), hint) else {
-                unreachable!("the span was found by the caller");
-            };
+        if let Some(words) = words {
             return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
         }
         if matches!(kind, Kind::Load { .. }) && self.shared.words().is_empty() {
