@@ -18,6 +18,7 @@
 //! Errors are [`diag::Diagnostics`], rendered as clang renders them.
 
 pub mod ast;
+pub mod backend;
 pub mod diag;
 pub mod ir;
 pub mod source;
