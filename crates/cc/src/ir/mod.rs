@@ -26,6 +26,7 @@
 //! and `Loop`s become EXEC manipulation are the back end's business.
 
 mod print;
+pub mod parse;
 
 use crate::source::Span;
 use std::fmt;

@@ -208,6 +208,18 @@ impl Isel<'_> {
     /// `old` with the active lanes replaced by `v`.
     pub(super) fn tied_copy(&mut self, old: VReg, v: ValueId) -> VReg {
         let class = self.m.class(old);
+        if let (Some(bits), RClass::V) = (self.konst(v), class) {
+            // A constant is written straight into the merged register.
+            let def = self.m.vreg(class);
+            let value = if self.ty(v) == Ty::I1 { bits & 1 } else { bits } as u32;
+            let s = value as i32;
+            if (-(1 << 17)..(1 << 17)).contains(&s) {
+                self.ins("movi", vec![MOp::Tied { def, old }, MOp::Imm(i64::from(s))]);
+            } else {
+                self.ins("mov.vl", vec![MOp::Tied { def, old }, MOp::Lit(value)]);
+            }
+            return def;
+        }
         let src = if self.ty(v) == Ty::I1 {
             self.vbool(v)
         } else if self.bank_of(v) == Bank::V || self.konst(v).is_some() {

@@ -135,6 +135,7 @@ impl<'a> Isel<'a> {
         for b in std::mem::take(&mut self.deferred_blocks) {
             self.m.place(b);
         }
+        fold_tied_copies(&mut self.m);
         (self.m, self.errors)
     }
 
@@ -553,4 +554,75 @@ fn address_only_ops(f: &Function) -> std::collections::HashSet<OpId> {
         }
     }
     out
+}
+
+/// Fold a merge (`TiedCopy`) into the instruction that computes the merged value, when that
+/// instruction is a vector ALU operation earlier in the same block, under the same EXEC, and
+/// the value has no other use: the instruction then writes the merged register directly
+/// (its write is EXEC-masked, which is what the merge does). This is what keeps a divergent
+/// loop's carried value in one register, as a hand-written loop does.
+fn fold_tied_copies(m: &mut MFunc) {
+    use crate::backend::mir::{MKind, MOp};
+    use warpkit_isa::{Flags, Latency};
+    for b in 0..m.blocks.len() {
+        let mut t = 0;
+        while t < m.blocks[b].insts.len() {
+            let inst = &m.blocks[b].insts[t];
+            let (MKind::TiedCopy, [MOp::Tied { def, old }, MOp::Use(src)]) = (&inst.kind, inst.ops.as_slice()) else {
+                t += 1;
+                continue;
+            };
+            let (def, old, src) = (*def, *old, *src);
+            let same_class = m.class(src) == m.class(def);
+            let mut folded = false;
+            if same_class {
+                for i in (0..t).rev() {
+                    let cand = &m.blocks[b].insts[i];
+                    let MKind::Isa(op) = cand.kind else { break };
+                    let d = op.def();
+                    if d.flags.contains(Flags::WE) {
+                        break;
+                    }
+                    let Some(j) = cand.ops.iter().position(|o| *o == MOp::Def(src)) else { continue };
+                    let valu = matches!(d.latency, Latency::Fixed(_))
+                        && !d.flags.contains(Flags::EI)
+                        && m.class(src).is_vector();
+                    if valu {
+                        m.blocks[b].insts[i].ops[j] = MOp::Tied { def, old };
+                        m.blocks[b].insts.remove(t);
+                        // `def` equals `src` in every lane that computed `src`.
+                        replace_uses(m, src, def);
+                        folded = true;
+                    }
+                    break;
+                }
+            }
+            if !folded {
+                t += 1;
+            }
+        }
+    }
+}
+
+/// Make every reader of `from` read `to`.
+fn replace_uses(m: &mut MFunc, from: VReg, to: VReg) {
+    use crate::backend::mir::{MKind, MOp};
+    for b in &mut m.blocks {
+        for i in &mut b.insts {
+            for o in &mut i.ops {
+                match o {
+                    MOp::Use(v) if *v == from => *v = to,
+                    MOp::Tied { old, .. } if *old == from => *old = to,
+                    _ => {}
+                }
+            }
+            if let MKind::Jump { args, .. } = &mut i.kind {
+                for v in args {
+                    if *v == from {
+                        *v = to;
+                    }
+                }
+            }
+        }
+    }
 }
