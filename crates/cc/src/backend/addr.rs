@@ -28,14 +28,23 @@ pub fn rewrite(f: &mut Function) {
         if !matches!(f.ty(p), Ty::Ptr(Space::Global | Space::Constant)) {
             continue;
         }
-        let Some((root, off)) = pass.based(f, p) else { continue };
+        let Some((root, off)) = pass.based(f, p) else {
+            continue;
+        };
         let Some(off) = off else {
             f.op_mut(id).operands[0] = root;
             continue;
         };
         let span = f.op(id).span;
         let region = f.op(id).parent;
-        let z = f.create_op(region, OpKind::Cast(CastOp::ZExt), vec![off], &[Ty::I64], vec![], span);
+        let z = f.create_op(
+            region,
+            OpKind::Cast(CastOp::ZExt),
+            vec![off],
+            &[Ty::I64],
+            vec![],
+            span,
+        );
         let zv = f.op(z).results[0];
         let ty = f.ty(p);
         let add = f.create_op(region, OpKind::PtrAdd, vec![root, zv], &[ty], vec![], span);
@@ -70,7 +79,14 @@ impl Pass {
                                 Some(a) => {
                                     let span = f.op(op).span;
                                     let region = f.op(op).parent;
-                                    let add = f.create_op(region, OpKind::Binary(BinOp::Add), vec![a, n], &[Ty::I32], vec![], span);
+                                    let add = f.create_op(
+                                        region,
+                                        OpKind::Binary(BinOp::Add),
+                                        vec![a, n],
+                                        &[Ty::I32],
+                                        vec![],
+                                        span,
+                                    );
                                     insert_after(f, region, op, add);
                                     f.op(add).results[0]
                                 }
@@ -98,7 +114,10 @@ impl Pass {
             ValueDef::Arg(r, _) => (r, None, crate::source::Span::DUMMY),
         };
         let kind = f.def_op(v).map(|op| f.op(op).kind.clone());
-        let operands = f.def_op(v).map(|op| f.op(op).operands.clone()).unwrap_or_default();
+        let operands = f
+            .def_op(v)
+            .map(|op| f.op(op).operands.clone())
+            .unwrap_or_default();
         let new_op = |f: &mut Function, kind: OpKind, operands: Vec<ValueId>| -> ValueId {
             let id = f.create_op(region, kind, operands, &[Ty::I32], vec![], span);
             match after {
@@ -110,13 +129,19 @@ impl Pass {
         let result = match kind {
             _ if f.ty(v) == Ty::I32 => v,
             Some(OpKind::Const(bits)) => new_op(f, OpKind::Const(bits & 0xffff_ffff), vec![]),
-            Some(OpKind::Cast(CastOp::SExt | CastOp::ZExt)) if f.ty(operands[0]) == Ty::I32 => operands[0],
-            Some(OpKind::Binary(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor))) => {
+            Some(OpKind::Cast(CastOp::SExt | CastOp::ZExt)) if f.ty(operands[0]) == Ty::I32 => {
+                operands[0]
+            }
+            Some(OpKind::Binary(
+                op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor),
+            )) => {
                 let a = self.narrow(f, operands[0]);
                 let b = self.narrow(f, operands[1]);
                 new_op(f, OpKind::Binary(op), vec![a, b])
             }
-            Some(OpKind::Binary(BinOp::Shl)) if f.const_bits(operands[1]).is_some_and(|c| c & 63 < 32) => {
+            Some(OpKind::Binary(BinOp::Shl))
+                if f.const_bits(operands[1]).is_some_and(|c| c & 63 < 32) =>
+            {
                 let a = self.narrow(f, operands[0]);
                 let c = f.const_bits(operands[1]).unwrap_or(0) & 63;
                 let k = new_op(f, OpKind::Const(c), vec![]);

@@ -27,7 +27,11 @@ impl Files {
         }
         let n = self.numbers.len() as u32 + 1;
         self.numbers.insert(file, n);
-        let name = sources.file(file).name.replace('\\', "\\\\").replace('"', "\\\"");
+        let name = sources
+            .file(file)
+            .name
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"");
         writeln!(self.directives, "    .file {n} \"{name}\"").unwrap();
         Some(n)
     }
@@ -98,14 +102,23 @@ pub fn kernel(
     writeln!(out, "    .text").unwrap();
     writeln!(out, "    .global {name}").unwrap();
     writeln!(out, "    .type {name}, @function").unwrap();
-    let mut header = format!("    .kernel {name}, shared={shared_bytes}, scratch={}", p.scratch_bytes);
+    let mut header = format!(
+        "    .kernel {name}, shared={shared_bytes}, scratch={}",
+        p.scratch_bytes
+    );
     if let Some([x, y, z]) = f.reqd_block {
         write!(header, ", block={x}x{y}x{z}").unwrap();
     }
     writeln!(out, "{header}").unwrap();
     for param in &f.params {
         let c = param.c_type.replace('\\', "\\\\").replace('"', "\\\"");
-        writeln!(out, "    .param {name}, {}, {}, \"{c}\"", param.name, param.kind.directive_name()).unwrap();
+        writeln!(
+            out,
+            "    .param {name}, {}, {}, \"{c}\"",
+            param.name,
+            param.kind.directive_name()
+        )
+        .unwrap();
     }
     writeln!(out, "{name}:").unwrap();
     let targets: HashSet<BlockId> = p

@@ -55,7 +55,11 @@ impl PInst {
         let op = isa(name);
         let mut ops = ops;
         ops.resize(op.def().operands.len(), POp::Omit);
-        PInst { op: Some(op), ops, span }
+        PInst {
+            op: Some(op),
+            ops,
+            span,
+        }
     }
 
     /// A jump to `target`.
@@ -97,16 +101,35 @@ pub const LANE4: u8 = 63;
 pub const SCRATCH_BASE: u8 = 62;
 
 fn u(n: u8) -> POp {
-    POp::Reg(Phys { class: RClass::U, num: n })
+    POp::Reg(Phys {
+        class: RClass::U,
+        num: n,
+    })
 }
 
 fn v(n: u8) -> POp {
-    POp::Reg(Phys { class: RClass::V, num: n })
+    POp::Reg(Phys {
+        class: RClass::V,
+        num: n,
+    })
 }
 
 fn lo_hi(p: Phys) -> (Phys, Phys) {
-    let half = if p.class == RClass::UPair { RClass::U } else { RClass::V };
-    (Phys { class: half, num: p.num }, Phys { class: half, num: p.num + 1 })
+    let half = if p.class == RClass::UPair {
+        RClass::U
+    } else {
+        RClass::V
+    };
+    (
+        Phys {
+            class: half,
+            num: p.num,
+        },
+        Phys {
+            class: half,
+            num: p.num + 1,
+        },
+    )
 }
 
 fn mov(dst: Phys, src: Phys, span: Span) -> Option<PInst> {
@@ -131,7 +154,8 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
     let mut blocks: Vec<Vec<PInst>> = vec![Vec::new(); m.blocks.len()];
     let mut need_all_ones = a.vector_slots > 0;
     // Moves by (block, inst, after).
-    let mut moves: std::collections::HashMap<(u32, usize, bool), Vec<(Loc, Loc)>> = Default::default();
+    let mut moves: std::collections::HashMap<(u32, usize, bool), Vec<(Loc, Loc)>> =
+        Default::default();
     for &(b, k, after, from, to) in &a.moves {
         moves.entry((b.0, k, after)).or_default().push((from, to));
     }
@@ -162,7 +186,11 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
                             MOp::Omit => POp::Omit,
                         })
                         .collect();
-                    out.push(PInst { op: Some(*op), ops, span });
+                    out.push(PInst {
+                        op: Some(*op),
+                        ops,
+                        span,
+                    });
                 }
                 MKind::Copy => out.extend(mov(reg(0), reg(1), span)),
                 MKind::TiedCopy => out.extend(mov(reg(0), reg(1), span)),
@@ -191,12 +219,19 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
                         .map(|(j, _)| POp::Reg(reg(j)))
                         .collect();
                     ops.push(POp::Label(*taken));
-                    out.push(PInst { op: Some(*op), ops, span });
+                    out.push(PInst {
+                        op: Some(*op),
+                        ops,
+                        span,
+                    });
                 }
                 MKind::End => out.push(PInst::isa("endpgm", vec![], span)),
             }
             if let Some(list) = moves.get(&(bi as u32, k, true)) {
-                let full = block.insts.get(k + 1).map_or(inst.full_exec, |n| n.full_exec);
+                let full = block
+                    .insts
+                    .get(k + 1)
+                    .map_or(inst.full_exec, |n| n.full_exec);
                 need_all_ones |= emit_moves(out, list, full, spill_base, span);
             }
         }
@@ -208,12 +243,31 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
         prologue.push(PInst::isa("umovi", vec![u(ALL_ONES), POp::Imm(-1)], span));
     }
     if a.vector_slots > 0 {
-        let base = Phys { class: RClass::U, num: SCRATCH_BASE };
-        prologue.push(PInst::isa("csrr", vec![POp::Reg(base), POp::Csr("scratch_lo")], span));
-        prologue.push(PInst::isa("csrr", vec![u(SCRATCH_BASE + 1), POp::Csr("scratch_hi")], span));
-        prologue.push(PInst::isa("saveexec.mov", vec![u(SAVED_EXEC), u(ALL_ONES)], span));
+        let base = Phys {
+            class: RClass::U,
+            num: SCRATCH_BASE,
+        };
+        prologue.push(PInst::isa(
+            "csrr",
+            vec![POp::Reg(base), POp::Csr("scratch_lo")],
+            span,
+        ));
+        prologue.push(PInst::isa(
+            "csrr",
+            vec![u(SCRATCH_BASE + 1), POp::Csr("scratch_hi")],
+            span,
+        ));
+        prologue.push(PInst::isa(
+            "saveexec.mov",
+            vec![u(SAVED_EXEC), u(ALL_ONES)],
+            span,
+        ));
         prologue.push(PInst::isa("laneid", vec![v(LANE4)], span));
-        prologue.push(PInst::isa("sll.vi", vec![v(LANE4), v(LANE4), POp::Imm(2)], span));
+        prologue.push(PInst::isa(
+            "sll.vi",
+            vec![v(LANE4), v(LANE4), POp::Imm(2)],
+            span,
+        ));
         prologue.push(PInst::isa("exec.set", vec![u(SAVED_EXEC)], span));
     }
     blocks[0].splice(0..0, prologue);
@@ -227,11 +281,21 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
 }
 
 /// Emit the allocator's moves; returns whether `u30` (all ones) is needed.
-fn emit_moves(out: &mut Vec<PInst>, list: &[(Loc, Loc)], full_exec: bool, spill_base: i64, span: Span) -> bool {
+fn emit_moves(
+    out: &mut Vec<PInst>,
+    list: &[(Loc, Loc)],
+    full_exec: bool,
+    spill_base: i64,
+    span: Span,
+) -> bool {
     let vector = list.iter().any(|(f, t)| is_vector(f) || is_vector(t));
     let wrap = vector && !full_exec;
     if wrap {
-        out.push(PInst::isa("saveexec.mov", vec![u(SAVED_EXEC), u(ALL_ONES)], span));
+        out.push(PInst::isa(
+            "saveexec.mov",
+            vec![u(SAVED_EXEC), u(ALL_ONES)],
+            span,
+        ));
     }
     for &(from, to) in list {
         match (from, to) {
@@ -241,7 +305,15 @@ fn emit_moves(out: &mut Vec<PInst>, list: &[(Loc, Loc)], full_exec: bool, spill_
                     let off = spill_base + 128 * (i64::from(slot) + i as i64);
                     out.push(PInst::isa(
                         "gstore.b32",
-                        vec![POp::Reg(r), v(LANE4), POp::Reg(Phys { class: RClass::UPair, num: SCRATCH_BASE }), POp::Imm(off)],
+                        vec![
+                            POp::Reg(r),
+                            v(LANE4),
+                            POp::Reg(Phys {
+                                class: RClass::UPair,
+                                num: SCRATCH_BASE,
+                            }),
+                            POp::Imm(off),
+                        ],
                         span,
                     ));
                 }
@@ -251,7 +323,15 @@ fn emit_moves(out: &mut Vec<PInst>, list: &[(Loc, Loc)], full_exec: bool, spill_
                     let off = spill_base + 128 * (i64::from(slot) + i as i64);
                     out.push(PInst::isa(
                         "gload.b32",
-                        vec![POp::Reg(r), v(LANE4), POp::Reg(Phys { class: RClass::UPair, num: SCRATCH_BASE }), POp::Imm(off)],
+                        vec![
+                            POp::Reg(r),
+                            v(LANE4),
+                            POp::Reg(Phys {
+                                class: RClass::UPair,
+                                num: SCRATCH_BASE,
+                            }),
+                            POp::Imm(off),
+                        ],
                         span,
                     ));
                 }
@@ -286,14 +366,17 @@ fn remove_jump_blocks(f: &mut PFunc) {
     loop {
         // A block that the previous one falls into (after a conditional branch) stays: the
         // fall-through is its place in the layout.
-        let victim = (1..f.layout.len()).map(|i| (f.layout[i - 1], f.layout[i])).find_map(|(prev, b)| {
-            let insts = &f.blocks[b.0 as usize];
-            let falls_in = f.blocks[prev.0 as usize]
-                .last()
-                .is_some_and(|last| last.op.is_some() && last.target().is_some());
-            let jump_only = insts.len() == 1 && insts[0].op.is_none() && insts[0].target() != Some(b);
-            (jump_only && !falls_in).then_some(b)
-        });
+        let victim = (1..f.layout.len())
+            .map(|i| (f.layout[i - 1], f.layout[i]))
+            .find_map(|(prev, b)| {
+                let insts = &f.blocks[b.0 as usize];
+                let falls_in = f.blocks[prev.0 as usize]
+                    .last()
+                    .is_some_and(|last| last.op.is_some() && last.target().is_some());
+                let jump_only =
+                    insts.len() == 1 && insts[0].op.is_none() && insts[0].target() != Some(b);
+                (jump_only && !falls_in).then_some(b)
+            });
         let Some(b) = victim else { return };
         let target = f.blocks[b.0 as usize][0].target().expect("jump target");
         for insts in &mut f.blocks {

@@ -139,7 +139,10 @@ pub struct MInst {
 impl MInst {
     /// Whether this instruction ends its block.
     pub fn is_terminator(&self) -> bool {
-        matches!(self.kind, MKind::Jump { .. } | MKind::Branch { .. } | MKind::End)
+        matches!(
+            self.kind,
+            MKind::Jump { .. } | MKind::Branch { .. } | MKind::End
+        )
     }
 
     /// The successors named by a terminator.

@@ -8,6 +8,7 @@ pub mod addr;
 pub mod emit;
 pub mod finalize;
 pub mod isel;
+pub mod legalize;
 pub mod mir;
 pub mod regalloc;
 pub mod uniform;
@@ -100,6 +101,7 @@ fn compile_kernel(
     out: &mut String,
 ) -> Result<(), Vec<Diagnostic>> {
     let mut f = kernel.clone();
+    legalize::legalize(&mut f);
     addr::rewrite(&mut f);
     let uni = uniform::analyze(&f);
     let layout = layout(&f);
@@ -110,13 +112,21 @@ fn compile_kernel(
         if !errors.is_empty() {
             return Err(errors);
         }
-        let internal = |e: regalloc::AllocError| vec![Diagnostic::error(f.span, format!("internal compiler error in kernel '{}': {e}", f.name))];
+        let internal = |e: regalloc::AllocError| {
+            vec![Diagnostic::error(
+                f.span,
+                format!("internal compiler error in kernel '{}': {e}", f.name),
+            )]
+        };
         let mut a = regalloc::allocate(&m, regalloc::Reserved::default()).map_err(internal)?;
         if a.uniform_spilled {
             if prefer_vector {
                 return Err(vec![Diagnostic::unsupported(
                     f.span,
-                    format!("kernel '{}' needs more uniform registers than the ISA has", f.name),
+                    format!(
+                        "kernel '{}' needs more uniform registers than the ISA has",
+                        f.name
+                    ),
                 )]);
             }
             prefer_vector = true;

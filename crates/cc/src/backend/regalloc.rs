@@ -17,8 +17,8 @@
 
 use super::mir::{BlockId, MFunc, MKind, MOp, RClass, VReg};
 use regalloc2::{
-    Allocation, Block, Edit, Inst, InstRange, MachineEnv, Operand, PReg, PRegSet, ProgPoint, RegClass,
-    RegallocOptions,
+    Allocation, Block, Edit, Inst, InstRange, MachineEnv, Operand, PReg, PRegSet, ProgPoint,
+    RegClass, RegallocOptions,
 };
 
 /// A physical register: its class and its (first) register number.
@@ -189,7 +189,10 @@ impl<'a> View<'a> {
                                         .find(|(r, _)| r == v)
                                         .map(|&(_, n)| n)
                                         .expect("entry register");
-                                    ops.push(Operand::reg_fixed_def(rv(m, *v), preg_of(m.class(*v), num)));
+                                    ops.push(Operand::reg_fixed_def(
+                                        rv(m, *v),
+                                        preg_of(m.class(*v), num),
+                                    ));
                                     map.push(j);
                                 }
                             }
@@ -234,7 +237,11 @@ impl<'a> View<'a> {
                 operands.push(ops);
                 operand_mop.push(map);
                 let args = match &inst.kind {
-                    MKind::Jump { args, .. } => args.iter().filter(|&&v| in_file(v)).map(|&v| rv(m, v)).collect(),
+                    MKind::Jump { args, .. } => args
+                        .iter()
+                        .filter(|&&v| in_file(v))
+                        .map(|&v| rv(m, v))
+                        .collect(),
                     _ => Vec::new(),
                 };
                 branch_args.push(args);
@@ -250,7 +257,13 @@ impl<'a> View<'a> {
         let params = m
             .blocks
             .iter()
-            .map(|b| b.params.iter().filter(|&&v| in_file(v)).map(|&v| rv(m, v)).collect())
+            .map(|b| {
+                b.params
+                    .iter()
+                    .filter(|&&v| in_file(v))
+                    .map(|&v| rv(m, v))
+                    .collect()
+            })
             .collect();
         View {
             file,
@@ -298,9 +311,17 @@ impl regalloc2::Function for View<'_> {
         matches!(self.inst(insn).kind, MKind::End)
     }
     fn is_branch(&self, insn: Inst) -> bool {
-        matches!(self.inst(insn).kind, MKind::Jump { .. } | MKind::Branch { .. })
+        matches!(
+            self.inst(insn).kind,
+            MKind::Jump { .. } | MKind::Branch { .. }
+        )
     }
-    fn branch_blockparams(&self, _block: Block, insn: Inst, _succ_idx: usize) -> &[regalloc2::VReg] {
+    fn branch_blockparams(
+        &self,
+        _block: Block,
+        insn: Inst,
+        _succ_idx: usize,
+    ) -> &[regalloc2::VReg] {
         &self.branch_args[insn.index()]
     }
     fn inst_operands(&self, insn: Inst) -> &[Operand] {
@@ -395,6 +416,13 @@ fn loc(file: File, a: Allocation) -> Loc {
         let slot = a.as_stack().expect("register or stack");
         // Slot classes are only known through the moves' other side; vector slots are the
         // only kind the back end supports (uniform spills retry instead).
-        Loc::Slot(if file == File::V { RClass::V } else { RClass::U }, slot.index() as u32)
+        Loc::Slot(
+            if file == File::V {
+                RClass::V
+            } else {
+                RClass::U
+            },
+            slot.index() as u32,
+        )
     }
 }

@@ -121,7 +121,11 @@ fn waitcnt(waits: &[Option<usize>], span: crate::source::Span) -> PInst {
             }
         })
         .collect();
-    PInst { op: Some(op), ops, span }
+    PInst {
+        op: Some(op),
+        ops,
+        span,
+    }
 }
 
 fn transfer(insts: &mut Vec<PInst>, state: &mut Pending, rewrite: bool) {
@@ -133,7 +137,10 @@ fn transfer(insts: &mut Vec<PInst>, state: &mut Pending, rewrite: bool) {
         let is = |name: &str| inst.op == Some(isa(name));
         if is("barrier") {
             for name in ["vst", "ls"] {
-                let c = COUNTERS.iter().position(|c| c.name == name).expect("counter");
+                let c = COUNTERS
+                    .iter()
+                    .position(|c| c.name == name)
+                    .expect("counter");
                 if !state.counters[c].is_empty() {
                     waits[c] = Some(0);
                 }
@@ -195,7 +202,9 @@ pub fn insert(f: &mut PFunc) {
         rounds += 1;
         for i in 0..f.layout.len() {
             let b = f.layout[i];
-            let Some(mut state) = entry_state.get(&b).cloned() else { continue };
+            let Some(mut state) = entry_state.get(&b).cloned() else {
+                continue;
+            };
             let mut insts = f.blocks[b.0 as usize].clone();
             transfer(&mut insts, &mut state, false);
             for s in succs(f, i) {

@@ -25,8 +25,8 @@
 //! work-item of a warp (uniformity), which register file holds it, and how divergent `If`s
 //! and `Loop`s become EXEC manipulation are the back end's business.
 
-mod print;
 pub mod parse;
+mod print;
 
 use crate::source::Span;
 use std::fmt;

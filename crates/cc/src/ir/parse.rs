@@ -58,7 +58,8 @@ fn kind_for(ty: Ty) -> ParamKind {
 }
 
 fn lower_names<T: std::fmt::Debug>(all: &[T], name: &str) -> Option<usize> {
-    all.iter().position(|x| format!("{x:?}").to_lowercase() == name)
+    all.iter()
+        .position(|x| format!("{x:?}").to_lowercase() == name)
 }
 
 fn op_kind(word: &str, rest: &[&str], line: usize) -> Result<OpKind, ParseError> {
@@ -91,7 +92,11 @@ fn op_kind(word: &str, rest: &[&str], line: usize) -> Result<OpKind, ParseError>
         "yield" => Yield,
         "loop_end" => LoopEnd,
         "workdim" => WorkItem(super::WorkItem::WorkDim),
-        w if w.starts_with("localid(") || w.starts_with("groupid(") || w.starts_with("localsize(") || w.starts_with("numgroups(") => {
+        w if w.starts_with("localid(")
+            || w.starts_with("groupid(")
+            || w.starts_with("localsize(")
+            || w.starts_with("numgroups(") =>
+        {
             let d: u8 = w[w.find('(').unwrap() + 1..w.len() - 1]
                 .parse()
                 .map_or_else(|_| err(line, "bad dimension"), Ok)?;
@@ -104,21 +109,52 @@ fn op_kind(word: &str, rest: &[&str], line: usize) -> Result<OpKind, ParseError>
         }
         w if w.starts_with("cmp.") => {
             const ALL: [CmpPred; 18] = [
-                CmpPred::Eq, CmpPred::Ne, CmpPred::Slt, CmpPred::Sle, CmpPred::Sgt, CmpPred::Sge, CmpPred::Ult,
-                CmpPred::Ule, CmpPred::Ugt, CmpPred::Uge, CmpPred::FOeq, CmpPred::FOlt, CmpPred::FOle,
-                CmpPred::FOgt, CmpPred::FOge, CmpPred::FUne, CmpPred::FOrd, CmpPred::FUno,
+                CmpPred::Eq,
+                CmpPred::Ne,
+                CmpPred::Slt,
+                CmpPred::Sle,
+                CmpPred::Sgt,
+                CmpPred::Sge,
+                CmpPred::Ult,
+                CmpPred::Ule,
+                CmpPred::Ugt,
+                CmpPred::Uge,
+                CmpPred::FOeq,
+                CmpPred::FOlt,
+                CmpPred::FOle,
+                CmpPred::FOgt,
+                CmpPred::FOge,
+                CmpPred::FUne,
+                CmpPred::FOrd,
+                CmpPred::FUno,
             ];
             Cmp(ALL[lower_names(&ALL, &w[4..]).map_or_else(|| err(line, "bad predicate"), Ok)?])
         }
         w if w.starts_with("math.") => {
-            const ALL: [MathOp; 7] =
-                [MathOp::Sqrt, MathOp::Rcp, MathOp::Rsqrt, MathOp::Exp2, MathOp::Log2, MathOp::SinPi, MathOp::CosPi];
+            const ALL: [MathOp; 7] = [
+                MathOp::Sqrt,
+                MathOp::Rcp,
+                MathOp::Rsqrt,
+                MathOp::Exp2,
+                MathOp::Log2,
+                MathOp::SinPi,
+                MathOp::CosPi,
+            ];
             Math(ALL[lower_names(&ALL, &w[5..]).map_or_else(|| err(line, "bad math op"), Ok)?])
         }
         w if w.starts_with("atomic.") => {
             const ALL: [AtomicOp; 11] = [
-                AtomicOp::Add, AtomicOp::Sub, AtomicOp::SMin, AtomicOp::UMin, AtomicOp::SMax, AtomicOp::UMax,
-                AtomicOp::And, AtomicOp::Or, AtomicOp::Xor, AtomicOp::Xchg, AtomicOp::CmpXchg,
+                AtomicOp::Add,
+                AtomicOp::Sub,
+                AtomicOp::SMin,
+                AtomicOp::UMin,
+                AtomicOp::SMax,
+                AtomicOp::UMax,
+                AtomicOp::And,
+                AtomicOp::Or,
+                AtomicOp::Xor,
+                AtomicOp::Xchg,
+                AtomicOp::CmpXchg,
             ];
             Atomic(ALL[lower_names(&ALL, &w[7..]).map_or_else(|| err(line, "bad atomic"), Ok)?])
         }
@@ -147,19 +183,59 @@ fn op_kind(word: &str, rest: &[&str], line: usize) -> Result<OpKind, ParseError>
         }
         w => {
             const UN: [UnOp; 9] = [
-                UnOp::Neg, UnOp::Not, UnOp::Clz, UnOp::Ctz, UnOp::Popcount, UnOp::Brev, UnOp::Abs, UnOp::FNeg,
+                UnOp::Neg,
+                UnOp::Not,
+                UnOp::Clz,
+                UnOp::Ctz,
+                UnOp::Popcount,
+                UnOp::Brev,
+                UnOp::Abs,
+                UnOp::FNeg,
                 UnOp::FAbs,
             ];
             const BIN: [BinOp; 26] = [
-                BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::MulHiS, BinOp::MulHiU, BinOp::SDiv, BinOp::UDiv,
-                BinOp::SRem, BinOp::URem, BinOp::And, BinOp::Or, BinOp::Xor, BinOp::Shl, BinOp::LShr,
-                BinOp::AShr, BinOp::Rotl, BinOp::SMin, BinOp::SMax, BinOp::UMin, BinOp::UMax, BinOp::FAdd,
-                BinOp::FSub, BinOp::FMul, BinOp::FDiv, BinOp::FMin, BinOp::FMax,
+                BinOp::Add,
+                BinOp::Sub,
+                BinOp::Mul,
+                BinOp::MulHiS,
+                BinOp::MulHiU,
+                BinOp::SDiv,
+                BinOp::UDiv,
+                BinOp::SRem,
+                BinOp::URem,
+                BinOp::And,
+                BinOp::Or,
+                BinOp::Xor,
+                BinOp::Shl,
+                BinOp::LShr,
+                BinOp::AShr,
+                BinOp::Rotl,
+                BinOp::SMin,
+                BinOp::SMax,
+                BinOp::UMin,
+                BinOp::UMax,
+                BinOp::FAdd,
+                BinOp::FSub,
+                BinOp::FMul,
+                BinOp::FDiv,
+                BinOp::FMin,
+                BinOp::FMax,
             ];
             const CASTS: [CastOp; 14] = [
-                CastOp::ZExt, CastOp::SExt, CastOp::Trunc, CastOp::SExt8, CastOp::SExt16, CastOp::ZExt8,
-                CastOp::ZExt16, CastOp::FToSI, CastOp::FToUI, CastOp::SIToF, CastOp::UIToF, CastOp::FExt,
-                CastOp::FTrunc, CastOp::Bitcast,
+                CastOp::ZExt,
+                CastOp::SExt,
+                CastOp::Trunc,
+                CastOp::SExt8,
+                CastOp::SExt16,
+                CastOp::ZExt8,
+                CastOp::ZExt16,
+                CastOp::FToSI,
+                CastOp::FToUI,
+                CastOp::SIToF,
+                CastOp::UIToF,
+                CastOp::FExt,
+                CastOp::FTrunc,
+                CastOp::Bitcast,
             ];
             if let Some(i) = lower_names(&UN, w) {
                 Unary(UN[i])
@@ -194,7 +270,9 @@ impl<'a> Parser<'a> {
             if let Some(args) = t.strip_prefix("^(").and_then(|s| s.strip_suffix("):")) {
                 let mut vals = Vec::new();
                 for a in args.split(',') {
-                    let (name, ty) = a.split_once(':').map_or_else(|| err(line, "bad region argument"), Ok)?;
+                    let (name, ty) = a
+                        .split_once(':')
+                        .map_or_else(|| err(line, "bad region argument"), Ok)?;
                     vals.push((name.trim().to_string(), parse_ty(ty, line)?));
                 }
                 let tys: Vec<Ty> = vals.iter().map(|(_, t)| *t).collect();
@@ -225,11 +303,21 @@ impl<'a> Parser<'a> {
             None => (rhs, None),
         };
         let (word, args) = body.split_once(' ').unwrap_or((body, ""));
-        let args: Vec<&str> = if args.is_empty() { vec![] } else { args.split(',').collect() };
+        let args: Vec<&str> = if args.is_empty() {
+            vec![]
+        } else {
+            args.split(',').collect()
+        };
         let kind = op_kind(word, &args, line)?;
         let takes_operands = !matches!(
             kind,
-            OpKind::Const(_) | OpKind::Param(_) | OpKind::LocalAddr(_) | OpKind::PrivateAddr(_) | OpKind::ConstantAddr(_) | OpKind::Barrier { .. } | OpKind::Fence { .. }
+            OpKind::Const(_)
+                | OpKind::Param(_)
+                | OpKind::LocalAddr(_)
+                | OpKind::PrivateAddr(_)
+                | OpKind::ConstantAddr(_)
+                | OpKind::Barrier { .. }
+                | OpKind::Fence { .. }
         );
         let mut operands = Vec::new();
         if takes_operands {
@@ -242,7 +330,10 @@ impl<'a> Parser<'a> {
             }
         }
         let result_tys: Vec<Ty> = match tys {
-            Some(t) => t.split(',').map(|s| parse_ty(s, line)).collect::<Result<_, _>>()?,
+            Some(t) => t
+                .split(',')
+                .map(|s| parse_ty(s, line))
+                .collect::<Result<_, _>>()?,
             None => vec![],
         };
         let mut regions = Vec::new();
@@ -259,7 +350,14 @@ impl<'a> Parser<'a> {
                 self.region(second)?;
             }
         }
-        let op = self.f.push_op(region, kind, operands, &result_tys, regions, crate::source::Span::DUMMY);
+        let op = self.f.push_op(
+            region,
+            kind,
+            operands,
+            &result_tys,
+            regions,
+            crate::source::Span::DUMMY,
+        );
         if let Some(l) = lhs {
             let results = self.f.op(op).results.clone();
             let names: Vec<&str> = l.split(',').map(str::trim).collect();
@@ -286,12 +384,20 @@ pub fn parse_function(text: &str) -> Result<Function, ParseError> {
         return err(1, "empty text");
     };
     let head = head.trim();
-    let rest = head.strip_prefix("kernel @").map_or_else(|| err(line, "expected `kernel @name(`"), Ok)?;
-    let (name, rest) = rest.split_once('(').map_or_else(|| err(line, "expected `(`"), Ok)?;
-    let (params, _) = rest.split_once(')').map_or_else(|| err(line, "expected `)`"), Ok)?;
+    let rest = head
+        .strip_prefix("kernel @")
+        .map_or_else(|| err(line, "expected `kernel @name(`"), Ok)?;
+    let (name, rest) = rest
+        .split_once('(')
+        .map_or_else(|| err(line, "expected `(`"), Ok)?;
+    let (params, _) = rest
+        .split_once(')')
+        .map_or_else(|| err(line, "expected `)`"), Ok)?;
     let mut f = Function::new(name, crate::source::Span::DUMMY);
     for p in params.split(',').filter(|p| !p.trim().is_empty()) {
-        let (n, t) = p.split_once(':').map_or_else(|| err(line, "bad parameter"), Ok)?;
+        let (n, t) = p
+            .split_once(':')
+            .map_or_else(|| err(line, "bad parameter"), Ok)?;
         let ty = parse_ty(t, line)?;
         f.params.push(Param {
             name: n.trim().to_string(),
@@ -326,7 +432,11 @@ pub fn parse_function(text: &str) -> Result<Function, ParseError> {
             return err(line, "expected `local N name: SIZE bytes, align A`");
         };
         let obj = MemObject {
-            name: parts.get(1).unwrap_or(&"").trim_end_matches(':').to_string(),
+            name: parts
+                .get(1)
+                .unwrap_or(&"")
+                .trim_end_matches(':')
+                .to_string(),
             size,
             align,
             span: crate::source::Span::DUMMY,

@@ -37,7 +37,10 @@ impl B {
 }
 
 fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 fn bytes(ws: &[u32]) -> Vec<u8> {
@@ -51,7 +54,11 @@ fn run_ir(text: &str, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<(St
 }
 
 fn one_group(threads: u32) -> LaunchConfig {
-    LaunchConfig { grid: [1, 1, 1], block: [threads, 1, 1], ..LaunchConfig::default() }
+    LaunchConfig {
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        ..LaunchConfig::default()
+    }
 }
 
 /// Compile, assemble and launch; returns the buffers by name.
@@ -61,20 +68,31 @@ fn run(f: Function, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<(Stri
         constants: vec![],
     };
     let sources = SourceMap::new();
-    let text = warpkit_cc::backend::generate(&module, &sources).unwrap_or_else(|d| panic!("{}", d.render(&sources)));
+    let text = warpkit_cc::backend::generate(&module, &sources)
+        .unwrap_or_else(|d| panic!("{}", d.render(&sources)));
     let text: String = text
         .lines()
         .filter(|l| !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let program = warpkit_asm::assemble(&text, "k.s").unwrap_or_else(|e| panic!("{}\n{text}", e.render(&text)));
+    let program = warpkit_asm::assemble(&text, "k.s")
+        .unwrap_or_else(|e| panic!("{}\n{text}", e.render(&text)));
     let prog = warpkit_sim::Program::new(program.text);
-    let args = args.into_iter().map(|(n, v)| Arg { name: n.into(), value: v }).collect();
+    let args = args
+        .into_iter()
+        .map(|(n, v)| Arg {
+            name: n.into(),
+            value: v,
+        })
+        .collect();
     let r = launch(&prog, &cfg, args).unwrap();
     assert!(r.ok(), "traps: {:?}\n{text}", r.traps);
     assert!(r.hazards.is_empty(), "hazards: {:?}\n{text}", r.hazards);
     eprintln!("{text}");
-    r.buffers.iter().map(|b| (b.name.clone(), b.bytes.to_vec())).collect()
+    r.buffers
+        .iter()
+        .map(|b| (b.name.clone(), b.bytes.to_vec()))
+        .collect()
 }
 
 fn buffer<'a>(out: &'a [(String, Vec<u8>)], name: &str) -> &'a [u8] {
@@ -85,7 +103,15 @@ fn buffer<'a>(out: &'a [(String, Vec<u8>)], name: &str) -> &'a [u8] {
 #[test]
 fn vadd() {
     let g = Ty::Ptr(Space::Global);
-    let mut b = B::new("vadd", &[("a", ParamKind::PtrGlobal, g), ("b", ParamKind::PtrGlobal, g), ("out", ParamKind::PtrGlobal, g), ("n", ParamKind::I32, Ty::I32)]);
+    let mut b = B::new(
+        "vadd",
+        &[
+            ("a", ParamKind::PtrGlobal, g),
+            ("b", ParamKind::PtrGlobal, g),
+            ("out", ParamKind::PtrGlobal, g),
+            ("n", ParamKind::I32, Ty::I32),
+        ],
+    );
     let top = b.f.body;
     let pa = b.v(top, OpKind::Param(0), vec![], g);
     let pb = b.v(top, OpKind::Param(1), vec![], g);
@@ -93,7 +119,12 @@ fn vadd() {
     let n = b.v(top, OpKind::Param(3), vec![], Ty::I32);
     let lid = b.v(top, OpKind::WorkItem(WorkItem::LocalId(0)), vec![], Ty::I32);
     let grp = b.v(top, OpKind::WorkItem(WorkItem::GroupId(0)), vec![], Ty::I32);
-    let ls = b.v(top, OpKind::WorkItem(WorkItem::LocalSize(0)), vec![], Ty::I32);
+    let ls = b.v(
+        top,
+        OpKind::WorkItem(WorkItem::LocalSize(0)),
+        vec![],
+        Ty::I32,
+    );
     let t = b.v(top, OpKind::Binary(BinOp::Mul), vec![grp, ls], Ty::I32);
     let i = b.v(top, OpKind::Binary(BinOp::Add), vec![t, lid], Ty::I32);
     let c = b.v(top, OpKind::Cmp(CmpPred::Slt), vec![i, n], Ty::I1);
@@ -102,7 +133,10 @@ fn vadd() {
     let i64v = b.v(then, OpKind::Cast(CastOp::SExt), vec![i], Ty::I64);
     let four = b.c(then, Ty::I64, 4);
     let off = b.v(then, OpKind::Binary(BinOp::Mul), vec![i64v, four], Ty::I64);
-    let m = MemTy { size: 4, signed: false };
+    let m = MemTy {
+        size: 4,
+        signed: false,
+    };
     let a1 = b.v(then, OpKind::PtrAdd, vec![pa, off], g);
     let x = b.v(then, OpKind::Load(m), vec![a1], Ty::F32);
     let b1 = b.v(then, OpKind::PtrAdd, vec![pb, off], g);
@@ -117,13 +151,23 @@ fn vadd() {
     let count = 1000u32;
     let av: Vec<f32> = (0..count).map(|k| k as f32 * 0.5).collect();
     let bv: Vec<f32> = (0..count).map(|k| 3.0 - k as f32).collect();
-    let cfg = LaunchConfig { grid: [4, 1, 1], block: [256, 1, 1], ..LaunchConfig::default() };
+    let cfg = LaunchConfig {
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        ..LaunchConfig::default()
+    };
     let out = run(
         b.f,
         cfg,
         vec![
-            ("a", ArgValue::Buffer(bytes(&av.iter().map(|f| f.to_bits()).collect::<Vec<_>>()))),
-            ("b", ArgValue::Buffer(bytes(&bv.iter().map(|f| f.to_bits()).collect::<Vec<_>>()))),
+            (
+                "a",
+                ArgValue::Buffer(bytes(&av.iter().map(|f| f.to_bits()).collect::<Vec<_>>())),
+            ),
+            (
+                "b",
+                ArgValue::Buffer(bytes(&bv.iter().map(|f| f.to_bits()).collect::<Vec<_>>())),
+            ),
             ("out", ArgValue::Buffer(vec![0; 4 * count as usize])),
             ("n", ArgValue::Int(u64::from(count))),
         ],
@@ -289,12 +333,19 @@ fn uniform_loop_in_divergent_if() {
           store.4 %12, %r
         }",
         one_group(32),
-        vec![("out", ArgValue::Buffer(vec![0; 128])), ("n", ArgValue::Int(10))],
+        vec![
+            ("out", ArgValue::Buffer(vec![0; 128])),
+            ("n", ArgValue::Int(10)),
+        ],
     );
     let got = words(buffer(&out, "out"));
     for (l, &g) in got.iter().enumerate() {
         let l = l as u32;
-        let want = if l < 5 { (0..10).map(|k| k * l).sum() } else { 7 };
+        let want = if l < 5 {
+            (0..10).map(|k| k * l).sum()
+        } else {
+            7
+        };
         assert_eq!(g, want, "lane {l}");
     }
 }
@@ -368,10 +419,244 @@ fn atomics() {
           store.4 %12, %old
         }",
         one_group(48),
-        vec![("out", ArgValue::Buffer(vec![0; 192])), ("ctr", ArgValue::Buffer(vec![0; 4]))],
+        vec![
+            ("out", ArgValue::Buffer(vec![0; 192])),
+            ("ctr", ArgValue::Buffer(vec![0; 4])),
+        ],
     );
     let mut got = words(buffer(&out, "out"));
     got.sort();
     assert_eq!(got, (0..48).collect::<Vec<u32>>());
     assert_eq!(words(buffer(&out, "ctr")), vec![96]);
+}
+
+fn xorshift(seed: &mut u64) -> u64 {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    *seed
+}
+
+/// Integer division and remainder by variables and constants, signed and unsigned, 32 and
+/// 64 bits, against Rust's, on random and edge operands.
+#[test]
+fn division() {
+    let ops32 = ["udiv", "urem", "sdiv", "srem"];
+    let consts: [i32; 7] = [3, 7, 10, 16, -5, 641, -1024];
+    let mut text = String::from("kernel @k(a: ptr.global, b: ptr.global, out: ptr.global) {\n");
+    text.push_str("  %pa = param 0 : ptr.global\n  %pb = param 1 : ptr.global\n  %po = param 2 : ptr.global\n");
+    text.push_str("  %l = localid(0) : i32\n  %l64 = zext %l : i64\n  %k8 = const 8 : i64\n  %o8 = mul %l64, %k8 : i64\n");
+    text.push_str("  %qa = ptradd %pa, %o8 : ptr.global\n  %qb = ptradd %pb, %o8 : ptr.global\n");
+    text.push_str("  %x = load.8 %qa : i64\n  %y = load.8 %qb : i64\n  %x32 = trunc %x : i32\n  %y32 = trunc %y : i32\n");
+    let mut outs = Vec::new();
+    for op in ops32 {
+        text.push_str(&format!(
+            "  %r{n} = {op} %x32, %y32 : i32\n",
+            n = outs.len()
+        ));
+        outs.push(format!("%r{}", outs.len()));
+        for c in consts {
+            text.push_str(&format!(
+                "  %c{n} = const {v} : i32\n  %r{n} = {op} %x32, %c{n} : i32\n",
+                n = outs.len(),
+                v = c as u32
+            ));
+            outs.push(format!("%r{}", outs.len()));
+        }
+    }
+    let ops64 = ["udiv", "urem", "sdiv", "srem"];
+    for op in ops64 {
+        text.push_str(&format!("  %w{n} = {op} %x, %y : i64\n  %r{n} = trunc %w{n} : i32\n  %h{n}s = const 32 : i64\n  %h{n} = lshr %w{n}, %h{n}s : i64\n  %r{m} = trunc %h{n} : i32\n", n = outs.len(), m = outs.len() + 1));
+        outs.push(format!("%r{}", outs.len()));
+        outs.push(format!("%r{}", outs.len()));
+    }
+    let per = outs.len() as u64;
+    text.push_str(&format!(
+        "  %kper = const {} : i64\n  %base = mul %l64, %kper : i64\n",
+        per * 4
+    ));
+    for (i, r) in outs.iter().enumerate() {
+        text.push_str(&format!("  %off{i}c = const {} : i64\n  %off{i} = add %base, %off{i}c : i64\n  %p{i} = ptradd %po, %off{i} : ptr.global\n  store.4 %p{i}, {r}\n", 4 * i));
+    }
+    text.push_str("}\n");
+    let lanes = 64usize;
+    let mut seed = 0x9e3779b97f4a7c15u64;
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    let edges = [
+        (0u64, 1u64),
+        (u64::MAX, 1),
+        (7, u64::MAX),
+        (0x8000_0000, 0xffff_ffff),
+        (100, 7),
+        (u64::MAX, u64::MAX),
+        (0x8000_0000_0000_0000, 3),
+    ];
+    for l in 0..lanes {
+        let (x, mut y) = if l < edges.len() {
+            edges[l]
+        } else {
+            (
+                xorshift(&mut seed),
+                xorshift(&mut seed) >> (xorshift(&mut seed) % 64),
+            )
+        };
+        if y == 0 || y as u32 == 0 {
+            y |= 1;
+        }
+        xs.push(x);
+        ys.push(y);
+    }
+    let b = |v: &[u64]| v.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let out = run_ir(
+        &text,
+        one_group(lanes as u32),
+        vec![
+            ("a", ArgValue::Buffer(b(&xs))),
+            ("b", ArgValue::Buffer(b(&ys))),
+            ("out", ArgValue::Buffer(vec![0; lanes * per as usize * 4])),
+        ],
+    );
+    let got = words(buffer(&out, "out"));
+    for l in 0..lanes {
+        let (x, y) = (xs[l], ys[l]);
+        let (x32, y32) = (x as u32, y as u32);
+        let mut want = Vec::new();
+        let f32s = |op: &str, a: u32, d: u32| -> u32 {
+            match op {
+                "udiv" => a / d,
+                "urem" => a % d,
+                "sdiv" => (a as i32).wrapping_div(d as i32) as u32,
+                _ => (a as i32).wrapping_rem(d as i32) as u32,
+            }
+        };
+        for op in ops32 {
+            want.push(f32s(op, x32, y32));
+            for c in consts {
+                want.push(f32s(op, x32, c as u32));
+            }
+        }
+        for op in ops64 {
+            let w = match op {
+                "udiv" => x / y,
+                "urem" => x % y,
+                "sdiv" => (x as i64).wrapping_div(y as i64) as u64,
+                _ => (x as i64).wrapping_rem(y as i64) as u64,
+            };
+            want.push(w as u32);
+            want.push((w >> 32) as u32);
+        }
+        let row = &got[l * per as usize..(l + 1) * per as usize];
+        assert_eq!(row, want.as_slice(), "lane {l}: x={x:#x} y={y:#x}");
+    }
+}
+
+/// Conversions between integers and floats of every width, 64-bit arithmetic, float
+/// arithmetic, against Rust's (which rounds to nearest even and truncates toward zero).
+#[test]
+fn conversions_and_wide_arithmetic() {
+    // (name, IR lines computing %r from %x: i64 and %f: f64, result type, host function)
+    type Host = fn(u64, f64) -> u64;
+    let cases: Vec<(&str, &str, &str, Host)> = vec![
+        ("sitof64", "%r = sitof %x : f64", "f64", |x, _| (x as i64 as f64).to_bits()),
+        ("uitof64", "%r = uitof %x : f64", "f64", |x, _| (x as f64).to_bits()),
+        ("sitof32", "%r = sitof %x : f32", "f32", |x, _| u64::from((x as i64 as f32).to_bits())),
+        ("uitof32", "%r = uitof %x : f32", "f32", |x, _| u64::from((x as f32).to_bits())),
+        ("ftosi64", "%r = ftosi %f : i64", "i64", |_, f| (f.trunc() as i64) as u64),
+        ("ftoui32", "%_ff = fabs %f : f64\n  %_big = const 0x41efffffffe00000 : f64\n  %_fm = fmin %_ff, %_big : f64\n  %r = ftoui %_fm : i32", "i32", |_, f| u64::from(f.abs().min(f64::from_bits(0x41efffffffe00000)) as u32)),
+        ("i32tof", "%_t = trunc %x : i32\n  %r = sitof %_t : f32", "f32", |x, _| u64::from((x as u32 as i32 as f32).to_bits())),
+        ("u32tod", "%_t = trunc %x : i32\n  %r = uitof %_t : f64", "f64", |x, _| (f64::from(x as u32)).to_bits()),
+        ("mul64", "%r = mul %x, %x : i64", "i64", |x, _| x.wrapping_mul(x)),
+        ("shl64", "%_s = const 37 : i64\n  %r = shl %x, %_s : i64", "i64", |x, _| x << 37),
+        ("sra64", "%_s = const 40 : i64\n  %r = ashr %x, %_s : i64", "i64", |x, _| ((x as i64) >> 40) as u64),
+        ("mulhi64", "%r = mulhiu %x, %x : i64", "i64", |x, _| ((u128::from(x) * u128::from(x)) >> 64) as u64),
+        ("smulhi64", "%_y = const 0xfffffffffffffff9 : i64\n  %r = mulhis %x, %_y : i64", "i64", |x, _| ((i128::from(x as i64) * -7) >> 64) as u64),
+        ("fdiv64", "%_d = const 0x4008000000000000 : f64\n  %r = fdiv %f, %_d : f64", "f64", |_, f| (f / 3.0).to_bits()),
+        ("fsqrt32", "%_g = ftrunc %f : f32\n  %_a = fabs %_g : f32\n  %r = math.sqrt %_a : f32", "f32", |_, f| u64::from((f as f32).abs().sqrt().to_bits())),
+        ("min64", "%_y = const 12345 : i64\n  %r = smin %x, %_y : i64", "i64", |x, _| (x as i64).min(12345) as u64),
+    ];
+    let mut text = String::from("kernel @k(a: ptr.global, fl: ptr.global, out: ptr.global) {\n  %pa = param 0 : ptr.global\n  %pf = param 1 : ptr.global\n  %po = param 2 : ptr.global\n  %l = localid(0) : i32\n  %l64 = zext %l : i64\n  %k8 = const 8 : i64\n  %o8 = mul %l64, %k8 : i64\n  %qa = ptradd %pa, %o8 : ptr.global\n  %qf = ptradd %pf, %o8 : ptr.global\n  %x = load.8 %qa : i64\n  %f = load.8 %qf : f64\n");
+    let per = cases.len() as u64;
+    text.push_str(&format!(
+        "  %kper = const {} : i64\n  %base = mul %l64, %kper : i64\n",
+        per * 8
+    ));
+    for (i, (_, body, ty, _)) in cases.iter().enumerate() {
+        let body = body
+            .replace("%r ", &format!("%r{i} "))
+            .replace("%_", &format!("%_{i}_"));
+        text.push_str(&format!("  {body}\n"));
+        let value = match *ty {
+            "i64" | "f64" => format!("%r{i}"),
+            "f32" => {
+                text.push_str(&format!(
+                    "  %b{i} = bitcast %r{i} : i32\n  %z{i} = zext %b{i} : i64\n"
+                ));
+                format!("%z{i}")
+            }
+            _ => {
+                text.push_str(&format!("  %z{i} = zext %r{i} : i64\n"));
+                format!("%z{i}")
+            }
+        };
+        text.push_str(&format!("  %oc{i} = const {} : i64\n  %off{i} = add %base, %oc{i} : i64\n  %p{i} = ptradd %po, %off{i} : ptr.global\n  store.8 %p{i}, {value}\n", 8 * i));
+    }
+    text.push_str("}\n");
+    let lanes = 64usize;
+    let mut seed = 0x2545F4914F6CDD1Du64;
+    let mut xs = vec![
+        0u64,
+        1,
+        u64::MAX,
+        0x8000_0000_0000_0000,
+        0x7fff_ffff_ffff_ffff,
+        (1 << 53) + 1,
+        (1 << 24) + 1,
+        0x0020_0000_0000_0001,
+    ];
+    let mut fs = vec![
+        0.0f64,
+        -0.0,
+        1.5,
+        -2.5,
+        4294967295.9,
+        1e18,
+        -1e18,
+        123456.789,
+    ];
+    while xs.len() < lanes {
+        let r = xorshift(&mut seed);
+        xs.push(r >> (r % 64));
+        let m = (xorshift(&mut seed) % 2_000_000) as f64 - 1_000_000.0;
+        fs.push(m * (xorshift(&mut seed) % 1_000_000) as f64 / 7.0);
+    }
+    let b = |v: Vec<u64>| v.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let out = run_ir(
+        &text,
+        one_group(lanes as u32),
+        vec![
+            ("a", ArgValue::Buffer(b(xs.clone()))),
+            (
+                "fl",
+                ArgValue::Buffer(b(fs.iter().map(|f| f.to_bits()).collect())),
+            ),
+            ("out", ArgValue::Buffer(vec![0; lanes * per as usize * 8])),
+        ],
+    );
+    let got: Vec<u64> = buffer(&out, "out")
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for l in 0..lanes {
+        for (i, (name, _, _, host)) in cases.iter().enumerate() {
+            let want = host(xs[l], fs[l]);
+            assert_eq!(
+                got[l * per as usize + i],
+                want,
+                "{name} lane {l}: x={:#x} f={}",
+                xs[l],
+                fs[l]
+            );
+        }
+    }
 }

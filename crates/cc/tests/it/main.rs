@@ -1,1 +1,3 @@
+//! Integration tests of the OpenCL compiler.
+
 mod backend;

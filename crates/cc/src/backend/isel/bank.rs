@@ -112,7 +112,10 @@ fn result_bank(
                 Bank::U
             }
         }
-        OpKind::Param(_) | OpKind::LocalAddr(_) | OpKind::PrivateAddr(_) | OpKind::ConstantAddr(_) => {
+        OpKind::Param(_)
+        | OpKind::LocalAddr(_)
+        | OpKind::PrivateAddr(_)
+        | OpKind::ConstantAddr(_) => {
             if ty.is_float() {
                 Bank::V
             } else {
@@ -132,7 +135,11 @@ fn result_bank(
         OpKind::Binary(BinOp::And | BinOp::Or | BinOp::Xor) | OpKind::Unary(UnOp::Not)
             if ty == Ty::I1 =>
         {
-            if op.operands.iter().all(|&v| bank[v.0 as usize] == Bank::U || func.const_bits(v).is_some()) {
+            if op
+                .operands
+                .iter()
+                .all(|&v| bank[v.0 as usize] == Bank::U || func.const_bits(v).is_some())
+            {
                 Bank::U
             } else {
                 Bank::Mask

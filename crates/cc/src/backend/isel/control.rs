@@ -140,17 +140,35 @@ impl Isel<'_> {
             // The edge to the else part passes r0 (no lane wrote it).
             let here = self.cur;
             self.cur = split;
-            self.emit(MKind::Jump { target: else_start, args: r0.clone() }, vec![]);
+            self.emit(
+                MKind::Jump {
+                    target: else_start,
+                    args: r0.clone(),
+                },
+                vec![],
+            );
             self.cur = here;
             self.deferred_blocks.push(split);
         } else {
-            self.emit(MKind::Jump { target: then_b, args: vec![] }, vec![]);
+            self.emit(
+                MKind::Jump {
+                    target: then_b,
+                    args: vec![],
+                },
+                vec![],
+            );
         }
         self.switch_to(then_b);
         self.region(op.regions[0]);
         let then_vals = self.terminator_operands(op.regions[0]);
         let merged = self.merge(&r0, &then_vals);
-        self.emit(MKind::Jump { target: else_start, args: merged }, vec![]);
+        self.emit(
+            MKind::Jump {
+                target: else_start,
+                args: merged,
+            },
+            vec![],
+        );
 
         self.switch_to(else_start);
         let mut out = r1.clone();
@@ -172,20 +190,44 @@ impl Isel<'_> {
                 );
                 let here = self.cur;
                 self.cur = split;
-                self.emit(MKind::Jump { target: join, args: r1.clone() }, vec![]);
+                self.emit(
+                    MKind::Jump {
+                        target: join,
+                        args: r1.clone(),
+                    },
+                    vec![],
+                );
                 self.cur = here;
                 self.deferred_blocks.push(split);
             } else {
-                self.emit(MKind::Jump { target: else_b, args: vec![] }, vec![]);
+                self.emit(
+                    MKind::Jump {
+                        target: else_b,
+                        args: vec![],
+                    },
+                    vec![],
+                );
             }
             self.switch_to(else_b);
             self.region(op.regions[1]);
             let else_vals = self.terminator_operands(op.regions[1]);
             let merged = self.merge(&r1, &else_vals);
-            self.emit(MKind::Jump { target: join, args: merged }, vec![]);
-                out = join_params;
+            self.emit(
+                MKind::Jump {
+                    target: join,
+                    args: merged,
+                },
+                vec![],
+            );
+            out = join_params;
         } else {
-            self.emit(MKind::Jump { target: join, args: vec![] }, vec![]);
+            self.emit(
+                MKind::Jump {
+                    target: join,
+                    args: vec![],
+                },
+                vec![],
+            );
         }
         self.switch_to(join);
         self.full_exec = was_full;
@@ -228,10 +270,7 @@ impl Isel<'_> {
             self.u(v)
         };
         let def = self.m.vreg(class);
-        self.emit(
-            MKind::TiedCopy,
-            vec![MOp::Tied { def, old }, MOp::Use(src)],
-        );
+        self.emit(MKind::TiedCopy, vec![MOp::Tied { def, old }, MOp::Use(src)]);
         def
     }
 
@@ -254,7 +293,13 @@ impl Isel<'_> {
             .zip(&args)
             .map(|(&v, &a)| self.as_bank_of(v, a))
             .collect();
-        self.emit(MKind::Jump { target: header, args: inits }, vec![]);
+        self.emit(
+            MKind::Jump {
+                target: header,
+                args: inits,
+            },
+            vec![],
+        );
         self.switch_to(header);
         for (&a, &p) in args.iter().zip(&params) {
             self.set(a, p);
@@ -279,7 +324,13 @@ impl Isel<'_> {
         );
         let here = self.cur;
         self.cur = back;
-        self.emit(MKind::Jump { target: header, args: nexts.clone() }, vec![]);
+        self.emit(
+            MKind::Jump {
+                target: header,
+                args: nexts.clone(),
+            },
+            vec![],
+        );
         self.cur = here;
         self.deferred_blocks.push(back);
         self.switch_to(exit);
@@ -320,7 +371,13 @@ impl Isel<'_> {
             }
         }
         self.m.blocks[header.0 as usize].params = params.clone();
-        self.emit(MKind::Jump { target: header, args: inits }, vec![]);
+        self.emit(
+            MKind::Jump {
+                target: header,
+                args: inits,
+            },
+            vec![],
+        );
         self.switch_to(header);
         self.full_exec = false;
         for (&a, &p) in args.iter().zip(&params) {
@@ -365,7 +422,13 @@ impl Isel<'_> {
         );
         let here = self.cur;
         self.cur = back;
-        self.emit(MKind::Jump { target: header, args: nexts }, vec![]);
+        self.emit(
+            MKind::Jump {
+                target: header,
+                args: nexts,
+            },
+            vec![],
+        );
         self.cur = here;
         self.deferred_blocks.push(back);
         self.switch_to(exit);

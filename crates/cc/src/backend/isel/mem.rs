@@ -26,7 +26,11 @@ enum Addr {
     /// `V64[ptr] + imm`.
     A64 { ptr: VReg, imm: i64 },
     /// Shared memory `zext(addr) + imm`.
-    Shared { addr: Option<ValueId>, addr_reg: Option<VReg>, imm: i64 },
+    Shared {
+        addr: Option<ValueId>,
+        addr_reg: Option<VReg>,
+        imm: i64,
+    },
 }
 
 const IMM_RANGE: std::ops::RangeInclusive<i64> = -(1 << 23)..=(1 << 23) - 1;
@@ -83,12 +87,16 @@ impl Isel<'_> {
                 let (q, o) = (op.operands[0], op.operands[1]);
                 let o = if space.pointer_bits() == 64 {
                     match self.f.def_op(o).map(|d| self.f.op(d).clone()) {
-                        Some(z) if matches!(z.kind, OpKind::Cast(CastOp::ZExt))
-                            && self.ty(z.operands[0]) == Ty::I32 =>
+                        Some(z)
+                            if matches!(z.kind, OpKind::Cast(CastOp::ZExt))
+                                && self.ty(z.operands[0]) == Ty::I32 =>
                         {
                             Some(z.operands[0])
                         }
-                        _ if self.konst(o).is_some_and(|c| IMM_RANGE.contains(&(c as i64))) => {
+                        _ if self
+                            .konst(o)
+                            .is_some_and(|c| IMM_RANGE.contains(&(c as i64))) =>
+                        {
                             Some(o)
                         }
                         _ => None,
@@ -119,7 +127,8 @@ impl Isel<'_> {
                     (Some(r), Some(o)) => {
                         let x = self.v(r);
                         let y = self.v(o);
-                        addr_reg = Some(self.def1("add", RClass::V, vec![MOp::Use(x), MOp::Use(y)]));
+                        addr_reg =
+                            Some(self.def1("add", RClass::V, vec![MOp::Use(x), MOp::Use(y)]));
                         None
                     }
                     (Some(r), None) => Some(r),
@@ -131,23 +140,38 @@ impl Isel<'_> {
                         (None, Some(a)) => self.v(a),
                         (None, None) => self.const_reg(RClass::V, 0),
                     };
-                    addr_reg = Some(self.def1("add.vl", RClass::V, vec![MOp::Use(base), MOp::Lit(imm as u32)]));
+                    addr_reg = Some(self.def1(
+                        "add.vl",
+                        RClass::V,
+                        vec![MOp::Use(base), MOp::Lit(imm as u32)],
+                    ));
                     addr = None;
                     imm = 0;
                 }
                 if space == Space::Local {
-                    Addr::Shared { addr, addr_reg, imm }
+                    Addr::Shared {
+                        addr,
+                        addr_reg,
+                        imm,
+                    }
                 } else {
                     let (base, frame) = self.scratch();
                     let off_reg = match (addr_reg, addr) {
-                        (Some(r), _) => self.def1("add", RClass::V, vec![MOp::Use(frame), MOp::Use(r)]),
+                        (Some(r), _) => {
+                            self.def1("add", RClass::V, vec![MOp::Use(frame), MOp::Use(r)])
+                        }
                         (None, Some(a)) => {
                             let x = self.v(a);
                             self.def1("add", RClass::V, vec![MOp::Use(frame), MOp::Use(x)])
                         }
                         (None, None) => frame,
                     };
-                    Addr::Based { base, off: None, off_reg: Some(off_reg), imm }
+                    Addr::Based {
+                        base,
+                        off: None,
+                        off_reg: Some(off_reg),
+                        imm,
+                    }
                 }
             }
             Space::Global | Space::Constant => {
@@ -163,7 +187,12 @@ impl Isel<'_> {
                     Addr::A64 { ptr, imm }
                 } else {
                     let base = self.u(root);
-                    Addr::Based { base, off, off_reg: None, imm }
+                    Addr::Based {
+                        base,
+                        off,
+                        off_reg: None,
+                        imm,
+                    }
                 }
             }
         }
@@ -189,7 +218,11 @@ impl Isel<'_> {
         let base = self.join(lo, hi);
         let lane = self.def1("laneid", RClass::V, vec![]);
         let frame_bytes = self.layout.private_frame;
-        let frame = self.def1("mul.vl", RClass::V, vec![MOp::Use(lane), MOp::Lit(frame_bytes)]);
+        let frame = self.def1(
+            "mul.vl",
+            RClass::V,
+            vec![MOp::Use(lane), MOp::Lit(frame_bytes)],
+        );
         let seq: Vec<_> = self.m.blocks[0].insts.drain(start..).collect();
         self.m.blocks[0].insts.splice(1..1, seq);
         self.cur = here;
@@ -239,7 +272,9 @@ impl Isel<'_> {
         };
         let addr = self.address(p);
         if self.bank_of(r) == Bank::U && matches!(addr, Addr::Based { off_reg: None, .. }) {
-            let Addr::Based { base, off, imm, .. } = addr else { unreachable!() };
+            let Addr::Based { base, off, imm, .. } = addr else {
+                unreachable!()
+            };
             let base = match off {
                 Some(o) => {
                     let x = self.u(o);
@@ -247,25 +282,52 @@ impl Isel<'_> {
                 }
                 None => base,
             };
-            let (name, class) = if wide { ("uload.b64", RClass::UPair) } else { ("uload.b32", RClass::U) };
+            let (name, class) = if wide {
+                ("uload.b64", RClass::UPair)
+            } else {
+                ("uload.b32", RClass::U)
+            };
             return self.def1(name, class, vec![MOp::Use(base), MOp::Imm(imm)]);
         }
-        let class = if ty.bits() == 64 { RClass::VPair } else { RClass::V };
+        let class = if ty.bits() == 64 {
+            RClass::VPair
+        } else {
+            RClass::V
+        };
         let reg = match addr {
-            Addr::Based { base, off, off_reg, imm } => {
+            Addr::Based {
+                base,
+                off,
+                off_reg,
+                imm,
+            } => {
                 let v = match (off_reg, off) {
                     (Some(r), _) => r,
                     (None, Some(o)) => self.v(o),
                     (None, None) => self.const_reg(RClass::V, 0),
                 };
-                self.def1(&format!("gload.{suffix}"), class, vec![MOp::Use(v), MOp::Use(base), MOp::Imm(imm)])
+                self.def1(
+                    &format!("gload.{suffix}"),
+                    class,
+                    vec![MOp::Use(v), MOp::Use(base), MOp::Imm(imm)],
+                )
             }
-            Addr::A64 { ptr, imm } => {
-                self.def1(&format!("gload.{suffix}.a64"), class, vec![MOp::Use(ptr), MOp::Imm(imm)])
-            }
-            Addr::Shared { addr, addr_reg, imm } => {
+            Addr::A64 { ptr, imm } => self.def1(
+                &format!("gload.{suffix}.a64"),
+                class,
+                vec![MOp::Use(ptr), MOp::Imm(imm)],
+            ),
+            Addr::Shared {
+                addr,
+                addr_reg,
+                imm,
+            } => {
                 let v = self.shared_addr(addr, addr_reg);
-                self.def1(&format!("dsload.{suffix}"), class, vec![MOp::Use(v), MOp::Imm(imm)])
+                self.def1(
+                    &format!("dsload.{suffix}"),
+                    class,
+                    vec![MOp::Use(v), MOp::Imm(imm)],
+                )
             }
         };
         if self.bank_of(r) == Bank::U {
@@ -297,20 +359,38 @@ impl Isel<'_> {
         };
         let data = self.v(value);
         match self.address(p) {
-            Addr::Based { base, off, off_reg, imm } => {
+            Addr::Based {
+                base,
+                off,
+                off_reg,
+                imm,
+            } => {
                 let v = match (off_reg, off) {
                     (Some(r), _) => r,
                     (None, Some(o)) => self.v(o),
                     (None, None) => self.const_reg(RClass::V, 0),
                 };
-                self.ins(&format!("gstore.{suffix}"), vec![MOp::Use(data), MOp::Use(v), MOp::Use(base), MOp::Imm(imm)]);
+                self.ins(
+                    &format!("gstore.{suffix}"),
+                    vec![MOp::Use(data), MOp::Use(v), MOp::Use(base), MOp::Imm(imm)],
+                );
             }
             Addr::A64 { ptr, imm } => {
-                self.ins(&format!("gstore.{suffix}.a64"), vec![MOp::Use(data), MOp::Use(ptr), MOp::Imm(imm)]);
+                self.ins(
+                    &format!("gstore.{suffix}.a64"),
+                    vec![MOp::Use(data), MOp::Use(ptr), MOp::Imm(imm)],
+                );
             }
-            Addr::Shared { addr, addr_reg, imm } => {
+            Addr::Shared {
+                addr,
+                addr_reg,
+                imm,
+            } => {
                 let v = self.shared_addr(addr, addr_reg);
-                self.ins(&format!("dsstore.{suffix}"), vec![MOp::Use(data), MOp::Use(v), MOp::Imm(imm)]);
+                self.ins(
+                    &format!("dsstore.{suffix}"),
+                    vec![MOp::Use(data), MOp::Use(v), MOp::Imm(imm)],
+                );
             }
         }
     }
@@ -339,7 +419,12 @@ impl Isel<'_> {
         };
         let addr = self.address(operands[0]);
         let (prefix, mut tail): (&str, Vec<MOp>) = match addr {
-            Addr::Based { base, off, off_reg, imm } => {
+            Addr::Based {
+                base,
+                off,
+                off_reg,
+                imm,
+            } => {
                 let v = match (off_reg, off) {
                     (Some(r), _) => r,
                     (None, Some(o)) => self.v(o),
@@ -347,7 +432,11 @@ impl Isel<'_> {
                 };
                 ("gatomic", vec![MOp::Use(v), MOp::Use(base), MOp::Imm(imm)])
             }
-            Addr::Shared { addr, addr_reg, imm } => {
+            Addr::Shared {
+                addr,
+                addr_reg,
+                imm,
+            } => {
                 let v = self.shared_addr(addr, addr_reg);
                 ("dsatomic", vec![MOp::Use(v), MOp::Imm(imm)])
             }
@@ -365,7 +454,10 @@ impl Isel<'_> {
         }
         let class = self.m.class(data);
         let out = self.m.vreg(class);
-        let mut ops = vec![MOp::Tied { def: out, old: data }];
+        let mut ops = vec![MOp::Tied {
+            def: out,
+            old: data,
+        }];
         ops.append(&mut tail);
         self.ins(&mnemonic, ops);
         if class == RClass::VPair {

@@ -23,8 +23,7 @@ use warpkit_isa::Op;
 
 /// The instruction called `mnemonic` in the ISA database.
 pub(crate) fn isa(mnemonic: &str) -> Op {
-    Op::from_mnemonic(mnemonic)
-        .unwrap_or_else(|| panic!("`{mnemonic}` is not in the ISA database"))
+    Op::from_mnemonic(mnemonic).unwrap_or_else(|| panic!("`{mnemonic}` is not in the ISA database"))
 }
 
 /// Registers the dispatch ABI initialises (docs/abi.md, "Initial registers").
@@ -99,7 +98,12 @@ enum LocalKey {
 }
 
 impl<'a> Isel<'a> {
-    pub fn new(f: &'a Function, uni: &'a Uniformity, bank: Vec<Bank>, layout: &'a Layout) -> Isel<'a> {
+    pub fn new(
+        f: &'a Function,
+        uni: &'a Uniformity,
+        bank: Vec<Bank>,
+        layout: &'a Layout,
+    ) -> Isel<'a> {
         let mut uses = vec![0u32; f.values.len()];
         for id in f.walk() {
             for &v in &f.op(id).operands {
@@ -239,13 +243,6 @@ impl<'a> Isel<'a> {
         self.f.const_bits(v)
     }
 
-    /// Whether `v` has no meaningful value (`Undef`).
-    pub fn is_undef(&self, v: ValueId) -> bool {
-        self.f
-            .def_op(v)
-            .is_some_and(|op| matches!(self.f.op(op).kind, OpKind::Undef))
-    }
-
     /// The class a value of type `ty` takes in bank `bank`.
     pub fn class_for(ty: Ty, bank: Bank) -> RClass {
         let pair = ty.bits() == 64;
@@ -291,7 +288,11 @@ impl<'a> Isel<'a> {
             RClass::U => self.materialize_u(r, lo),
             RClass::V => self.materialize_v(r, lo),
             RClass::UPair | RClass::VPair => {
-                let half = if class == RClass::UPair { RClass::U } else { RClass::V };
+                let half = if class == RClass::UPair {
+                    RClass::U
+                } else {
+                    RClass::V
+                };
                 let l = self.const_reg(half, u64::from(lo));
                 let h = self.const_reg(half, u64::from(hi));
                 self.emit(MKind::MakePair, vec![MOp::Def(r), MOp::Use(l), MOp::Use(h)]);
@@ -374,7 +375,13 @@ impl<'a> Isel<'a> {
             *b != cur || !matches!(k, LocalKey::Exec | LocalKey::Mask(_) | LocalKey::VBool(_))
         });
         // Constants in v registers were written under the old EXEC only.
-        self.local.retain(|(b, k), _| *b != cur || !matches!(k, LocalKey::Const(RClass::V | RClass::VPair, _) | LocalKey::ToVector(_)));
+        self.local.retain(|(b, k), _| {
+            *b != cur
+                || !matches!(
+                    k,
+                    LocalKey::Const(RClass::V | RClass::VPair, _) | LocalKey::ToVector(_)
+                )
+        });
     }
 
     /// The truth value `v` as a lane mask: bit l set when lane l is active and `v` holds.
@@ -429,7 +436,11 @@ impl<'a> Isel<'a> {
                     let r = self.m.vreg(RClass::V);
                     self.ins(
                         "cndmask",
-                        vec![MOp::Tied { def: r, old: zero }, MOp::Use(one), MOp::Use(src)],
+                        vec![
+                            MOp::Tied { def: r, old: zero },
+                            MOp::Use(one),
+                            MOp::Use(src),
+                        ],
                     );
                     r
                 };
@@ -525,29 +536,39 @@ fn address_only_ops(f: &Function) -> std::collections::HashSet<OpId> {
         // The 64-bit forms the addressing modes absorb: a 32-bit offset or a small constant.
         let absorbable = f.ty(r).bits() == 32 || {
             let o = op.operands[1];
-            f.const_bits(o).is_some_and(|c| (-(1i64 << 23)..(1i64 << 23)).contains(&(c as i64)))
+            f.const_bits(o)
+                .is_some_and(|c| (-(1i64 << 23)..(1i64 << 23)).contains(&(c as i64)))
                 || f.def_op(o).is_some_and(|d| {
                     let z = f.op(d);
-                    matches!(z.kind, OpKind::Cast(crate::ir::CastOp::ZExt)) && f.ty(z.operands[0]) == Ty::I32
+                    matches!(z.kind, OpKind::Cast(crate::ir::CastOp::ZExt))
+                        && f.ty(z.operands[0]) == Ty::I32
                 })
         };
-        let memory_only = absorbable && users.get(&r).is_some_and(|us| {
-            us.iter().all(|&(u, i)| {
-                i == 0 && matches!(f.op(u).kind, OpKind::Load(_) | OpKind::Store(_) | OpKind::Atomic(_))
-            })
-        });
+        let memory_only = absorbable
+            && users.get(&r).is_some_and(|us| {
+                us.iter().all(|&(u, i)| {
+                    i == 0
+                        && matches!(
+                            f.op(u).kind,
+                            OpKind::Load(_) | OpKind::Store(_) | OpKind::Atomic(_)
+                        )
+                })
+            });
         if memory_only {
             out.insert(id);
         }
     }
     for id in f.walk() {
         let op = f.op(id);
-        if !matches!(op.kind, OpKind::Cast(crate::ir::CastOp::ZExt)) || f.ty(op.operands[0]) != Ty::I32 {
+        if !matches!(op.kind, OpKind::Cast(crate::ir::CastOp::ZExt))
+            || f.ty(op.operands[0]) != Ty::I32
+        {
             continue;
         }
         let r = op.results[0];
         let offset_only = users.get(&r).is_some_and(|us| {
-            us.iter().all(|&(u, i)| i == 1 && out.contains(&u) && f.ty(f.op(u).results[0]).bits() == 64)
+            us.iter()
+                .all(|&(u, i)| i == 1 && out.contains(&u) && f.ty(f.op(u).results[0]).bits() == 64)
         });
         if offset_only {
             out.insert(id);
@@ -568,7 +589,9 @@ fn fold_tied_copies(m: &mut MFunc) {
         let mut t = 0;
         while t < m.blocks[b].insts.len() {
             let inst = &m.blocks[b].insts[t];
-            let (MKind::TiedCopy, [MOp::Tied { def, old }, MOp::Use(src)]) = (&inst.kind, inst.ops.as_slice()) else {
+            let (MKind::TiedCopy, [MOp::Tied { def, old }, MOp::Use(src)]) =
+                (&inst.kind, inst.ops.as_slice())
+            else {
                 t += 1;
                 continue;
             };
@@ -583,7 +606,9 @@ fn fold_tied_copies(m: &mut MFunc) {
                     if d.flags.contains(Flags::WE) {
                         break;
                     }
-                    let Some(j) = cand.ops.iter().position(|o| *o == MOp::Def(src)) else { continue };
+                    let Some(j) = cand.ops.iter().position(|o| *o == MOp::Def(src)) else {
+                        continue;
+                    };
                     let valu = matches!(d.latency, Latency::Fixed(_))
                         && !d.flags.contains(Flags::EI)
                         && m.class(src).is_vector();

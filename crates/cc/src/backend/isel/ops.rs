@@ -38,39 +38,151 @@ fn forms(op: BinOp) -> Option<Forms> {
         ..Forms::default()
     };
     Some(match op {
-        BinOp::Add => f("add", Some("add.vu"), Some("add.vi"), Some("add.vl"), Some("uadd"), Some("uaddi"), Some("uadd.l")),
+        BinOp::Add => f(
+            "add",
+            Some("add.vu"),
+            Some("add.vi"),
+            Some("add.vl"),
+            Some("uadd"),
+            Some("uaddi"),
+            Some("uadd.l"),
+        ),
         BinOp::Sub => Forms {
             rvu: Some("subr.vu"),
             rvi: Some("subr.vi"),
             rvl: Some("subr.vl"),
             ..f("sub", Some("sub.vu"), None, None, Some("usub"), None, None)
         },
-        BinOp::Mul => f("mul", Some("mul.vu"), Some("mul.vi"), Some("mul.vl"), Some("umul"), Some("umuli"), Some("umul.l")),
-        BinOp::MulHiS => f("mulh", Some("mulh.vu"), None, None, Some("umulh"), None, None),
-        BinOp::MulHiU => f("mulhu", Some("mulhu.vu"), None, None, Some("umulhu"), None, None),
-        BinOp::And => f("and", Some("and.vu"), Some("and.vi"), Some("and.vl"), Some("uand"), Some("uandi"), Some("uand.l")),
-        BinOp::Or => f("or", Some("or.vu"), Some("or.vi"), Some("or.vl"), Some("uor"), Some("uori"), Some("uor.l")),
-        BinOp::Xor => f("xor", Some("xor.vu"), Some("xor.vi"), Some("xor.vl"), Some("uxor"), Some("uxori"), Some("uxor.l")),
+        BinOp::Mul => f(
+            "mul",
+            Some("mul.vu"),
+            Some("mul.vi"),
+            Some("mul.vl"),
+            Some("umul"),
+            Some("umuli"),
+            Some("umul.l"),
+        ),
+        BinOp::MulHiS => f(
+            "mulh",
+            Some("mulh.vu"),
+            None,
+            None,
+            Some("umulh"),
+            None,
+            None,
+        ),
+        BinOp::MulHiU => f(
+            "mulhu",
+            Some("mulhu.vu"),
+            None,
+            None,
+            Some("umulhu"),
+            None,
+            None,
+        ),
+        BinOp::And => f(
+            "and",
+            Some("and.vu"),
+            Some("and.vi"),
+            Some("and.vl"),
+            Some("uand"),
+            Some("uandi"),
+            Some("uand.l"),
+        ),
+        BinOp::Or => f(
+            "or",
+            Some("or.vu"),
+            Some("or.vi"),
+            Some("or.vl"),
+            Some("uor"),
+            Some("uori"),
+            Some("uor.l"),
+        ),
+        BinOp::Xor => f(
+            "xor",
+            Some("xor.vu"),
+            Some("xor.vi"),
+            Some("xor.vl"),
+            Some("uxor"),
+            Some("uxori"),
+            Some("uxor.l"),
+        ),
         BinOp::Shl => Forms {
             rvu: Some("sllr.vu"),
             shift: true,
-            ..f("sll", Some("sll.vu"), Some("sll.vi"), None, Some("usll"), Some("uslli"), None)
+            ..f(
+                "sll",
+                Some("sll.vu"),
+                Some("sll.vi"),
+                None,
+                Some("usll"),
+                Some("uslli"),
+                None,
+            )
         },
         BinOp::LShr => Forms {
             rvu: Some("srlr.vu"),
             shift: true,
-            ..f("srl", Some("srl.vu"), Some("srl.vi"), None, Some("usrl"), Some("usrli"), None)
+            ..f(
+                "srl",
+                Some("srl.vu"),
+                Some("srl.vi"),
+                None,
+                Some("usrl"),
+                Some("usrli"),
+                None,
+            )
         },
         BinOp::AShr => Forms {
             rvu: Some("srar.vu"),
             shift: true,
-            ..f("sra", Some("sra.vu"), Some("sra.vi"), None, Some("usra"), Some("usrai"), None)
+            ..f(
+                "sra",
+                Some("sra.vu"),
+                Some("sra.vi"),
+                None,
+                Some("usra"),
+                Some("usrai"),
+                None,
+            )
         },
         BinOp::Rotl => f("rol", None, None, None, Some("urol"), None, None),
-        BinOp::SMin => f("min", Some("min.vu"), Some("min.vi"), None, Some("umin"), None, None),
-        BinOp::SMax => f("max", Some("max.vu"), Some("max.vi"), None, Some("umax"), None, None),
-        BinOp::UMin => f("minu", Some("minu.vu"), Some("minu.vi"), None, Some("uminu"), None, None),
-        BinOp::UMax => f("maxu", Some("maxu.vu"), Some("maxu.vi"), None, Some("umaxu"), None, None),
+        BinOp::SMin => f(
+            "min",
+            Some("min.vu"),
+            Some("min.vi"),
+            None,
+            Some("umin"),
+            None,
+            None,
+        ),
+        BinOp::SMax => f(
+            "max",
+            Some("max.vu"),
+            Some("max.vi"),
+            None,
+            Some("umax"),
+            None,
+            None,
+        ),
+        BinOp::UMin => f(
+            "minu",
+            Some("minu.vu"),
+            Some("minu.vi"),
+            None,
+            Some("uminu"),
+            None,
+            None,
+        ),
+        BinOp::UMax => f(
+            "maxu",
+            Some("maxu.vu"),
+            Some("maxu.vi"),
+            None,
+            Some("umaxu"),
+            None,
+            None,
+        ),
         _ => return None,
     })
 }
@@ -110,8 +222,13 @@ impl Isel<'_> {
             OpKind::LocalAddr(_) | OpKind::PrivateAddr(_) => {
                 let r = r.expect("address");
                 let bits = self.address_constant(id);
-                Some(self.const_reg(RClass::U, bits))
-                    .map(|reg| if self.bank_of(r) == Bank::V { self.to_v_reg(reg) } else { reg })
+                Some(self.const_reg(RClass::U, bits)).map(|reg| {
+                    if self.bank_of(r) == Bank::V {
+                        self.broadcast(reg)
+                    } else {
+                        reg
+                    }
+                })
             }
             OpKind::ConstantAddr(i) => {
                 let label = super::super::constant_label(*i as usize);
@@ -126,29 +243,49 @@ impl Isel<'_> {
                     Ty::F64 => "ffma.f64",
                     _ => "ffma.f16",
                 };
-                let (x, y, z) = (self.v(op.operands[0]), self.v(op.operands[1]), self.v(op.operands[2]));
+                let (x, y, z) = (
+                    self.v(op.operands[0]),
+                    self.v(op.operands[1]),
+                    self.v(op.operands[2]),
+                );
                 let class = Self::class_for(self.ty(r), Bank::V);
                 Some(self.def1(m, class, vec![MOp::Use(x), MOp::Use(y), MOp::Use(z)]))
             }
             OpKind::Cmp(p) => Some(self.compare(id, *p, a.unwrap(), b.unwrap(), r.unwrap())),
-            OpKind::Select => Some(self.select(op.operands[0], op.operands[1], op.operands[2], r.unwrap())),
+            OpKind::Select => {
+                Some(self.select(op.operands[0], op.operands[1], op.operands[2], r.unwrap()))
+            }
             OpKind::Cast(c) => Some(self.cast(id, *c, a.unwrap(), r.unwrap())),
             OpKind::Math(m) => Some(self.math(id, *m, a.unwrap(), r.unwrap())),
             OpKind::PtrAdd => Some(self.ptr_add(id, a.unwrap(), b.unwrap(), r.unwrap())),
-            OpKind::Load(_) | OpKind::Store(_) | OpKind::Atomic(_) | OpKind::Barrier { .. } | OpKind::Fence { .. } => {
+            OpKind::Load(_)
+            | OpKind::Store(_)
+            | OpKind::Atomic(_)
+            | OpKind::Barrier { .. }
+            | OpKind::Fence { .. } => {
                 self.memory(id);
                 return;
             }
-            OpKind::If | OpKind::Loop | OpKind::Yield | OpKind::LoopEnd => unreachable!("structured op"),
+            OpKind::If | OpKind::Loop | OpKind::Yield | OpKind::LoopEnd => {
+                unreachable!("structured op")
+            }
         };
         if let (Some(r), Some(reg)) = (r, value) {
             self.set(r, reg);
         }
     }
 
-    fn to_v_reg(&mut self, u: VReg) -> VReg {
-        let class = if self.m.class(u) == RClass::UPair { RClass::VPair } else { RClass::V };
-        let m = if class == RClass::VPair { "mov64.vu" } else { "mov.vu" };
+    fn broadcast(&mut self, u: VReg) -> VReg {
+        let class = if self.m.class(u) == RClass::UPair {
+            RClass::VPair
+        } else {
+            RClass::V
+        };
+        let m = if class == RClass::VPair {
+            "mov64.vu"
+        } else {
+            "mov.vu"
+        };
         self.def1(m, class, vec![MOp::Use(u)])
     }
 
@@ -156,7 +293,7 @@ impl Isel<'_> {
     /// when the result lives there).
     fn finish(&mut self, r: ValueId, reg: VReg) -> VReg {
         if self.bank_of(r) == Bank::V && !self.m.class(reg).is_vector() {
-            self.to_v_reg(reg)
+            self.broadcast(reg)
         } else {
             reg
         }
@@ -300,7 +437,11 @@ impl Isel<'_> {
     }
 
     pub(super) fn split_reg(&mut self, p: VReg) -> (VReg, VReg) {
-        let class = if self.m.class(p) == RClass::UPair { RClass::U } else { RClass::V };
+        let class = if self.m.class(p) == RClass::UPair {
+            RClass::U
+        } else {
+            RClass::V
+        };
         let lo = self.m.vreg(class);
         let hi = self.m.vreg(class);
         self.emit(MKind::Half(false), vec![MOp::Def(lo), MOp::Use(p)]);
@@ -310,9 +451,16 @@ impl Isel<'_> {
 
     /// A pair from two halves of one file.
     pub(super) fn join(&mut self, lo: VReg, hi: VReg) -> VReg {
-        let class = if self.m.class(lo) == RClass::U { RClass::UPair } else { RClass::VPair };
+        let class = if self.m.class(lo) == RClass::U {
+            RClass::UPair
+        } else {
+            RClass::VPair
+        };
         let p = self.m.vreg(class);
-        self.emit(MKind::MakePair, vec![MOp::Def(p), MOp::Use(lo), MOp::Use(hi)]);
+        self.emit(
+            MKind::MakePair,
+            vec![MOp::Def(p), MOp::Use(lo), MOp::Use(hi)],
+        );
         p
     }
 
@@ -346,7 +494,11 @@ impl Isel<'_> {
         if let Some(c) = self.konst(b) {
             let c = c as u32 as u64;
             let (c, ui, ul) = if op == BinOp::Sub {
-                ((c as u32).wrapping_neg() as u64, Some("uaddi"), Some("uadd.l"))
+                (
+                    (c as u32).wrapping_neg() as u64,
+                    Some("uaddi"),
+                    Some("uadd.l"),
+                )
             } else {
                 (c, f.ui, f.ul)
             };
@@ -359,7 +511,11 @@ impl Isel<'_> {
             }
         }
         let y = self.u(b);
-        self.def1(f.uu.expect("uniform form"), RClass::U, vec![MOp::Use(x), MOp::Use(y)])
+        self.def1(
+            f.uu.expect("uniform form"),
+            RClass::U,
+            vec![MOp::Use(x), MOp::Use(y)],
+        )
     }
 
     fn binary_v(&mut self, op: BinOp, f: &Forms, mut a: ValueId, mut b: ValueId) -> VReg {
@@ -389,7 +545,11 @@ impl Isel<'_> {
         if let Some(c) = self.konst(b) {
             let c = c as u32 as u64;
             let (c, vi, vl) = if op == BinOp::Sub {
-                ((c as u32).wrapping_neg() as u64, Some("add.vi"), Some("add.vl"))
+                (
+                    (c as u32).wrapping_neg() as u64,
+                    Some("add.vi"),
+                    Some("add.vl"),
+                )
             } else {
                 (c, f.vi, f.vl)
             };
@@ -418,12 +578,24 @@ impl Isel<'_> {
         if self.bank_of(r) == Bank::U {
             let x = self.u(a);
             if let Some(c) = self.konst(b) {
-                let c = if op == BinOp::Sub { c.wrapping_neg() } else { c };
+                let c = if op == BinOp::Sub {
+                    c.wrapping_neg()
+                } else {
+                    c
+                };
                 if fits_signed(c, 10) && (c as i64) == sext32(c) {
-                    return self.def1("uadd64i", RClass::UPair, vec![MOp::Use(x), MOp::Imm(c as i64)]);
+                    return self.def1(
+                        "uadd64i",
+                        RClass::UPair,
+                        vec![MOp::Use(x), MOp::Imm(c as i64)],
+                    );
                 }
                 if (c as i64) == sext32(c) {
-                    return self.def1("uadd64.l", RClass::UPair, vec![MOp::Use(x), MOp::Lit(c as u32)]);
+                    return self.def1(
+                        "uadd64.l",
+                        RClass::UPair,
+                        vec![MOp::Use(x), MOp::Lit(c as u32)],
+                    );
                 }
             }
             let y = self.u(b);
@@ -434,9 +606,17 @@ impl Isel<'_> {
             BinOp::Add | BinOp::Sub => {
                 let x = self.v(a);
                 if let Some(c) = self.konst(b) {
-                    let c = if op == BinOp::Sub { c.wrapping_neg() } else { c };
+                    let c = if op == BinOp::Sub {
+                        c.wrapping_neg()
+                    } else {
+                        c
+                    };
                     if (c as i64) == sext32(c) {
-                        return self.def1("addsx64.vl", RClass::VPair, vec![MOp::Use(x), MOp::Lit(c as u32)]);
+                        return self.def1(
+                            "addsx64.vl",
+                            RClass::VPair,
+                            vec![MOp::Use(x), MOp::Lit(c as u32)],
+                        );
                     }
                 }
                 let y = self.v(b);
@@ -477,7 +657,11 @@ impl Isel<'_> {
                 let low = self.def1("mulwu", RClass::VPair, vec![MOp::Use(al), MOp::Use(bl)]);
                 let (ll, lh) = self.split_reg(low);
                 let c1 = self.def1("mul", RClass::V, vec![MOp::Use(al), MOp::Use(bh)]);
-                let c2 = self.def1("mad.u32", RClass::V, vec![MOp::Use(ah), MOp::Use(bl), MOp::Use(c1)]);
+                let c2 = self.def1(
+                    "mad.u32",
+                    RClass::V,
+                    vec![MOp::Use(ah), MOp::Use(bl), MOp::Use(c1)],
+                );
                 let h = self.def1("add", RClass::V, vec![MOp::Use(lh), MOp::Use(c2)]);
                 self.join(ll, h)
             }
@@ -508,8 +692,15 @@ impl Isel<'_> {
         self.ins("movi", vec![MOp::Def(zero), MOp::Imm(0)]);
         let one = self.const_reg(RClass::V, 1);
         let c = self.m.vreg(RClass::V);
-        self.ins("cndmask", vec![MOp::Tied { def: c, old: zero }, MOp::Use(one), MOp::Use(m)]);
-        self.def1("sel64", RClass::VPair, vec![MOp::Use(t), MOp::Use(f), MOp::Use(c)])
+        self.ins(
+            "cndmask",
+            vec![MOp::Tied { def: c, old: zero }, MOp::Use(one), MOp::Use(m)],
+        );
+        self.def1(
+            "sel64",
+            RClass::VPair,
+            vec![MOp::Use(t), MOp::Use(f), MOp::Use(c)],
+        )
     }
 
     fn logic(&mut self, op: BinOp, a: ValueId, b: ValueId, r: ValueId) -> VReg {
@@ -567,7 +758,11 @@ impl Isel<'_> {
             return self.def1("cvt.f16.f32", RClass::V, vec![MOp::Use(q)]);
         }
         let class = Self::class_for(ty, Bank::V);
-        self.def1(&format!("{name}.{suffix}"), class, vec![MOp::Use(x), MOp::Use(y)])
+        self.def1(
+            &format!("{name}.{suffix}"),
+            class,
+            vec![MOp::Use(x), MOp::Use(y)],
+        )
     }
 
     fn compare(&mut self, id: OpId, p: CmpPred, a: ValueId, b: ValueId, r: ValueId) -> VReg {
@@ -594,7 +789,11 @@ impl Isel<'_> {
             };
             let x = self.v(a);
             let y = self.v(b);
-            return self.def1(&format!("fcmp.{name}.{suffix}"), RClass::U, vec![MOp::Use(x), MOp::Use(y)]);
+            return self.def1(
+                &format!("fcmp.{name}.{suffix}"),
+                RClass::U,
+                vec![MOp::Use(x), MOp::Use(y)],
+            );
         }
         if ty == Ty::I1 {
             // Equality of truth values.
@@ -622,7 +821,11 @@ impl Isel<'_> {
             let width = if signed { "i64" } else { "u64" };
             let xv = self.v(x);
             let yv = self.v(y);
-            return self.def1(&format!("cmp.{name}.{width}"), RClass::U, vec![MOp::Use(xv), MOp::Use(yv)]);
+            return self.def1(
+                &format!("cmp.{name}.{width}"),
+                RClass::U,
+                vec![MOp::Use(xv), MOp::Use(yv)],
+            );
         }
         self.compare_v32(p, a, b)
     }
@@ -690,7 +893,11 @@ impl Isel<'_> {
             };
             if let (Some(name), Some(c2)) = (name, c2) {
                 if fits_signed(u64::from(c2), 8) {
-                    let width = if signed || matches!(p, CmpPred::Eq | CmpPred::Ne) { "i32" } else { "u32" };
+                    let width = if signed || matches!(p, CmpPred::Eq | CmpPred::Ne) {
+                        "i32"
+                    } else {
+                        "u32"
+                    };
                     let xr = self.v(x);
                     return self.def1(
                         &format!("cmp.{name}.{width}.vi"),
@@ -716,10 +923,18 @@ impl Isel<'_> {
         let xr = self.v(x);
         if !self.is_vec(y) {
             let yr = self.u(y);
-            return self.def1(&format!("cmp.{name}.{width}.vu"), RClass::U, vec![MOp::Use(xr), MOp::Use(yr)]);
+            return self.def1(
+                &format!("cmp.{name}.{width}.vu"),
+                RClass::U,
+                vec![MOp::Use(xr), MOp::Use(yr)],
+            );
         }
         let yr = self.v(y);
-        self.def1(&format!("cmp.{name}.{width}"), RClass::U, vec![MOp::Use(xr), MOp::Use(yr)])
+        self.def1(
+            &format!("cmp.{name}.{width}"),
+            RClass::U,
+            vec![MOp::Use(xr), MOp::Use(yr)],
+        )
     }
 
     fn select(&mut self, c: ValueId, a: ValueId, b: ValueId, r: ValueId) -> VReg {
@@ -756,20 +971,31 @@ impl Isel<'_> {
                     let x = self.v(a);
                     let y = self.v(b);
                     let cv = self.vbool(c);
-                    return self.def1("sel64", RClass::VPair, vec![MOp::Use(x), MOp::Use(y), MOp::Use(cv)]);
+                    return self.def1(
+                        "sel64",
+                        RClass::VPair,
+                        vec![MOp::Use(x), MOp::Use(y), MOp::Use(cv)],
+                    );
                 }
                 if self.bank_of(c) == Bank::Mask {
                     let old = self.v(b);
                     let x = self.v(a);
                     let m = self.mask(c);
                     let d = self.m.vreg(RClass::V);
-                    self.ins("cndmask", vec![MOp::Tied { def: d, old }, MOp::Use(x), MOp::Use(m)]);
+                    self.ins(
+                        "cndmask",
+                        vec![MOp::Tied { def: d, old }, MOp::Use(x), MOp::Use(m)],
+                    );
                     return d;
                 }
                 let x = self.v(a);
                 let y = self.v(b);
                 let cv = self.vbool(c);
-                self.def1("sel", RClass::V, vec![MOp::Use(x), MOp::Use(y), MOp::Use(cv)])
+                self.def1(
+                    "sel",
+                    RClass::V,
+                    vec![MOp::Use(x), MOp::Use(y), MOp::Use(cv)],
+                )
             }
         }
     }
@@ -789,7 +1015,11 @@ impl Isel<'_> {
             CastOp::ZExt | CastOp::SExt => {
                 let signed = c == CastOp::SExt;
                 if from == Ty::I1 {
-                    let bit = if bank == Bank::U { self.ubool(a) } else { self.vbool(a) };
+                    let bit = if bank == Bank::U {
+                        self.ubool(a)
+                    } else {
+                        self.vbool(a)
+                    };
                     let word = if !signed {
                         bit
                     } else if bank == Bank::U {
@@ -799,8 +1029,14 @@ impl Isel<'_> {
                         self.def1("neg", RClass::V, vec![MOp::Use(bit)])
                     };
                     if to.bits() == 64 {
-                        let hi = if signed { word } else {
-                            let class = if bank == Bank::U { RClass::U } else { RClass::V };
+                        let hi = if signed {
+                            word
+                        } else {
+                            let class = if bank == Bank::U {
+                                RClass::U
+                            } else {
+                                RClass::V
+                            };
                             self.const_reg(class, 0)
                         };
                         return self.join(word, hi);
@@ -828,8 +1064,16 @@ impl Isel<'_> {
             }
             CastOp::Trunc => {
                 let word = if from.bits() == 64 {
-                    let p = if bank == Bank::U { self.u(a) } else { self.v(a) };
-                    let class = if bank == Bank::U { RClass::U } else { RClass::V };
+                    let p = if bank == Bank::U {
+                        self.u(a)
+                    } else {
+                        self.v(a)
+                    };
+                    let class = if bank == Bank::U {
+                        RClass::U
+                    } else {
+                        RClass::V
+                    };
                     let lo = self.m.vreg(class);
                     self.emit(MKind::Half(false), vec![MOp::Def(lo), MOp::Use(p)]);
                     lo
@@ -854,7 +1098,9 @@ impl Isel<'_> {
                     match c {
                         CastOp::SExt8 => self.def1("usext.b", RClass::U, vec![MOp::Use(x)]),
                         CastOp::SExt16 => self.def1("usext.h", RClass::U, vec![MOp::Use(x)]),
-                        CastOp::ZExt8 => self.def1("uandi", RClass::U, vec![MOp::Use(x), MOp::Imm(255)]),
+                        CastOp::ZExt8 => {
+                            self.def1("uandi", RClass::U, vec![MOp::Use(x), MOp::Imm(255)])
+                        }
                         _ => self.def1("uand.l", RClass::U, vec![MOp::Use(x), MOp::Lit(0xffff)]),
                     }
                 } else {
@@ -895,7 +1141,11 @@ impl Isel<'_> {
             (CastOp::FToSI, Ty::F64, Ty::I32) => one(self, "cvt.i32.f64", RClass::V, Some(rtz)),
             (CastOp::FToSI | CastOp::FToUI, Ty::F16, Ty::I32) => {
                 let f = one(self, "cvt.f32.f16", RClass::V, None);
-                let m = if c == CastOp::FToSI { "cvt.i32.f32" } else { "cvt.u32.f32" };
+                let m = if c == CastOp::FToSI {
+                    "cvt.i32.f32"
+                } else {
+                    "cvt.u32.f32"
+                };
                 let d = self.m.vreg(RClass::V);
                 let op = super::isa(m);
                 let mut ops = vec![MOp::Def(d), MOp::Use(f)];
@@ -910,7 +1160,11 @@ impl Isel<'_> {
             (CastOp::SIToF, Ty::I32, Ty::F64) => one(self, "cvt.f64.i32", RClass::VPair, None),
             (CastOp::UIToF, Ty::I32, Ty::F64) => {
                 // (x - 2^31 as signed) + 2^31, both exact in binary64.
-                let flipped = self.def1("xor.vl", RClass::V, vec![MOp::Use(x), MOp::Lit(0x8000_0000)]);
+                let flipped = self.def1(
+                    "xor.vl",
+                    RClass::V,
+                    vec![MOp::Use(x), MOp::Lit(0x8000_0000)],
+                );
                 let f = self.def1("cvt.f64.i32", RClass::VPair, vec![MOp::Use(flipped)]);
                 let k = self.const_reg(RClass::VPair, 2147483648f64.to_bits());
                 self.def1("fadd.f64", RClass::VPair, vec![MOp::Use(f), MOp::Use(k)])
