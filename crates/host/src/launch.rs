@@ -4,8 +4,9 @@
 use crate::args::{parse_arg, ArgError, MemoryBudget, MemoryError};
 use std::sync::atomic::AtomicU64;
 use warpkit_sim::launch::{
-    launch_traced, launch_with_progress, workgroup_count, Arg, ArgValue, LaunchConfig, LaunchError,
-    LaunchResult, WordBuffer, MAX_BLOCK_THREADS, MAX_SHARED_BYTES,
+    launch_traced, launch_with_progress, scratch_bytes_per_workgroup, workgroup_count, Arg,
+    ArgValue, LaunchConfig, LaunchError, LaunchResult, WordBuffer, MAX_BLOCK_THREADS,
+    MAX_SCRATCH_BYTES, MAX_SHARED_BYTES,
 };
 use warpkit_sim::TraceFormat;
 
@@ -22,7 +23,8 @@ pub const KEPT_BYTES_PER_WARP: u64 = 64 << 10;
 /// The caller's limits, on top of the model's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Bytes of memory in all: buffers, argument block, code (decoded) and kept warps.
+    /// Bytes of memory in all: buffers, argument block, code (decoded), kept warps and the
+    /// scratch memory of the workgroups running at once (one per host thread).
     pub max_memory: u64,
     /// Workgroups in the grid.
     pub max_workgroups: u64,
@@ -57,6 +59,13 @@ pub enum SetupError {
     /// [`Launch::shared`]: more shared memory than [`MAX_SHARED_BYTES`].
     #[error("{bytes} bytes of shared memory per workgroup: more than the model's limit of {MAX_SHARED_BYTES}")]
     SharedTooLarge {
+        /// Bytes asked for.
+        bytes: u32,
+    },
+    /// [`Launch::scratch`]: more scratch memory per lane than [`MAX_SCRATCH_BYTES`], or not a
+    /// multiple of 4.
+    #[error("{bytes} bytes of scratch memory per lane: it must be a multiple of 4 and at most the model's limit of {MAX_SCRATCH_BYTES}")]
+    BadScratch {
         /// Bytes asked for.
         bytes: u32,
     },
@@ -184,6 +193,17 @@ impl Launch {
             return Err(SetupError::SharedTooLarge { bytes });
         }
         self.config.shared_bytes = bytes;
+        Ok(self)
+    }
+
+    /// Bytes of scratch memory per lane (docs/abi.md, "Scratch memory"): a multiple of 4, at
+    /// most [`MAX_SCRATCH_BYTES`]; 0 (the default) maps none. The scratch of the workgroups
+    /// that run at once is charged to the memory limit when prepared.
+    pub fn scratch(&mut self, bytes: u32) -> Result<&mut Launch, SetupError> {
+        if bytes > MAX_SCRATCH_BYTES || !bytes.is_multiple_of(4) {
+            return Err(SetupError::BadScratch { bytes });
+        }
+        self.config.scratch_bytes = bytes;
         Ok(self)
     }
 
@@ -338,6 +358,33 @@ impl Launch {
         Ok(&self.args[self.args.len() - 1])
     }
 
+    /// Charge the scratch memory resident at once: one workgroup's per host thread (no more
+    /// than there are workgroups). With one host thread per core (`threads` 0) the launch
+    /// takes no more threads than the memory left has room for, at least one.
+    fn charge_scratch(&mut self, workgroups: u64) -> Result<(), SetupError> {
+        let per_group = scratch_bytes_per_workgroup(&self.config);
+        if per_group == 0 {
+            return Ok(());
+        }
+        let threads = match self.config.threads {
+            0 => {
+                let cores = std::thread::available_parallelism().map_or(1, usize::from) as u64;
+                let fit = self.budget.left() / per_group;
+                let n = cores.min(workgroups).min(fit).max(1);
+                self.config.threads = n as usize;
+                n
+            }
+            n => (n as u64).min(workgroups),
+        };
+        let what = format!(
+            "the scratch memory of {threads} workgroup(s) running at once (one per host \
+             thread, {per_group} bytes each)"
+        );
+        self.budget
+            .charge(&what, threads.saturating_mul(per_group))?;
+        Ok(())
+    }
+
     fn check_unique(&self, name: &str) -> Result<(), SetupError> {
         if self.args.iter().any(|a| a.name == name) {
             return Err(SetupError::DuplicateArg {
@@ -379,12 +426,24 @@ impl Launch {
             )?;
         }
         let workgroups = workgroup_count(&self.config)?;
+        self.charge_scratch(workgroups)?;
         Ok(Prepared {
             program: warpkit_sim::Program::with_data(kernel.text.clone(), kernel.data.clone()),
             config: self.config,
             args: self.args,
             workgroups,
         })
+    }
+}
+
+/// Host threads for the rest of a resumed launch (`Session::set_threads`): `requested` (0:
+/// one per core), but, with scratch memory, no more than the launch that was saved ran on:
+/// its memory limit admitted the scratch of that many workgroups at once.
+pub fn resume_threads(config: &LaunchConfig, requested: usize) -> usize {
+    match (config.scratch_bytes, config.threads, requested) {
+        (0, _, _) | (_, 0, _) => requested,
+        (_, saved, 0) => saved,
+        (_, saved, n) => n.min(saved),
     }
 }
 
@@ -531,6 +590,65 @@ mod tests {
             Launch::new(Limits::default()).arg("x", ArgValue::Words(bad)),
             Err(SetupError::WordCount { .. })
         ));
+    }
+
+    #[test]
+    fn scratch_is_charged_per_host_thread_and_threads_follow_the_budget() {
+        let mib = 1u64 << 20;
+        // 2 warps of 32 lanes of 4 KiB: 256 KiB per workgroup.
+        let launch = |max_memory: u64, threads: usize| {
+            let mut l = Launch::new(Limits {
+                max_memory,
+                max_workgroups: 100,
+            });
+            l.grid([10, 1, 1]).unwrap().block([64, 1, 1]).unwrap();
+            l.scratch(4096).unwrap().threads(threads).unwrap();
+            l
+        };
+        let k = kernel("endpgm\n");
+        let p = launch(mib, 3).prepare(&k).unwrap();
+        assert_eq!(p.config().threads, 3);
+        let Err(SetupError::Memory(MemoryError::Exceeded { what, bytes, .. })) =
+            launch(mib, 4).prepare(&k)
+        else {
+            panic!("4 threads of 256 KiB and the code fit 1 MiB");
+        };
+        assert_eq!(bytes, 4 << 18);
+        assert!(what.contains("4 workgroup(s)"), "{what}");
+        // More threads than workgroups hold no more scratch.
+        let mut l = launch(mib, 64);
+        l.grid([2, 1, 1]).unwrap();
+        assert!(l.prepare(&k).is_ok());
+        // One per core, as many as fit.
+        let p = launch(mib, 0).prepare(&k).unwrap();
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(p.config().threads, cores.min(3));
+        assert!(matches!(
+            launch(200 << 10, 0).prepare(&k),
+            Err(SetupError::Memory(_))
+        ));
+        for bytes in [6, MAX_SCRATCH_BYTES + 4] {
+            assert!(matches!(
+                Launch::new(Limits::default()).scratch(bytes),
+                Err(SetupError::BadScratch { .. })
+            ));
+        }
+        let r = launch(mib, 1).prepare(&k).unwrap().run().unwrap();
+        assert!(r.ok());
+    }
+
+    #[test]
+    fn a_resumed_launch_with_scratch_keeps_to_the_saved_threads() {
+        let mut c = LaunchConfig {
+            threads: 4,
+            ..LaunchConfig::default()
+        };
+        assert_eq!(resume_threads(&c, 0), 0, "no scratch: as asked");
+        assert_eq!(resume_threads(&c, 9), 9);
+        c.scratch_bytes = 64;
+        assert_eq!(resume_threads(&c, 0), 4);
+        assert_eq!(resume_threads(&c, 9), 4);
+        assert_eq!(resume_threads(&c, 2), 2);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use warpkit_sim::hooks::{Breakpoints, Control, Hooks, StepBudget};
 use warpkit_sim::launch::{LaunchConfig, LaunchError, LaunchResult, Progress, Session};
-use warpkit_sim::memory::{GlobalMemory, SharedMemory, Space};
+use warpkit_sim::memory::{ScratchMemory, SharedMemory, Space, SCRATCH_BASE};
 use warpkit_sim::{CancelFlag, Commit, Deadlock, Interrupt, Program, Warp, WarpId};
 
 /// Where a [`Stepper`] stands.
@@ -422,11 +422,23 @@ impl Stepper {
             .ok_or(StateError::NoSuchCsr(number))
     }
 
-    fn global(&self) -> &GlobalMemory {
-        self.session.global()
+    /// Read `size` bytes at `addr` of the global address space: global memory, or the
+    /// running workgroup's scratch.
+    fn read_global(&self, addr: u64, size: u32, out: &mut [u32]) -> Result<(), ()> {
+        if addr >= SCRATCH_BASE {
+            let none = ScratchMemory::none();
+            let scratch = self.session.scratch().unwrap_or(&none);
+            scratch.read(addr, size, out).map_err(|_| ())
+        } else {
+            self.session
+                .global()
+                .read_shared(addr, size, out)
+                .map_err(|_| ())
+        }
     }
 
-    /// `len` bytes of global memory at `addr` (code, argument block, buffers).
+    /// `len` bytes of global memory at `addr` (code, argument block, buffers, and the
+    /// running workgroup's scratch memory).
     pub fn read_memory(&self, addr: u64, len: u64) -> Result<Vec<u8>, StateError> {
         let bad = StateError::Unmapped { addr, len };
         let end = addr.checked_add(len).ok_or(bad.clone())?;
@@ -436,15 +448,11 @@ impl Stepper {
         while a < end {
             // Whole words where aligned, bytes at the edges.
             if a.is_multiple_of(4) && end - a >= 4 {
-                self.global()
-                    .read_shared(a, 4, &mut word)
-                    .map_err(|_| bad.clone())?;
+                self.read_global(a, 4, &mut word).map_err(|_| bad.clone())?;
                 out.extend_from_slice(&word[0].to_le_bytes());
                 a += 4;
             } else {
-                self.global()
-                    .read_shared(a, 1, &mut word)
-                    .map_err(|_| bad.clone())?;
+                self.read_global(a, 1, &mut word).map_err(|_| bad.clone())?;
                 out.push(word[0] as u8);
                 a += 1;
             }
@@ -452,16 +460,21 @@ impl Stepper {
         Ok(out)
     }
 
-    /// Write `bytes` to global memory at `addr`; nothing is written unless every byte is
-    /// mapped.
+    /// Write `bytes` to global memory at `addr` (the running workgroup's scratch memory
+    /// included); nothing is written unless every byte is mapped.
     pub fn write_memory(&mut self, addr: u64, bytes: &[u8]) -> Result<(), StateError> {
         let len = bytes.len() as u64;
         self.read_memory(addr, len)?;
-        for (i, chunk) in bytes.chunks(1).enumerate() {
+        let none = ScratchMemory::none();
+        let scratch = self.session.scratch().unwrap_or(&none);
+        for (i, &b) in bytes.iter().enumerate() {
             let a = addr + i as u64;
-            self.global()
-                .write_shared(a, 1, &[u32::from(chunk[0])])
-                .map_err(|_| StateError::Unmapped { addr, len })?;
+            let written = if a >= SCRATCH_BASE {
+                scratch.write(a, 1, &[u32::from(b)])
+            } else {
+                self.session.global().write_shared(a, 1, &[u32::from(b)])
+            };
+            written.map_err(|_| StateError::Unmapped { addr, len })?;
         }
         Ok(())
     }
@@ -619,6 +632,53 @@ mod tests {
             Err(StateError::Unmapped { .. })
         ));
         let _ = out;
+    }
+
+    #[test]
+    fn the_running_workgroups_scratch_is_read_and_written() {
+        // Each lane adds 1 to its slot 0 and stores it to `out`.
+        let k = warpkit_asm::assemble(
+            "csrr u20, scratch_lo\ncsrr u21, scratch_hi\nlaneid v4\nsll.vi v4, v4, 2\n\
+             gload.b32 v5, v4, u[20:21], 0\nuload.b64 u[16:17], u[0:1], 0\n\
+             waitcnt vm=0, sm=0\nadd.vi v5, v5, 1\ngstore.b32 v5, v4, u[16:17], 0\nendpgm\n",
+            "k.s",
+        )
+        .unwrap();
+        let mut l = Launch::new(Limits::default());
+        l.grid([2, 1, 1]).unwrap().scratch(4).unwrap();
+        l.zeroed_buffer("out", 128).unwrap();
+        let mut s = Stepper::new(l.prepare(&k).unwrap()).unwrap();
+        assert!(s.ensure_started());
+        let base = warpkit_sim::memory::scratch_base(0, 0);
+        assert_eq!(s.read_memory(base, 8).unwrap(), [0; 8]);
+        s.write_memory(base + 4, &41u32.to_le_bytes()).unwrap();
+        assert!(matches!(
+            s.read_memory(base + 124, 8),
+            Err(StateError::Unmapped { .. })
+        ));
+        assert!(matches!(
+            s.write_memory(warpkit_sim::memory::scratch_base(1, 0), &[1]),
+            Err(StateError::Unmapped { .. })
+        ));
+        let mut commits = Vec::new();
+        while s.step(1, &mut commits) == StopReason::Steps && s.current_flat() == Some(0) {}
+        // Workgroup 1 runs now: its scratch is mapped, workgroup 0's is gone.
+        assert!(s.read_memory(base, 4).is_err());
+        assert_eq!(
+            s.read_memory(warpkit_sim::memory::scratch_base(1, 0), 4)
+                .unwrap(),
+            [0; 4]
+        );
+        assert_eq!(s.run_to_end(), StopReason::Finished);
+        let r = s.finish();
+        // Workgroup 1 wrote last: lane 1 of it read 0.
+        assert_eq!(&r.buffer("out").unwrap()[4..8], &1u32.to_le_bytes());
+        // Workgroup 0's lane 1 read 41: the store of its commit says so.
+        let store = commits
+            .iter()
+            .find(|c| c.workgroup == [0, 0, 0] && c.asm.starts_with("gstore"))
+            .unwrap();
+        assert_eq!(store.mem[0].lanes[1].data[0], 42);
     }
 
     #[test]

@@ -411,7 +411,11 @@ fn damaged_checkpoints_get_clear_errors() {
             found: FORMAT_VERSION + 1
         }
     );
-    assert!(e.to_string().contains("reads only version 1"), "{e}");
+    assert!(
+        e.to_string()
+            .contains(&format!("reads only version {FORMAT_VERSION}")),
+        "{e}"
+    );
 
     for len in [0, 5, 8, 23, 24, good.len() / 2, good.len() - 1] {
         match Checkpoint::decode(&good[..len]) {

@@ -3,7 +3,9 @@
 //! the write-back queued for retirement (§2.6).
 
 use crate::env::Env;
-use crate::memory::{apply_atomic, check_alignment, GlobalMemory, SharedMemory, Space};
+use crate::memory::{
+    apply_atomic, check_alignment, GlobalMemory, ScratchMemory, SharedMemory, Space, SCRATCH_BASE,
+};
 use crate::program::{Code, Inst, Program};
 use crate::state::access::{LaneAccess, MemAccess, MemKind, MemSpace};
 use crate::state::queue::Part;
@@ -15,13 +17,17 @@ use crate::Writeback;
 use std::sync::atomic::{AtomicU32, Ordering};
 use warpkit_isa::{Addressing as Addr, AtomicOp, Latency, MemoryAccess, MemoryPart, Op};
 
-/// The environment of a workgroup: the launch's global memory and its shared memory.
+/// The environment of a workgroup: the launch's global memory, its shared memory and its
+/// scratch memory.
 pub struct MemEnv<'a> {
     /// The launch's global memory (code, argument block, buffers), shared by every
     /// workgroup.
     pub global: &'a GlobalMemory,
     /// This workgroup's shared memory, addressed from 0.
     pub shared: &'a mut SharedMemory,
+    /// This workgroup's scratch memory: global addresses from [`SCRATCH_BASE`] on go here
+    /// instead of to `global` (none unless [`MemEnv::with_scratch`] lends one).
+    pub scratch: &'a ScratchMemory,
     /// The global region the last access from each slot of PCs hit (`hint_slot`): an
     /// instruction mostly stays in one region, while consecutive instructions often
     /// alternate between buffers (`a[i] = a[i] * b[i]`), so one hint for all would miss.
@@ -41,6 +47,9 @@ enum DirectSlot<'a> {
 
 const HINT_SLOTS: usize = 16;
 
+/// The scratch of an environment without any.
+static NO_SCRATCH: ScratchMemory = ScratchMemory::none();
+
 /// The hint of the instruction at `pc` (instructions are 4 or 8 bytes).
 #[inline(always)]
 fn hint_slot(pc: u32) -> usize {
@@ -57,13 +66,22 @@ impl<'a> MemEnv<'a> {
         MemEnv {
             global,
             shared,
+            scratch: &NO_SCRATCH,
             hints: [0; HINT_SLOTS],
             direct: DirectSlot::Own(Box::new(crate::memory::direct::Direct::new())),
         }
     }
 
+    /// The environment with `scratch` as the workgroup's scratch memory.
+    pub fn with_scratch(mut self, scratch: &'a ScratchMemory) -> MemEnv<'a> {
+        self.scratch = scratch;
+        self
+    }
+
     /// As [`MemEnv::new`], with translated code's state lent by the caller, which uses it
-    /// with `global` only (a launch task, across its workgroups).
+    /// with `global` only (a launch task, across its workgroups). Its region hints may come
+    /// to name the scratch memory this environment is given: the caller empties those
+    /// (`Direct::forget_scratch`) before that scratch is released.
     pub(crate) fn with_direct(
         global: &'a GlobalMemory,
         shared: &'a mut SharedMemory,
@@ -72,6 +90,7 @@ impl<'a> MemEnv<'a> {
         MemEnv {
             global,
             shared,
+            scratch: &NO_SCRATCH,
             hints: [0; HINT_SLOTS],
             direct: DirectSlot::Lent(direct),
         }
@@ -136,14 +155,20 @@ impl MemEnv<'_> {
         check_alignment(addr, size)?;
         if space == Addr::Shared {
             self.shared.word_index(addr, size).map(|_| ())
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.check(addr, size)
         } else {
             self.global.check_write(addr, size)
         }
     }
 
+    /// Read `size` bytes at `addr` of shared memory, or else of the global address space
+    /// (scratch included).
     fn read(&self, space: Addr, addr: u64, size: u32, out: &mut [u32]) -> Result<(), Fault> {
         if space == Addr::Shared {
             self.shared.read(addr, size, out)
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.read(addr, size, out)
         } else {
             self.global.read_shared(addr, size, out)
         }
@@ -152,6 +177,8 @@ impl MemEnv<'_> {
     fn write(&mut self, space: Addr, addr: u64, size: u32, data: &[u32]) -> Result<(), Fault> {
         if space == Addr::Shared {
             self.shared.write(addr, size, data)
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.write(addr, size, data)
         } else {
             self.global.write_shared(addr, size, data)
         }
@@ -167,6 +194,8 @@ impl MemEnv<'_> {
     ) -> Result<u32, Fault> {
         if space == Addr::Shared {
             self.shared.atomic(addr, op, data, compare)
+        } else if addr >= SCRATCH_BASE {
+            self.scratch.atomic(addr, op, data, compare)
         } else {
             self.global.atomic_shared(addr, op, data, compare)
         }
@@ -199,6 +228,7 @@ impl Env for MemEnv<'_> {
                 DirectSlot::Lent(d) => d,
             },
             global: self.global,
+            scratch: self.scratch,
         })
     }
 }
@@ -255,7 +285,7 @@ impl MemEnv<'_> {
             Kind::ULoad { size } => {
                 let addr = warp.u64(rs1).wrapping_add(offset);
                 let mut data = [0u32; 8];
-                if let Err(f) = self.global.read_shared(addr, size, &mut data) {
+                if let Err(f) = self.read(space, addr, size, &mut data) {
                     warp.fault_address = Some((addr, 0));
                     return Err(f);
                 }
@@ -310,9 +340,26 @@ impl MemEnv<'_> {
                         (end <= self.shared.len()).then_some(0)
                     } else {
                         let hint = &mut self.hints[hint_slot(pc)];
-                        self.global
-                            .span_hinted(lo, end, writes(kind), hint)
-                            .map(|(base, _)| base)
+                        let found = self.global.span_hinted(lo, end, writes(kind), hint);
+                        if found.is_none() {
+                            // Only after global memory missed: its hits pay nothing.
+                            let scratch = self.scratch;
+                            if let Some((rbase, words)) = scratch.span(lo, end) {
+                                let bias = b.wrapping_sub(rbase);
+                                let v = *v;
+                                let rel = move |l: usize| bias.wrapping_add(u64::from(v[l]));
+                                return fast(
+                                    GlobalWords(words),
+                                    warp,
+                                    kind,
+                                    counter,
+                                    pc,
+                                    inst,
+                                    rel,
+                                );
+                            }
+                        }
+                        found.map(|(base, _)| base)
                     };
                     if let Some(rbase) = region {
                         let bias = b.wrapping_sub(rbase);
@@ -345,6 +392,15 @@ impl MemEnv<'_> {
                         }
                         let rel = move |l: usize| rel[l];
                         return self.fast_at(space, lo, end, warp, kind, counter, pc, inst, rel);
+                    }
+                    let scratch = self.scratch;
+                    if let Some((rbase, words)) = scratch.span(lo, end) {
+                        let mut rel = [0u64; LANES];
+                        for (r, &a) in rel.iter_mut().zip(&addrs) {
+                            *r = a.wrapping_sub(rbase);
+                        }
+                        let rel = move |l: usize| rel[l];
+                        return fast(GlobalWords(words), warp, kind, counter, pc, inst, rel);
                     }
                 }
             }
@@ -525,7 +581,11 @@ impl MemEnv<'_> {
             return true;
         }
         let hint = &mut self.hints[hint_slot(pc)];
-        let Some((rbase, words)) = self.global.span_hinted(lo, end, !load, hint) else {
+        let (global, scratch) = (self.global, self.scratch);
+        let Some((rbase, words)) = global
+            .span_hinted(lo, end, !load, hint)
+            .or_else(|| scratch.span(lo, end))
+        else {
             return false;
         };
         let i = ((lo - rbase) / 4) as usize;

@@ -21,7 +21,9 @@ use super::{
     check, Active, DeadlockReport, LaunchConfig, Layout, LimitReport, Outcome, Session, TrapReport,
     CODE_BASE,
 };
-use crate::memory::{GlobalMemory, RegionImage, SharedImage, SharedMemory};
+use crate::memory::{
+    GlobalMemory, RegionImage, ScratchImage, ScratchMemory, SharedImage, SharedMemory,
+};
 use crate::program::Program;
 use crate::state::queue::Hazard;
 use crate::state::warp::{Warp, WarpImage};
@@ -35,8 +37,9 @@ use std::time::Duration;
 pub const MAGIC: [u8; 8] = *b"\x89WKCKPT\n";
 
 /// The version of the payload's layout. Any change to what is stored, or how, changes it;
-/// a checkpoint of another version is refused, never misread.
-pub const FORMAT_VERSION: u32 = 1;
+/// a checkpoint of another version is refused, never misread. 2: scratch memory (the
+/// launch's bytes per lane, the running workgroup's scratch).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Bytes before the payload.
 pub const HEADER_BYTES: usize = 24;
@@ -99,6 +102,7 @@ struct ConfigImage {
     grid: [u32; 3],
     block: [u32; 3],
     shared_bytes: u32,
+    scratch_bytes: u32,
     threads: u64,
     max_steps: u64,
     keep_warps: bool,
@@ -116,6 +120,8 @@ struct ActiveImage {
     deadlock: Option<Deadlock>,
     budget: Option<u64>,
     shared: SharedImage,
+    /// Its scratch memory's pages that are not all zero.
+    scratch: ScratchImage,
     core: Core,
 }
 
@@ -268,6 +274,7 @@ impl<'p> Session<'p> {
                 grid: c.grid,
                 block: c.block,
                 shared_bytes: c.shared_bytes,
+                scratch_bytes: c.scratch_bytes,
                 threads: c.threads as u64,
                 max_steps: c.max_steps,
                 keep_warps: c.keep_warps,
@@ -286,6 +293,7 @@ impl<'p> Session<'p> {
                 deadlock: a.group.deadlock.clone(),
                 budget: a.group.budget,
                 shared: a.shared.image(),
+                scratch: a.scratch.image(),
                 core: a.core.clone(),
             }),
             outcomes: self
@@ -403,6 +411,7 @@ fn restore(image: Image) -> Result<Checkpoint, String> {
         grid: c.grid,
         block: c.block,
         shared_bytes: c.shared_bytes,
+        scratch_bytes: c.scratch_bytes,
         threads: usize::try_from(c.threads).unwrap_or(0),
         max_steps: c.max_steps,
         keep_warps: c.keep_warps,
@@ -477,6 +486,12 @@ fn restore(image: Image) -> Result<Checkpoint, String> {
                 flat: a.flat,
                 group,
                 shared: SharedMemory::from_image(a.shared, config.shared_bytes)?,
+                scratch: ScratchMemory::from_image(
+                    a.scratch,
+                    a.flat,
+                    nwarps as u32,
+                    config.scratch_bytes,
+                )?,
                 core: a.core,
             })
         }

@@ -7,7 +7,7 @@ pub mod checkpoint;
 
 use crate::control::{CancelFlag, Interrupt};
 use crate::hooks::{Hooks, NoHooks, StepBudget};
-use crate::memory::{GlobalMemory, SharedMemory};
+use crate::memory::{scratch_base, GlobalMemory, ScratchMemory, SharedMemory};
 use crate::observe::trace::{TraceFormat, WriteTracer};
 use crate::program::Program;
 use crate::state::regs::LANES;
@@ -39,6 +39,20 @@ pub const DEFAULT_SHARED_BYTES: u32 = 65536;
 /// Warps whose final state a launch may keep (`keep_warps`): 16 KiB of registers each.
 pub const MAX_KEPT_WARPS: u64 = 1 << 16;
 
+pub use crate::memory::{
+    MAX_SCRATCH_BYTES, SCRATCH_BASE, SCRATCH_END, SCRATCH_WARP_STRIDE, SCRATCH_WORKGROUP_STRIDE,
+};
+
+// Every warp of the largest workgroup has a scratch region of its own.
+const _: () = assert!(MAX_BLOCK_THREADS.div_ceil(32) <= crate::memory::MAX_SCRATCH_WARPS as u64);
+
+/// Scratch memory one workgroup of `config` holds while it runs: 32 lanes of
+/// `scratch_bytes` per warp.
+pub fn scratch_bytes_per_workgroup(config: &LaunchConfig) -> u64 {
+    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+    threads.div_ceil(32) * LANES as u64 * u64::from(config.scratch_bytes)
+}
+
 /// How to launch a kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchConfig {
@@ -48,6 +62,12 @@ pub struct LaunchConfig {
     pub block: [u32; 3],
     /// Bytes of shared memory per workgroup.
     pub shared_bytes: u32,
+    /// Bytes of scratch memory per lane (docs/abi.md, "Scratch memory"): a multiple of 4, at
+    /// most [`MAX_SCRATCH_BYTES`]; 0, the default, maps none. Each workgroup's is allocated,
+    /// zero-filled, when it starts and released when it ends, so a launch holds at most
+    /// one workgroup's ([`scratch_bytes_per_workgroup`]) per host thread. A bare launch
+    /// maps it too but leaves the `scratch_*` CSRs at 0.
+    pub scratch_bytes: u32,
     /// Host threads; 0 = one per core.
     pub threads: usize,
     /// Per-warp step limit.
@@ -83,6 +103,7 @@ impl Default for LaunchConfig {
             grid: [1, 1, 1],
             block: [32, 1, 1],
             shared_bytes: DEFAULT_SHARED_BYTES,
+            scratch_bytes: 0,
             threads: 0,
             max_steps: DEFAULT_MAX_STEPS,
             keep_warps: false,
@@ -154,6 +175,10 @@ pub enum LaunchError {
     /// More shared memory per workgroup than [`MAX_SHARED_BYTES`] (the bytes asked for).
     #[error("{0} bytes of shared memory per workgroup is more than {MAX_SHARED_BYTES}")]
     SharedTooLarge(u32),
+    /// More scratch memory per lane than [`MAX_SCRATCH_BYTES`], or a size that is not a
+    /// multiple of 4 (the bytes asked for).
+    #[error("{0} bytes of scratch memory per lane: it must be a multiple of 4 and at most {MAX_SCRATCH_BYTES}")]
+    BadScratch(u32),
     /// `keep_warps` with more than [`MAX_KEPT_WARPS`] warps in the grid (their count).
     #[error("keeping the state of {0} warps (for a dump) is more than {MAX_KEPT_WARPS}")]
     TooManyKeptWarps(u64),
@@ -317,7 +342,8 @@ fn layout(program: &Program, args: Vec<Arg>) -> Result<Layout, LaunchError> {
             ArgValue::Words(w) => (w.len, global.map_words(base, w.words, w.len), true),
         };
         let bad = || LaunchError::Layout(format!("buffer `{}`", a.name));
-        if !mapped {
+        // Below the scratch range, which is routed to workgroups' scratch, not here.
+        if !mapped || base.saturating_add(len) > SCRATCH_BASE {
             return Err(bad());
         }
         next = base
@@ -376,6 +402,12 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
     warp.csr.set(num::WGSLOT, flat_wg);
     warp.csr.set(num::CODE_LO, CODE_BASE as u32);
     warp.csr.set(num::CODE_HI, (CODE_BASE >> 32) as u32);
+    if cfg.scratch_bytes > 0 {
+        let base = scratch_base(u64::from(flat_wg), w);
+        warp.csr.set(num::SCRATCH_LO, base as u32);
+        warp.csr.set(num::SCRATCH_HI, (base >> 32) as u32);
+        warp.csr.set(num::SCRATCH_SIZE, cfg.scratch_bytes);
+    }
 }
 
 /// What one workgroup's run produced: its reports, and its warps only when kept.
@@ -396,11 +428,13 @@ struct Outcome {
     interrupted: bool,
 }
 
-/// A workgroup being run: its warps, shared memory and core.
+/// A workgroup being run: its warps, shared memory, scratch memory and core.
 struct Active {
     flat: u64,
     group: Workgroup,
     shared: SharedMemory,
+    /// Allocated when the workgroup starts; released with it.
+    scratch: ScratchMemory,
     core: Core,
 }
 
@@ -462,6 +496,7 @@ fn start_workgroup(
         flat,
         group,
         shared: SharedMemory::new(cfg.shared_bytes),
+        scratch: ScratchMemory::new(flat, nwarps, cfg.scratch_bytes),
         core: Core::default(),
     }
 }
@@ -478,10 +513,12 @@ impl Active {
         cancel: &AtomicBool,
         direct: Option<&mut crate::memory::direct::Direct>,
     ) -> bool {
-        let mut env = match direct {
+        let mut direct = direct;
+        let env = match direct.as_deref_mut() {
             Some(d) => MemEnv::with_direct(global, &mut self.shared, d),
             None => MemEnv::new(global, &mut self.shared),
         };
+        let mut env = env.with_scratch(&self.scratch);
         let s = self.group.run_cancellable(
             program,
             &mut self.core,
@@ -490,6 +527,14 @@ impl Active {
             cfg.max_steps,
             cancel,
         );
+        drop(env);
+        // The lender keeps the direct state across workgroups; this one's scratch goes away
+        // with it, so translated code must not find it in a hint.
+        if let Some(d) = direct {
+            if !self.scratch.is_empty() {
+                d.forget_scratch();
+            }
+        }
         s.interrupted == 0
     }
 
@@ -610,6 +655,9 @@ fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
     }
     if cfg.shared_bytes > MAX_SHARED_BYTES {
         return Err(LaunchError::SharedTooLarge(cfg.shared_bytes));
+    }
+    if cfg.scratch_bytes > MAX_SCRATCH_BYTES || !cfg.scratch_bytes.is_multiple_of(4) {
+        return Err(LaunchError::BadScratch(cfg.scratch_bytes));
     }
     let warps = groups * threads.div_ceil(32);
     if cfg.keep_warps && warps > MAX_KEPT_WARPS {
@@ -1130,6 +1178,11 @@ impl<'p> Session<'p> {
     /// The current workgroup's shared memory, to change it.
     pub fn shared_mut(&mut self) -> Option<&mut SharedMemory> {
         self.active.as_mut().map(|a| &mut a.shared)
+    }
+
+    /// The current workgroup's scratch memory (empty without `scratch_bytes`).
+    pub fn scratch(&self) -> Option<&ScratchMemory> {
+        self.active.as_ref().map(|a| &a.scratch)
     }
 
     /// The current workgroup's core (`time`).

@@ -3,7 +3,7 @@
 //! view of global memory an environment lends it ([`DirectMemory`]). Plain data: it sits
 //! with memory, below the environments that own it and the engine that uses it.
 
-use crate::memory::GlobalMemory;
+use crate::memory::{GlobalMemory, ScratchMemory, SCRATCH_BASE};
 use crate::state::LANES;
 
 /// Loads one block may keep pending at once.
@@ -82,16 +82,19 @@ impl Direct {
     }
 
     /// Fill the hint that missed from the region holding the access, if one does (else the
-    /// interpreter raises the fault, or takes its general path, and the hint stays).
-    pub(crate) fn refill(&mut self, global: &GlobalMemory) {
+    /// interpreter raises the fault, or takes its general path, and the hint stays): a
+    /// region of global memory, or a warp's region of `scratch`.
+    pub(crate) fn refill(&mut self, global: &GlobalMemory, scratch: &ScratchMemory) {
         let index = (self.miss & 0xffff) as usize;
         let write = self.miss & MISS_WRITE != 0;
         self.miss = 0;
         let Some(hint) = index.checked_sub(1).and_then(|i| self.hints.get_mut(i)) else {
             return;
         };
-        if let Some((base, len, host)) =
-            global.region_holding(self.miss_lo, 4 * LANES as u32, write)
+        let bytes = 4 * LANES as u32;
+        if let Some((base, len, host)) = global
+            .region_holding(self.miss_lo, bytes, write)
+            .or_else(|| scratch.region_holding(self.miss_lo, bytes))
         {
             *hint = Hint {
                 lo: base,
@@ -102,11 +105,27 @@ impl Direct {
     }
 }
 
+impl Direct {
+    /// Empty every hint that names scratch memory, which does not outlive its workgroup.
+    pub(crate) fn forget_scratch(&mut self) {
+        for h in &mut self.hints {
+            if h.lo >= SCRATCH_BASE {
+                *h = Hint {
+                    lo: u64::MAX,
+                    end: 0,
+                    host: 0,
+                };
+            }
+        }
+    }
+}
+
 /// The memory a warp's environment lets translated code access directly: global memory,
-/// and the state translated code keeps beside it. Obtained from
+/// the workgroup's scratch, and the state translated code keeps beside them. Obtained from
 /// [`crate::env::Env::direct`]; environments without one run memory instructions
 /// interpreted.
 pub struct DirectMemory<'a> {
     pub(crate) state: &'a mut Direct,
     pub(crate) global: &'a GlobalMemory,
+    pub(crate) scratch: &'a ScratchMemory,
 }

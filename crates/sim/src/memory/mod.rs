@@ -1,11 +1,18 @@
-//! Memory spaces: the sparse 64-bit global space shared by every workgroup of a launch, and
-//! one workgroup's shared memory. Alignment rules (docs/abi.md): 16-bit accesses are
+//! Memory spaces: the sparse 64-bit global space shared by every workgroup of a launch, one
+//! workgroup's shared memory, and one workgroup's per-lane scratch memory (`scratch.rs`: a
+//! range of the global address space that exists only while its workgroup runs). Alignment rules (docs/abi.md): 16-bit accesses are
 //! 2-byte aligned, 32-bit and wider 4-byte aligned, so every access lies in whole 32-bit
 //! words or inside one word; memory is therefore stored as 32-bit words.
 
 pub(crate) mod direct;
+mod scratch;
 
 pub use direct::DirectMemory;
+pub(crate) use scratch::ScratchImage;
+pub use scratch::{
+    scratch_base, ScratchMemory, MAX_SCRATCH_BYTES, MAX_SCRATCH_WARPS, SCRATCH_BASE, SCRATCH_END,
+    SCRATCH_WARP_STRIDE, SCRATCH_WORKGROUP_STRIDE,
+};
 
 use crate::state::trap::{CAUSE_ACCESS_FAULT, CAUSE_MISALIGNED};
 use crate::state::Fault;
@@ -309,17 +316,7 @@ impl GlobalMemory {
     pub fn read_shared(&self, addr: u64, size: u32, out: &mut [u32]) -> Result<(), Fault> {
         check_alignment(addr, size)?;
         let (region, index) = self.find(addr, size)?;
-        let words = &self.regions[region].words;
-        if size < 4 {
-            let w = words[index].load(Ordering::Relaxed);
-            let shift = 8 * (addr & 3) as u32;
-            let mask = if size == 1 { 0xff } else { 0xffff };
-            out[0] = (w >> shift) & mask;
-        } else {
-            for (k, o) in out.iter_mut().take(size as usize / 4).enumerate() {
-                *o = words[index + k].load(Ordering::Relaxed);
-            }
-        }
+        read_words(&self.regions[region].words, index, addr, size, out);
         Ok(())
     }
 
@@ -328,18 +325,7 @@ impl GlobalMemory {
     pub fn write_shared(&self, addr: u64, size: u32, data: &[u32]) -> Result<(), Fault> {
         check_alignment(addr, size)?;
         let (region, index) = self.find_writable(addr, size)?;
-        let words = &self.regions[region].words;
-        if size < 4 {
-            let shift = 8 * (addr & 3) as u32;
-            let mask: u32 = if size == 1 { 0xff } else { 0xffff };
-            let _ = words[index].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
-                Some((old & !(mask << shift)) | ((data[0] & mask) << shift))
-            });
-        } else {
-            for (k, &d) in data.iter().take(size as usize / 4).enumerate() {
-                words[index + k].store(d, Ordering::Relaxed);
-            }
-        }
+        write_words(&self.regions[region].words, index, addr, size, data);
         Ok(())
     }
 
@@ -353,14 +339,52 @@ impl GlobalMemory {
     ) -> Result<u32, Fault> {
         check_alignment(addr, 4)?;
         let (region, index) = self.find_writable(addr, 4)?;
-        let w = &self.regions[region].words[index];
-        let old = w
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
-                Some(apply_atomic(op, old, data, compare))
-            })
-            .unwrap_or_else(|x| x);
-        Ok(old)
+        Ok(rmw_word(
+            &self.regions[region].words[index],
+            op,
+            data,
+            compare,
+        ))
     }
+}
+
+/// Read `size` bytes at `addr` from `words`, whose word `index` holds byte `addr` (the
+/// access checked and inside them), into `out` as [`Space::read`] does.
+fn read_words(words: &[AtomicU32], index: usize, addr: u64, size: u32, out: &mut [u32]) {
+    if size < 4 {
+        let w = words[index].load(Ordering::Relaxed);
+        let shift = 8 * (addr & 3) as u32;
+        let mask = if size == 1 { 0xff } else { 0xffff };
+        out[0] = (w >> shift) & mask;
+    } else {
+        for (k, o) in out.iter_mut().take(size as usize / 4).enumerate() {
+            *o = words[index + k].load(Ordering::Relaxed);
+        }
+    }
+}
+
+/// Write `size` bytes at `addr` to `words` as [`read_words`] locates them; sub-word writes
+/// are compare-and-swap loops so neighbouring bytes written by other threads survive.
+fn write_words(words: &[AtomicU32], index: usize, addr: u64, size: u32, data: &[u32]) {
+    if size < 4 {
+        let shift = 8 * (addr & 3) as u32;
+        let mask: u32 = if size == 1 { 0xff } else { 0xffff };
+        let _ = words[index].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+            Some((old & !(mask << shift)) | ((data[0] & mask) << shift))
+        });
+    } else {
+        for (k, &d) in data.iter().take(size as usize / 4).enumerate() {
+            words[index + k].store(d, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Atomic `op` on `word`; returns the old value.
+fn rmw_word(word: &AtomicU32, op: AtomicOp, data: u32, compare: u32) -> u32 {
+    word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+        Some(apply_atomic(op, old, data, compare))
+    })
+    .unwrap_or_else(|x| x)
 }
 
 /// One workgroup's shared memory, addressed from 0, zero-filled. The words are allocated

@@ -2,13 +2,15 @@
 //! `gload.b32`, `gstore.b32` and `waitcnt` (translated in full-EXEC blocks) among
 //! loops, arithmetic, cache control and a few untranslated loads and stores, over a writable and a read-only region
 //! and addresses that are mostly word runs but also gathers, misaligned, partly outside a
-//! region or wrapping. Both engines run from the same state; the dumps, the memory, the
-//! pending operations, the hazard reports and the counts must be identical.
+//! region or wrapping. The writable region is global memory or, in a quarter of the cases,
+//! a warp's scratch memory (at its scratch address). Both engines run from the same state;
+//! the dumps, the memory, the pending operations, the hazard reports and the counts must
+//! be identical.
 //! `WARPKIT_ENGINE_CASES=N` runs N cases.
 
 use crate::common::{jits, On};
 use proptest::prelude::*;
-use warpkit_sim::memory::{GlobalMemory, SharedMemory};
+use warpkit_sim::memory::{GlobalMemory, ScratchMemory, SharedMemory};
 use warpkit_sim::*;
 
 const RW: u64 = 0x1000;
@@ -62,6 +64,8 @@ struct Case {
     base: u64,
     seed: u64,
     max_steps: u64,
+    /// The writable region is scratch memory instead of global memory.
+    scratch: bool,
 }
 
 impl Case {
@@ -74,6 +78,7 @@ impl Case {
             base,
             seed,
             max_steps,
+            scratch: false,
         }
     }
 }
@@ -95,8 +100,9 @@ fn case() -> impl Strategy<Value = Case> {
         base,
         any::<u64>(),
         prop_oneof![3 => Just(5000u64), 1 => 1u64..300],
+        prop_oneof![3 => Just(false), 1 => Just(true)],
     )
-        .prop_map(|(body, reps, exec, v1, base, seed, max_steps)| {
+        .prop_map(|(body, reps, exec, v1, base, seed, max_steps, scratch)| {
             // A loop around the body, so chained blocks meet stores and loads left pending
             // by the previous iteration.
             let mut source = format!("umovi u19, {}\nrep:\n", reps + 1);
@@ -112,6 +118,7 @@ fn case() -> impl Strategy<Value = Case> {
                 base,
                 seed,
                 max_steps,
+                scratch,
             }
         })
 }
@@ -144,20 +151,48 @@ fn run(program: &Program, case: &Case, on: On) -> String {
 fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
     let p = on.program(program);
     let mut global = GlobalMemory::default();
-    assert!(global.map(RW, &bytes(case.seed, RW_BYTES)));
+    // One warp's region of RW_BYTES.
+    let scratch = ScratchMemory::new(0, 1, (RW_BYTES / LANES) as u32);
+    let mut base = case.base;
+    let init = bytes(case.seed, RW_BYTES);
+    if case.scratch {
+        for (k, w) in init.chunks(4).enumerate() {
+            let word = u32::from_le_bytes(w.try_into().unwrap());
+            scratch
+                .write(scratch.base() + 4 * k as u64, 4, &[word])
+                .unwrap();
+        }
+        // The same places relative to the region (before, in, past it).
+        if base.wrapping_sub(RW - 64) <= 64 + RW_BYTES as u64 {
+            base = scratch.base().wrapping_add(base.wrapping_sub(RW));
+        }
+    } else {
+        assert!(global.map(RW, &init));
+    }
     assert!(global.map_read_only(RO, &bytes(!case.seed, RO_BYTES)));
     let mut shared = SharedMemory::new(0);
     let mut w = Warp::new(WarpId::default(), case.exec);
     w.v[0] = std::array::from_fn(|l| 4 * l as u32);
     w.v[1] = case.v1;
-    w.u[16] = case.base as u32;
-    w.u[17] = (case.base >> 32) as u32;
+    w.u[16] = base as u32;
+    w.u[17] = (base >> 32) as u32;
     w.u[20] = u32::MAX;
     w.u[21] = case.exec;
     let mut core = Core::default();
-    let mut env = MemEnv::new(&global, &mut shared);
+    let mut env = MemEnv::new(&global, &mut shared).with_scratch(&scratch);
     w.run(&p, &mut core, &mut env, &mut NoHooks, case.max_steps);
     drop(env);
+    let rw = if case.scratch {
+        let mut out = Vec::with_capacity(RW_BYTES);
+        for k in 0..RW_BYTES as u64 / 4 {
+            let mut word = [0u32];
+            scratch.read(scratch.base() + 4 * k, 4, &mut word).unwrap();
+            out.extend_from_slice(&word[0].to_le_bytes());
+        }
+        Some(out)
+    } else {
+        global.bytes_at(RW)
+    };
     let pending: Vec<PendingOp> = w.queue.ops().collect();
     let counts: Vec<u32> = (0..6).map(|c| w.queue.count(c)).collect();
     let state = format!(
@@ -170,7 +205,7 @@ fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
         core.committed,
         w.hazard_count,
         w.hazards,
-        global.bytes_at(RW),
+        rw,
     );
     (state, w.translated_steps())
 }
@@ -225,6 +260,35 @@ fn the_madd_loop_runs_translated() {
                 assert!(translated >= 1390, "{translated}");
             }
         }
+    }
+}
+
+/// The same loop over a warp's scratch memory: translated code reaches scratch through its
+/// region hints as it reaches global memory.
+#[test]
+fn a_loop_over_scratch_runs_translated() {
+    let program = assemble(
+        "    umovi u19, 200\n\
+         rep:\n\
+         \x20   gload.b32 v6, v0, u[16:17], 0\n\
+         \x20   gload.b32 v7, v0, u[16:17], 896\n\
+         \x20   waitcnt vm=0\n\
+         \x20   mad.u32 v6, v6, v7, v7\n\
+         \x20   gstore.b32 v6, v0, u[16:17], 0\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   endpgm\n",
+    );
+    let case = Case {
+        scratch: true,
+        ..Case::directed(RW, 9, 10_000)
+    };
+    let (interp, _) = run_counted(&program, &case, On::Interp);
+    assert!(interp.contains("Ended"), "{interp}");
+    for on in jits() {
+        let (jit, translated) = run_counted(&program, &case, on);
+        assert_eq!(interp, jit, "{on:?}");
+        assert!(translated >= 1390, "{translated}");
     }
 }
 

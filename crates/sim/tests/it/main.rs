@@ -21,6 +21,7 @@ mod output;
 mod run_control;
 mod salu;
 mod schedule;
+mod scratch;
 mod trace_diff_memory;
 mod traps;
 mod valu;

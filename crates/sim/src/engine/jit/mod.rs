@@ -17,7 +17,7 @@ pub use kind::{lane_local, translated};
 
 use crate::engine::{Executor, Ran};
 use crate::memory::direct::{Direct, RING};
-use crate::memory::{DirectMemory, GlobalMemory};
+use crate::memory::{DirectMemory, GlobalMemory, ScratchMemory};
 use crate::program::Program;
 use crate::state::queue::NUM_COUNTERS;
 use crate::state::warp::Warp;
@@ -155,7 +155,10 @@ impl Translation {
         direct: Option<DirectMemory<'_>>,
     ) -> Option<(u32, u64)> {
         match direct {
-            Some(d) => self.enter_with(warp, core, table, entry, budget, d.state, Some(d.global)),
+            Some(d) => {
+                let memory = Some((d.global, d.scratch));
+                self.enter_with(warp, core, table, entry, budget, d.state, memory)
+            }
             // Without direct memory every access misses its (empty) hint and leaves; the
             // state is the thread's spare one, not one built per entry.
             None => SPARE.with(|spare| {
@@ -175,7 +178,7 @@ impl Translation {
         entry: usize,
         budget: u64,
         state: &mut Direct,
-        global: Option<&GlobalMemory>,
+        memory: Option<(&GlobalMemory, &ScratchMemory)>,
     ) -> Option<(u32, u64)> {
         let exec = warp.exec();
         #[cfg(all(target_arch = "x86_64", unix))]
@@ -207,15 +210,16 @@ impl Translation {
             // state `ctx` points to (indices were checked at pre-decode), the tables (jump
             // targets checked against their length), and global memory inside the regions
             // its hints name (bounds checked before each access; the regions live as long
-            // as `global`, which outlives this call). The host has AVX2 and POPCNT
-            // (checked in `new`).
+            // as `global`, which outlives this call, or are a warp's region of a scratch
+            // memory, whose hints are emptied when the environment lending it ends). The
+            // host has AVX2 and POPCNT (checked in `new`).
             let next = unsafe {
                 let f: x64::EnterFn = std::mem::transmute(self.enter);
                 f(&mut ctx, entry)
             };
             if state.miss != 0 {
-                if let Some(g) = global {
-                    state.refill(g);
+                if let Some((global, scratch)) = memory {
+                    state.refill(global, scratch);
                 }
                 state.miss = 0;
             }
@@ -235,7 +239,7 @@ impl Translation {
         }
         #[cfg(not(all(target_arch = "x86_64", unix)))]
         {
-            let _ = (warp, core, table, entry, budget, exec, state, global);
+            let _ = (warp, core, table, entry, budget, exec, state, memory);
             None
         }
     }
