@@ -70,6 +70,11 @@ fn run(f: Function, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<(Stri
     let sources = SourceMap::new();
     let text = warpkit_cc::backend::generate(&module, &sources)
         .unwrap_or_else(|d| panic!("{}", d.render(&sources)));
+    let scratch = text
+        .lines()
+        .find_map(|l| l.split("scratch=").nth(1))
+        .map_or(0, |rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap());
+    let cfg = LaunchConfig { scratch_bytes: scratch, ..cfg };
     let text: String = text
         .lines()
         .filter(|l| !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param"))
@@ -658,5 +663,86 @@ fn conversions_and_wide_arithmetic() {
                 fs[l]
             );
         }
+    }
+}
+
+/// More live vector values than registers: the allocator spills to scratch memory, and the
+/// spill code runs correctly under partial EXEC (a partial last warp, a divergent region).
+#[test]
+fn spilling() {
+    let n = 90usize;
+    let mut text = String::from("kernel @k(a: ptr.global, out: ptr.global) {\n  %pa = param 0 : ptr.global\n  %po = param 1 : ptr.global\n  %l = localid(0) : i32\n  %l64 = zext %l : i64\n");
+    text.push_str(&format!("  %kn = const {} : i64\n  %base = mul %l64, %kn : i64\n", 4 * n));
+    for i in 0..n {
+        text.push_str(&format!("  %c{i} = const {} : i64\n  %o{i} = add %base, %c{i} : i64\n  %p{i} = ptradd %pa, %o{i} : ptr.global\n  %x{i} = load.4 %p{i} : i32\n", 4 * i));
+    }
+    // A divergent region in the middle, with everything live across it.
+    text.push_str("  %k3 = const 3 : i32\n  %odd = and %l, %k3 : i32\n  %z = const 0 : i32\n  %g = cmp.ne %odd, %z : i1\n  %y = if %g : i32 {\n");
+    text.push_str("    %m = mul %x0, %x1 : i32\n    yield %m\n  } else {\n    yield %x2\n  }\n");
+    text.push_str("  %s0 = add %y, %z : i32\n");
+    for i in 0..n {
+        let k = n - 1 - i;
+        text.push_str(&format!("  %w{i} = const {} : i32\n  %t{i} = mul %x{k}, %w{i} : i32\n  %s{} = add %s{i}, %t{i} : i32\n", i + 1, i + 1));
+    }
+    text.push_str(&format!("  %ko = const 2 : i64\n  %oo = shl %l64, %ko : i64\n  %q = ptradd %po, %oo : ptr.global\n  store.4 %q, %s{n}\n}}\n"));
+    let lanes = 40u32;
+    let input: Vec<u32> = (0..lanes as usize * n).map(|k| (k as u32).wrapping_mul(2654435761)).collect();
+    let out = run_ir(
+        &text,
+        one_group(lanes),
+        vec![("a", ArgValue::Buffer(bytes(&input))), ("out", ArgValue::Buffer(vec![0; 4 * lanes as usize]))],
+    );
+    let got = words(buffer(&out, "out"));
+    for l in 0..lanes as usize {
+        let x = |i: usize| input[l * n + i];
+        let mut s = if l & 3 != 0 { x(0).wrapping_mul(x(1)) } else { x(2) };
+        for i in 0..n {
+            s = s.wrapping_add(x(n - 1 - i).wrapping_mul(i as u32 + 1));
+        }
+        assert_eq!(got[l], s, "lane {l}");
+    }
+}
+
+/// A private array indexed by a per-lane value lives in scratch memory.
+#[test]
+fn private_array() {
+    let out = run_ir(
+        "kernel @k(out: ptr.global) {
+          private 0 arr: 64 bytes, align 4
+          %po = param 0 : ptr.global
+          %l = localid(0) : i32
+          %arr = private_addr 0 : ptr.private
+          %z = const 0 : i32
+          %c1 = const 1 : i32
+          %c4 = const 4 : i32
+          %c16 = const 16 : i32
+          %i = loop %z : i32 {
+          ^(%a: i32):
+            %o = mul %a, %c4 : i32
+            %p = ptradd %arr, %o : ptr.private
+            %v = mul %a, %l : i32
+            store.4 %p, %v
+            %a2 = add %a, %c1 : i32
+            %cont = cmp.ult %a2, %c16 : i1
+            loop_end %cont, %a2
+          }
+          %c15 = const 15 : i32
+          %j = and %l, %c15 : i32
+          %oj = mul %j, %c4 : i32
+          %pj = ptradd %arr, %oj : ptr.private
+          %r = load.4 %pj : i32
+          %l64 = zext %l : i64
+          %k2 = const 2 : i64
+          %oo = shl %l64, %k2 : i64
+          %q = ptradd %po, %oo : ptr.global
+          store.4 %q, %r
+        }",
+        one_group(48),
+        vec![("out", ArgValue::Buffer(vec![0; 4 * 48]))],
+    );
+    let got = words(buffer(&out, "out"));
+    for (l, &g) in got.iter().enumerate() {
+        let l = l as u32;
+        assert_eq!(g, (l & 15) * l, "lane {l}");
     }
 }
