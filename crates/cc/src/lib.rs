@@ -20,5 +20,6 @@
 pub mod ast;
 pub mod diag;
 pub mod ir;
+pub mod parse;
 pub mod source;
 pub mod token;
