@@ -21,5 +21,6 @@ pub mod ast;
 pub mod diag;
 pub mod ir;
 pub mod lower;
+pub mod parse;
 pub mod source;
 pub mod token;
