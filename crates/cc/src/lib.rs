@@ -22,5 +22,6 @@ pub mod diag;
 pub mod ir;
 pub mod lower;
 pub mod parse;
+pub mod pp;
 pub mod source;
 pub mod token;
