@@ -1,0 +1,5 @@
+//! The integration tests of `warpkit-cc`, one test binary.
+
+mod build;
+mod ir_interp;
+mod verify;
