@@ -21,5 +21,8 @@ pub mod ast;
 pub mod backend;
 pub mod diag;
 pub mod ir;
+pub mod lower;
+pub mod parse;
+pub mod pp;
 pub mod source;
 pub mod token;

@@ -1,3 +1,6 @@
-//! Integration tests of the OpenCL compiler.
+//! The integration tests of `warpkit-cc`, one test binary.
 
 mod backend;
+mod build;
+mod ir_interp;
+mod verify;
