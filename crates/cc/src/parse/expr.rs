@@ -179,12 +179,18 @@ impl Parser<'_, '_> {
         self.expect_closing(Punct::RParen, start)?;
         if self.at(Punct::LBrace) {
             let init = self.init_list()?;
-            let e = self.expr_at(ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)), start);
+            let e = self.expr_at(
+                ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)),
+                start,
+            );
             return self.postfix_tail(e, start);
         }
         if self.at(Punct::LParen) && self.is_vector_type(&ty) {
             let init = self.vector_literal()?;
-            let e = self.expr_at(ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)), start);
+            let e = self.expr_at(
+                ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)),
+                start,
+            );
             return self.postfix_tail(e, start);
         }
         let operand = self.nested(|p| p.cast_expr())?;
@@ -241,7 +247,10 @@ impl Parser<'_, '_> {
                 return Ok(self.expr_at(ExprKind::SizeofType(Box::new(ty)), start));
             }
             let init = self.init_list()?;
-            let lit = self.expr_at(ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)), open);
+            let lit = self.expr_at(
+                ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)),
+                open,
+            );
             let lit = self.postfix_tail(lit, open)?;
             return Ok(self.expr_at(ExprKind::SizeofExpr(Box::new(lit)), start));
         }

@@ -71,9 +71,9 @@ pub fn parse(tokens: &[Token], diags: &mut Diagnostics) -> TranslationUnit {
     let toks = if tokens.last().is_some_and(|t| t.kind == TokenKind::Eof) {
         tokens
     } else {
-        let span = tokens
-            .last()
-            .map_or(Span::DUMMY, |t| Span::new(t.span.file, t.span.hi, t.span.hi));
+        let span = tokens.last().map_or(Span::DUMMY, |t| {
+            Span::new(t.span.file, t.span.hi, t.span.hi)
+        });
         let mut v = tokens.to_vec();
         v.push(Token {
             kind: TokenKind::Eof,
@@ -452,9 +452,9 @@ impl<'t> Parser<'t, '_> {
                 return;
             }
             if self.pos > start
-                && self.ident().is_some_and(|s| {
-                    keyword::begins_declaration(s) && !keyword::is_qualifier(s)
-                })
+                && self
+                    .ident()
+                    .is_some_and(|s| keyword::begins_declaration(s) && !keyword::is_qualifier(s))
             {
                 return;
             }

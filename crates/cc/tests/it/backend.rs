@@ -73,8 +73,17 @@ fn run(f: Function, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<(Stri
     let scratch = text
         .lines()
         .find_map(|l| l.split("scratch=").nth(1))
-        .map_or(0, |rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap());
-    let cfg = LaunchConfig { scratch_bytes: scratch, ..cfg };
+        .map_or(0, |rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        });
+    let cfg = LaunchConfig {
+        scratch_bytes: scratch,
+        ..cfg
+    };
     let text: String = text
         .lines()
         .filter(|l| !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param"))
@@ -672,7 +681,10 @@ fn conversions_and_wide_arithmetic() {
 fn spilling() {
     let n = 90usize;
     let mut text = String::from("kernel @k(a: ptr.global, out: ptr.global) {\n  %pa = param 0 : ptr.global\n  %po = param 1 : ptr.global\n  %l = localid(0) : i32\n  %l64 = zext %l : i64\n");
-    text.push_str(&format!("  %kn = const {} : i64\n  %base = mul %l64, %kn : i64\n", 4 * n));
+    text.push_str(&format!(
+        "  %kn = const {} : i64\n  %base = mul %l64, %kn : i64\n",
+        4 * n
+    ));
     for i in 0..n {
         text.push_str(&format!("  %c{i} = const {} : i64\n  %o{i} = add %base, %c{i} : i64\n  %p{i} = ptradd %pa, %o{i} : ptr.global\n  %x{i} = load.4 %p{i} : i32\n", 4 * i));
     }
@@ -686,16 +698,25 @@ fn spilling() {
     }
     text.push_str(&format!("  %ko = const 2 : i64\n  %oo = shl %l64, %ko : i64\n  %q = ptradd %po, %oo : ptr.global\n  store.4 %q, %s{n}\n}}\n"));
     let lanes = 40u32;
-    let input: Vec<u32> = (0..lanes as usize * n).map(|k| (k as u32).wrapping_mul(2654435761)).collect();
+    let input: Vec<u32> = (0..lanes as usize * n)
+        .map(|k| (k as u32).wrapping_mul(2654435761))
+        .collect();
     let out = run_ir(
         &text,
         one_group(lanes),
-        vec![("a", ArgValue::Buffer(bytes(&input))), ("out", ArgValue::Buffer(vec![0; 4 * lanes as usize]))],
+        vec![
+            ("a", ArgValue::Buffer(bytes(&input))),
+            ("out", ArgValue::Buffer(vec![0; 4 * lanes as usize])),
+        ],
     );
     let got = words(buffer(&out, "out"));
     for l in 0..lanes as usize {
         let x = |i: usize| input[l * n + i];
-        let mut s = if l & 3 != 0 { x(0).wrapping_mul(x(1)) } else { x(2) };
+        let mut s = if l & 3 != 0 {
+            x(0).wrapping_mul(x(1))
+        } else {
+            x(2)
+        };
         for i in 0..n {
             s = s.wrapping_add(x(n - 1 - i).wrapping_mul(i as u32 + 1));
         }

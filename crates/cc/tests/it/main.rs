@@ -3,4 +3,5 @@
 mod backend;
 mod build;
 mod ir_interp;
+mod opencl;
 mod verify;
