@@ -94,3 +94,103 @@ __kernel void vadd(__global const float *a, __global const float *b, __global fl
         assert_eq!(f32::from_bits(got[k]), a[k] + b[k], "{k}");
     }
 }
+
+fn u32s(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// A workgroup reduction through `__local` memory with barriers in a uniform loop.
+#[test]
+fn reduce_local() {
+    let src = r#"
+#define BLOCK 128
+__kernel void reduce(__global const uint *in, __global uint *out, uint n)
+{
+    __local uint sdata[BLOCK];
+    uint tid = get_local_id(0);
+    uint i = get_group_id(0) * get_local_size(0) * 2 + tid;
+    uint sum = 0;
+    if (i < n) sum = in[i];
+    if (i + get_local_size(0) < n) sum += in[i + get_local_size(0)];
+    sdata[tid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (tid < s)
+            sdata[tid] += sdata[tid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid == 0) out[get_group_id(0)] = sdata[0];
+}
+"#;
+    let n = 5000u32;
+    let input: Vec<u32> = (0..n).map(|k| k.wrapping_mul(2654435761) >> 8).collect();
+    let groups = n.div_ceil(256);
+    let cfg = LaunchConfig { grid: [groups, 1, 1], block: [128, 1, 1], ..LaunchConfig::default() };
+    let out = run_cl(
+        src,
+        cfg,
+        vec![
+            ("in", ArgValue::Buffer(u32s(&input))),
+            ("out", ArgValue::Buffer(vec![0; 4 * groups as usize])),
+            ("n", ArgValue::Int(u64::from(n))),
+        ],
+    );
+    let got = words(buffer(&out, "out"));
+    for g in 0..groups as usize {
+        let want = input[g * 256..((g + 1) * 256).min(n as usize)].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+        assert_eq!(got[g], want, "group {g}");
+    }
+}
+
+/// Tiled matrix multiply with `__local` tiles, 2-D ids, and an inner loop of constant trip
+/// count.
+#[test]
+fn matmul_tiled() {
+    let src = r#"
+#define TILE 16
+__kernel void matmul(__global const float *A, __global const float *B, __global float *C, int M, int N, int K)
+{
+    __local float As[TILE][TILE];
+    __local float Bs[TILE][TILE];
+    int tx = get_local_id(0), ty = get_local_id(1);
+    int row = get_group_id(1) * TILE + ty;
+    int col = get_group_id(0) * TILE + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < K; t += TILE) {
+        As[ty][tx] = A[row * K + t + tx];
+        Bs[ty][tx] = B[(t + ty) * N + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[row * N + col] = acc;
+}
+"#;
+    let (m, n, k) = (32usize, 48usize, 64usize);
+    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7 % 13) as f32) * 0.5 - 3.0).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| ((i * 5 % 11) as f32) * 0.25 - 1.0).collect();
+    let cfg = LaunchConfig { grid: [(n / 16) as u32, (m / 16) as u32, 1], block: [16, 16, 1], ..LaunchConfig::default() };
+    let out = run_cl(
+        src,
+        cfg,
+        vec![
+            ("A", ArgValue::Buffer(f32s(&a))),
+            ("B", ArgValue::Buffer(f32s(&b))),
+            ("C", ArgValue::Buffer(vec![0; 4 * m * n])),
+            ("M", ArgValue::Int(m as u64)),
+            ("N", ArgValue::Int(n as u64)),
+            ("K", ArgValue::Int(k as u64)),
+        ],
+    );
+    let got = words(buffer(&out, "C"));
+    for r in 0..m {
+        for c in 0..n {
+            let mut acc = 0.0f32;
+            for kk in 0..k {
+                acc += a[r * k + kk] * b[kk * n + c];
+            }
+            assert_eq!(f32::from_bits(got[r * n + c]), acc, "C[{r}][{c}]");
+        }
+    }
+}
