@@ -20,5 +20,6 @@
 pub mod ast;
 pub mod diag;
 pub mod ir;
+pub mod opt;
 pub mod source;
 pub mod token;

@@ -2,4 +2,6 @@
 
 mod build;
 mod ir_interp;
+mod opt;
+mod random_ir;
 mod verify;
