@@ -88,7 +88,7 @@ impl Folder {
     }
 
     fn used(&self, v: ValueId) -> bool {
-        self.uses.get(v.0 as usize).is_none_or(|&n| n > 0)
+        self.count(v) > 0
     }
 
     fn if_op(&mut self, func: &mut Function, op: OpId, region: RegionId, out: &mut Vec<OpId>) {
@@ -102,7 +102,7 @@ impl Folder {
             self.subst.resolve_operands(func, y);
             let results = func.op(op).results.clone();
             for (r, v) in results.into_iter().zip(func.op(y).operands.clone()) {
-                self.subst.set(r, v);
+                self.replace(r, v);
             }
             self.changed = true;
             return;
@@ -119,12 +119,12 @@ impl Folder {
             }
             let (t, e) = (func.op(ty).operands[i], func.op(ey).operands[i]);
             if t == e {
-                self.subst.set(r, t);
+                self.replace(r, t);
                 self.changed = true;
             } else if func.ty(r) == Ty::I1 {
                 match (func.const_bits(t), func.const_bits(e)) {
                     (Some(1), Some(0)) => {
-                        self.subst.set(r, cond);
+                        self.replace(r, cond);
                         self.changed = true;
                     }
                     (Some(0), Some(1)) => {
@@ -138,7 +138,7 @@ impl Folder {
                             Ty::I1,
                             span,
                         );
-                        self.subst.set(r, not);
+                        self.replace(r, not);
                         self.changed = true;
                     }
                     _ => {}
@@ -160,7 +160,7 @@ impl Folder {
         body_ops.pop();
         let args = func.region(body).args.clone();
         for (a, init) in args.into_iter().zip(func.op(op).operands.clone()) {
-            self.subst.set(a, init);
+            self.replace(a, init);
         }
         for &o in &body_ops {
             self.subst.resolve_operands(func, o);
@@ -169,7 +169,7 @@ impl Folder {
         out.extend(body_ops);
         let results = func.op(op).results.clone();
         for (r, v) in results.into_iter().zip(func.op(end).operands[1..].to_vec()) {
-            self.subst.set(r, v);
+            self.replace(r, v);
         }
         self.changed = true;
     }
@@ -180,26 +180,57 @@ impl Folder {
                 Simp::Keep => break,
                 Simp::Value(v) => {
                     let r = func.op(op).results[0];
-                    self.subst.set(r, v);
+                    for x in func.op(op).operands.clone() {
+                        *self.uses_mut(x) -= 1;
+                    }
+                    self.replace(r, v);
                     self.changed = true;
                     return;
                 }
                 Simp::Const(bits) => {
-                    let o = func.op_mut(op);
-                    o.kind = OpKind::Const(bits);
-                    o.operands.clear();
+                    for x in std::mem::take(&mut func.op_mut(op).operands) {
+                        *self.uses_mut(x) -= 1;
+                    }
+                    func.op_mut(op).kind = OpKind::Const(bits);
                     self.changed = true;
                     break;
                 }
                 Simp::Rewrite(kind, operands) => {
+                    for &x in &operands {
+                        *self.uses_mut(x) += 1;
+                    }
                     let o = func.op_mut(op);
+                    let old = std::mem::replace(&mut o.operands, operands);
                     o.kind = kind;
-                    o.operands = operands;
+                    for x in old {
+                        *self.uses_mut(x) -= 1;
+                    }
                     self.changed = true;
                 }
             }
         }
         out.push(op);
+    }
+
+    /// Replace `r` by `v` everywhere (later), moving `r`'s uses to `v`.
+    fn replace(&mut self, r: ValueId, v: ValueId) {
+        let moved = self.count(r);
+        *self.uses_mut(v) += moved;
+        self.subst.set(r, v);
+    }
+
+    /// Uses of `v` as counted so far (values made by this pass start at zero and count
+    /// the operands the pass gives them).
+    fn count(&self, v: ValueId) -> u32 {
+        self.uses.get(v.0 as usize).copied().unwrap_or(0)
+    }
+
+    fn uses_mut(&mut self, v: ValueId) -> &mut u32 {
+        let i = v.0 as usize;
+        if i >= self.uses.len() {
+            self.uses.resize(i + 1, 0);
+        }
+        &mut self.uses[i]
     }
 
     /// A new value operation placed at the current point, itself simplified.
@@ -214,6 +245,9 @@ impl Folder {
         ty: Ty,
         span: Span,
     ) -> ValueId {
+        for &x in &operands {
+            *self.uses_mut(x) += 1;
+        }
         let (op, r) = super::util::new_value_op(func, region, kind, operands, ty, span);
         self.value_op(func, op, region, out);
         self.subst.get(r)
@@ -303,11 +337,9 @@ impl Folder {
                 Some(x) if eval::math_is_exact(m) => Simp::Const(eval::math(m, ty, x)),
                 _ => Simp::Keep,
             },
-            OpKind::PtrAdd => {
+            OpKind::PtrAdd if c(ops[1]).is_some() => {
                 let (p, off) = (ops[0], ops[1]);
-                let Some(k) = c(off) else {
-                    return Simp::Keep;
-                };
+                let k = c(off).unwrap();
                 if k == 0 {
                     return Simp::Value(p);
                 }
@@ -317,6 +349,31 @@ impl Folder {
                         let it = func.ty(off);
                         let sum = self.konst(func, region, out, it, k1.wrapping_add(k));
                         return Simp::Rewrite(OpKind::PtrAdd, vec![q, sum]);
+                    }
+                }
+                Simp::Keep
+            }
+            OpKind::PtrAdd => {
+                // Constant offsets move outward: `p + (x + c)` and `(p + c) + x` become
+                // `(p + x) + c`, so that copies differing only in `c` share `p + x`.
+                let (p, off) = (ops[0], ops[1]);
+                let span = func.op(op).span;
+                if let Some((OpKind::Binary(BinOp::Add), [x, k])) = def(func, off) {
+                    if func.const_bits(*k).is_some() && self.single_use(off) {
+                        let (x, k) = (*x, *k);
+                        let pt = func.ty(p);
+                        let inner =
+                            self.emit(func, region, out, OpKind::PtrAdd, vec![p, x], pt, span);
+                        return Simp::Rewrite(OpKind::PtrAdd, vec![inner, k]);
+                    }
+                }
+                if let Some((OpKind::PtrAdd, [q, k])) = def(func, p) {
+                    if func.const_bits(*k).is_some() && self.single_use(p) {
+                        let (q, k) = (*q, *k);
+                        let pt = func.ty(p);
+                        let inner =
+                            self.emit(func, region, out, OpKind::PtrAdd, vec![q, off], pt, span);
+                        return Simp::Rewrite(OpKind::PtrAdd, vec![inner, k]);
                     }
                 }
                 Simp::Keep
@@ -387,6 +444,11 @@ impl Folder {
                 if let Some((x, k)) = combine(func) {
                     let kv = self.konst(func, region, out, ty, k);
                     return Simp::Rewrite(OpKind::Binary(b), vec![x, kv]);
+                }
+                if b == BinOp::Mul {
+                    if let Some(d) = self.distribute(func, b, a, cb, ty, region, out) {
+                        return d;
+                    }
                 }
                 if b == BinOp::Mul && ty != Ty::I1 {
                     if let Some(k) = pow2 {
@@ -461,12 +523,51 @@ impl Folder {
                 if ca == Some(0) {
                     return Simp::Const(0);
                 }
+                if b == BinOp::Shl {
+                    if let Some(d) = self.distribute(func, b, a, cb, ty, region, out) {
+                        return d;
+                    }
+                }
                 Simp::Keep
             }
             BinOp::SMin | BinOp::SMax | BinOp::UMin | BinOp::UMax if a == bv => Simp::Value(a),
             BinOp::MulHiS | BinOp::MulHiU if cb == Some(0) => Simp::Const(0),
             _ => Simp::Keep,
         }
+    }
+
+    fn single_use(&self, v: ValueId) -> bool {
+        self.count(v) == 1
+    }
+
+    /// `(x + c1) * c2` → `x*c2 + c1*c2` and `(x + c1) << c2` → `(x << c2) + (c1 << c2)`
+    /// (wrapping arithmetic distributes), when the sum has no other use: the constant ends
+    /// outermost, where it folds into an address offset.
+    #[allow(clippy::too_many_arguments)]
+    fn distribute(
+        &mut self,
+        func: &mut Function,
+        b: BinOp,
+        a: ValueId,
+        cb: Option<u64>,
+        ty: Ty,
+        region: RegionId,
+        out: &mut Vec<OpId>,
+    ) -> Option<Simp> {
+        let k2 = cb?;
+        let Some((OpKind::Binary(BinOp::Add), [x, k1])) = def(func, a) else {
+            return None;
+        };
+        let (x, k1) = (*x, func.const_bits(*k1)?);
+        if !self.single_use(a) {
+            return None;
+        }
+        let span = func.def_op(a).map_or(Span::DUMMY, |o| func.op(o).span);
+        let k2v = self.konst(func, region, out, ty, k2);
+        let scaled = self.emit(func, region, out, OpKind::Binary(b), vec![x, k2v], ty, span);
+        let k = eval::binary(b, ty, k1, k2).ok()?;
+        let kv = self.konst(func, region, out, ty, k);
+        Some(Simp::Rewrite(OpKind::Binary(BinOp::Add), vec![scaled, kv]))
     }
 
     fn cmp(
@@ -668,7 +769,7 @@ impl Folder {
             });
         }
         // Narrowing an operation that is used elsewhere too would compute it twice.
-        if depth > 6 || self.uses.get(v.0 as usize) != Some(&1) {
+        if depth > 6 || self.count(v) != 1 {
             return None;
         }
         match kind {
@@ -729,6 +830,7 @@ impl Folder {
         if let Some(n) = self.narrow(func, v, depth + 1, region, out) {
             return n;
         }
+        *self.uses_mut(v) += 1;
         // A plain truncation, not simplified (simplifying it would narrow `v` regardless
         // of its other uses).
         let span = func.def_op(v).map_or(Span::DUMMY, |o| func.op(o).span);

@@ -140,7 +140,7 @@ fn fold_constants_and_identities() {
     let zero = b.i32(0);
     let y = b.add(x, zero); // x
     let eight = b.i32(8);
-    let z = b.mul(y, eight); // x << 3
+    let z = b.mul(y, eight); // (n << 3) + 48
     let w = b.bin(BinOp::UDiv, z, eight); // z >> 3 (unsigned)
     let s = b.bin(BinOp::Sub, w, w); // 0
     let r = b.add(w, s); // w
@@ -152,12 +152,12 @@ fn fold_constants_and_identities() {
 kernel @k(out: ptr.global, n: i32) {
   %0 = param 0 : ptr.global
   %1 = param 1 : i32
-  %4 = const 0x6 : i32
-  %5 = add %1, %4 : i32
-  %13 = const 0x3 : i32
-  %9 = shl %5, %13 : i32
-  %14 = const 0x3 : i32
-  %10 = lshr %9, %14 : i32
+  %15 = const 0x3 : i32
+  %14 = shl %1, %15 : i32
+  %16 = const 0x30 : i32
+  %9 = add %14, %16 : i32
+  %17 = const 0x3 : i32
+  %10 = lshr %9, %17 : i32
   store.4 %0, %10
 }",
     );
@@ -213,7 +213,8 @@ fn fold_floats_exactly_and_without_identities() {
 
 #[test]
 fn fold_narrows_index_arithmetic() {
-    // A local pointer indexed with size_t arithmetic: trunc((zext(lid) + 1) * 4).
+    // A local pointer indexed with size_t arithmetic: trunc((zext(lid) + 1) * 4) becomes
+    // 32-bit, with the constant outermost: (tile + (lid << 2)) + 4.
     let mut b = B::new("k");
     let l = b.local_object("tile", 256, 4);
     let tile = b.op(OpKind::LocalAddr(l), vec![], LOCAL);
@@ -234,11 +235,11 @@ kernel @k() {
   local 0 tile: 256 bytes, align 4
   %0 = local_addr 0 : ptr.local
   %1 = localid(0) : i32
-  %10 = const 0x1 : i32
-  %11 = add %1, %10 : i32
-  %12 = const 0x2 : i32
-  %13 = shl %11, %12 : i32
-  %8 = ptradd %0, %13 : ptr.local
+  %13 = const 0x2 : i32
+  %14 = shl %1, %13 : i32
+  %15 = const 0x4 : i32
+  %17 = ptradd %0, %14 : ptr.local
+  %8 = ptradd %17, %15 : ptr.local
   store.4 %8, %1
 }",
     );
@@ -777,5 +778,90 @@ fn passes_leave_the_ir_valid_on_random_kernels_without_running() {
         let mut mm = m.clone();
         optimize(&mut mm, OptLevel::O2);
         verify(&mm.kernels[0]).unwrap();
+    }
+}
+
+/// The tiled matrix multiply's inner loop as a front end lowers it (`size_t` index
+/// arithmetic on `__local` arrays): O2 unrolls it, narrows the addresses to 32 bits and
+/// leaves every load at a constant offset from one of two row/column bases.
+#[test]
+fn o2_on_a_tiled_inner_loop() {
+    // __local float As[16][16], Bs[16][16];
+    // for (int k = 0; k < 16; k++) sum += As[ty][k] * Bs[k][tx];
+    let mut b = B::new("sgemm");
+    let out = b.param("c", ParamKind::PtrGlobal);
+    let a = b.local_object("As", 1024, 4);
+    let bo = b.local_object("Bs", 1024, 4);
+    let tx = b.wi(warpkit_cc::ir::WorkItem::LocalId(0));
+    let ty = b.wi(warpkit_cc::ir::WorkItem::LocalId(1));
+    // Fill the tiles: As[ty][tx] = tx + 16*ty, Bs[ty][tx] = tx - ty.
+    let sixteen = b.i32(16);
+    let flat = b.mul(ty, sixteen);
+    let flat = b.add(flat, tx);
+    let fa = b.cast(CastOp::SIToF, flat, Ty::F32);
+    let d = b.bin(BinOp::Sub, tx, ty);
+    let fb = b.cast(CastOp::SIToF, d, Ty::F32);
+    for (obj, v) in [(a, fa), (bo, fb)] {
+        let base = b.op(OpKind::LocalAddr(obj), vec![], LOCAL);
+        let p = b.index(base, flat, 4);
+        b.store(4, p, v);
+    }
+    b.barrier();
+    let z = b.f32(0.0);
+    let sum = b.for_(0, sixteen, 1, &[z], |b, k, c| {
+        let element = |b: &mut B, obj: u32, row: warpkit_cc::ir::ValueId, col| {
+            let base = b.op(OpKind::LocalAddr(obj), vec![], LOCAL);
+            let row = b.cast(CastOp::SExt, row, Ty::I64);
+            let col = b.cast(CastOp::SExt, col, Ty::I64);
+            let c64 = b.i64(64);
+            let c4 = b.i64(4);
+            let r = b.mul(row, c64);
+            let c = b.mul(col, c4);
+            let off = b.add(r, c);
+            let off = b.cast(CastOp::Trunc, off, Ty::I32);
+            let p = b.ptradd(base, off);
+            b.load(Ty::F32, 4, p)
+        };
+        let x = element(b, a, ty, k);
+        let y = element(b, bo, k, tx);
+        let m = b.bin(BinOp::FMul, x, y);
+        vec![b.bin(BinOp::FAdd, c[0], m)]
+    })[0];
+    let p = b.index(out, flat, 4);
+    b.store(4, p, sum);
+    let f = b.finish();
+    let m = Module {
+        kernels: vec![f.clone()],
+        constants: vec![],
+    };
+    let mut g = f;
+    warpkit_cc::opt::optimize_function(&mut g, OptLevel::O2);
+    let text = g.to_string();
+    assert!(
+        !text.contains("loop") && !text.contains("sext") && !text.contains("trunc"),
+        "{text}"
+    );
+    assert_eq!(text.matches("load.4").count(), 32, "{text}");
+    // Each load's address is a base (As + ty*64, Bs + tx*4) plus a constant.
+    let mut bases = std::collections::HashSet::new();
+    for op in g.walk() {
+        if let OpKind::Load(_) = g.op(op).kind {
+            let p = g.op(op).operands[0];
+            let d = g.op(g.def_op(p).unwrap());
+            let base = match (&d.kind, g.const_bits(d.operands[1])) {
+                (OpKind::PtrAdd, Some(_)) => d.operands[0],
+                _ => p,
+            };
+            bases.insert(base);
+        }
+    }
+    assert_eq!(bases.len(), 2, "{text}");
+    let launch = Launch::new([1; 3], [16, 16, 1], vec![Arg::Buffer(vec![0; 1024])]);
+    let got = outputs(&with_kernel(&m, g), &launch);
+    assert_eq!(got, outputs(&m, &launch));
+    let c = bytes_f32(got[0].as_ref().unwrap());
+    for (ty, tx) in [(0, 0), (3, 5), (15, 15)] {
+        let want = (0..16).fold(0f32, |s, k| s + (k + 16 * ty) as f32 * (tx - k) as f32);
+        assert_eq!(c[(ty * 16 + tx) as usize], want);
     }
 }

@@ -53,6 +53,9 @@ struct Gen {
     b: B,
     scopes: Vec<Vec<ValueId>>,
     depth: u32,
+    /// Whether every work-item runs the current point (no enclosing `If`, only loops with
+    /// constant trip counts): barriers may go here.
+    uniform: bool,
     budget: i32,
     out_slice: ValueId,
     inp: ValueId,
@@ -92,7 +95,8 @@ pub fn kernel(seed: u64) -> (Module, Launch) {
         b,
         scopes: vec![vec![n, gid, lid]],
         depth: 0,
-        budget: 90,
+        budget: 30 + (seed % 7) as i32 * 25,
+        uniform: true,
         out_slice,
         inp,
         small,
@@ -187,7 +191,7 @@ impl Gen {
             let k = self.r.below(vis.len().min(6) as u64) as usize;
             return vis[vis.len() - 1 - k];
         }
-        if self.r.chance(40) || self.budget <= 0 {
+        if self.r.chance(40) || self.budget <= 0 || self.depth > 4 {
             return self.konst(ty);
         }
         self.expr(ty)
@@ -531,8 +535,8 @@ impl Gen {
 
     fn statement(&mut self) {
         self.budget -= 1;
-        let top = self.depth == 0;
-        match self.r.below(if top { 16 } else { 15 }) {
+        let uniform = self.uniform;
+        match self.r.below(if uniform { 18 } else { 17 }) {
             0..=3 => {
                 let ty = self.r.pick(&TYS);
                 self.expr(ty);
@@ -606,11 +610,48 @@ impl Gen {
                     .op(OpKind::Atomic(AtomicOp::CmpXchg), vec![p, c, v], Ty::I32);
                 self.define(old);
             }
-            15 => self.b.barrier(),
+            15 => self.repeat(),
+            16 => {
+                let ty = self.r.pick(&TYS);
+                let v = self.expr(ty);
+                let _ = v;
+                self.repeat();
+            }
+            17 => self.b.barrier(),
             _ => {
                 let ty = self.r.pick(&TYS);
                 self.expr(ty);
             }
+        }
+    }
+
+    /// A copy of a visible value's defining operation (a pure one or a load), for CSE.
+    fn repeat(&mut self) {
+        let vals: Vec<ValueId> = self.scopes.iter().flatten().copied().collect();
+        if vals.is_empty() {
+            return;
+        }
+        let v = vals[self.r.below(vals.len() as u64) as usize];
+        let Some(op) = self.b.f.def_op(v) else {
+            return;
+        };
+        let o = self.b.f.op(op).clone();
+        let copyable = matches!(
+            o.kind,
+            OpKind::Unary(_)
+                | OpKind::Binary(_)
+                | OpKind::Cmp(_)
+                | OpKind::Select
+                | OpKind::Cast(_)
+                | OpKind::Fma
+                | OpKind::Math(_)
+                | OpKind::PtrAdd
+                | OpKind::Load(_)
+        );
+        if copyable {
+            let ty = self.b.ty(v);
+            let c = self.b.op(o.kind, o.operands, ty);
+            self.define(c);
         }
     }
 
@@ -637,6 +678,7 @@ impl Gen {
         let n = self.r.below(3) as usize;
         let tys: Vec<Ty> = (0..n).map(|_| self.r.pick(&TYS)).collect();
         self.depth += 1;
+        let was_uniform = std::mem::replace(&mut self.uniform, false);
         let mut arms = Vec::new();
         for _ in 0..2 {
             let arm = self.b.f.new_region(&[]);
@@ -646,6 +688,7 @@ impl Gen {
             self.b.close();
             arms.push(arm);
         }
+        self.uniform = was_uniform;
         self.depth -= 1;
         let r = self.b.cur();
         let op = self
@@ -680,6 +723,8 @@ impl Gen {
         all.extend(&inits);
         let tys: Vec<Ty> = all.iter().map(|&v| self.b.ty(v)).collect();
         self.depth += 1;
+        let was_uniform = self.uniform;
+        self.uniform &= !dynamic;
         let body = self.b.f.new_region(&tys);
         let args = self.b.f.region(body).args.clone();
         self.b.open(body);
