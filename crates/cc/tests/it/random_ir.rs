@@ -756,6 +756,7 @@ impl Gen {
         operands.extend(next);
         self.b.op0(OpKind::LoopEnd, operands);
         self.b.close();
+        self.uniform = was_uniform;
         self.depth -= 1;
         let r = self.b.cur();
         let op = self
