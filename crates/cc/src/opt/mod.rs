@@ -34,11 +34,12 @@
 //!   2. unroll, fold, SROA, fold, CSE — unrolling constant-trip loops makes their
 //!      induction variables constants, which folding propagates into offsets, so that
 //!      private arrays indexed by those loops become registers in the second SROA;
-//!   3. LICM, if-conversion, fold, CSE, DCE, fold, CSE, DCE — hoisting runs on the
-//!      final loop structure (after unrolling, so the copies' invariants leave outer
+//!   3. LICM, if-conversion, fold, CSE, LICM, DCE, fold, CSE, DCE — hoisting runs on
+//!      the final loop structure (after unrolling, so the copies' invariants leave outer
 //!      loops too), if-conversion on the final `If`s (the selects it makes fold further:
-//!      `c ? true : x` is `c | x`), and a last cleanup twice, because each of fold and
-//!      CSE exposes work for the other.
+//!      `c ? true : x` is `c | x`), hoisting again what if-conversion and folding moved
+//!      to loop bodies' top level, and a last cleanup twice, because each of fold and CSE
+//!      exposes work for the other.
 
 mod cse;
 mod dce;
@@ -116,7 +117,7 @@ pub fn pipeline(level: OptLevel) -> &'static [Pass] {
         OptLevel::O2 => &[
             Fold, Dce, Sroa, Fold, Cse, Dce, //
             Unroll, Fold, Sroa, Fold, Cse, //
-            Licm, IfConvert, Fold, Cse, Dce, Fold, Cse, Dce,
+            Licm, IfConvert, Fold, Cse, Licm, Dce, Fold, Cse, Dce,
         ],
     }
 }

@@ -432,6 +432,33 @@ kernel @k(out: ptr.global, table: ptr.constant, n: i32) {
 }
 
 #[test]
+fn licm_moves_constant_offsets_only_with_their_users() {
+    let mut b = B::new("k");
+    let out = b.param("out", ParamKind::PtrGlobal);
+    let table = b.param("table", ParamKind::PtrConstant);
+    let z = b.i32(0);
+    b.loop_(&[z], |b, a| {
+        let eight = b.i64(8);
+        let pt = b.ptradd(table, eight); // its load leaves the loop: it leaves too
+        let t = b.load(Ty::I32, 4, pt);
+        let four = b.i64(4);
+        let po = b.ptradd(out, four); // its store stays: it stays
+        let x = b.add(a[0], t);
+        b.store(4, po, x);
+        let one = b.i32(1);
+        let i = b.add(a[0], one);
+        let ten = b.i32(10);
+        let c = b.cmp(CmpPred::Slt, i, ten);
+        (c, vec![i])
+    });
+    let text = after(b.finish(), &[Pass::Licm]);
+    let lp = text.find("loop").unwrap();
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+    assert!(at("ptradd %1") < lp && at("load.4") < lp, "{text}");
+    assert!(at("ptradd %0") > lp, "{text}");
+}
+
+#[test]
 fn licm_leaves_loads_a_barrier_may_change() {
     let mut b = B::new("k");
     let l = b.local_object("t", 16, 4);
