@@ -50,6 +50,7 @@ fn random_kernels_keep_their_results() {
         for level in [OptLevel::O1, OptLevel::O2] {
             let mut mm = m.clone();
             optimize(&mut mm, level);
+            assert_compact(&mm.kernels[0]);
             let got = outputs(&mm, &launch);
             assert!(
                 got == want,
@@ -98,6 +99,17 @@ fn o2_shrinks_random_kernels() {
         after * 10 < before * 7,
         "O2 executed {after} operations of {before}"
     );
+}
+
+/// Every op, value and region of the function is reachable, numbered in program order.
+fn assert_compact(f: &Function) {
+    let walk = f.walk();
+    assert_eq!(walk.len(), f.ops.len());
+    assert!(walk.iter().enumerate().all(|(i, o)| o.0 as usize == i));
+    let args: usize = f.regions.iter().map(|r| r.args.len()).sum();
+    let results: usize = walk.iter().map(|&o| f.op(o).results.len()).sum();
+    assert_eq!(args + results, f.values.len());
+    verify(f).unwrap();
 }
 
 fn outputs_steps(m: &Module, launch: &Launch) -> u64 {
