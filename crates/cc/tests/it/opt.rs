@@ -904,3 +904,58 @@ fn o2_on_a_tiled_inner_loop() {
         assert_eq!(c[(ty * 16 + tx) as usize], want);
     }
 }
+
+#[test]
+fn fold_narrows_size_t_loop_counters() {
+    // for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) out[lid + s] = s;
+    // (guarded do-while form), with `s` a 64-bit carried value that always fits 32 bits.
+    let mut b = B::new("k");
+    let l = b.local_object("tile", 1024, 4);
+    let tile = b.op(OpKind::LocalAddr(l), vec![], LOCAL);
+    let lid = b.wi(warpkit_cc::ir::WorkItem::LocalId(0));
+    let size = b.wi(warpkit_cc::ir::WorkItem::LocalSize(0));
+    let size = b.cast(CastOp::ZExt, size, Ty::I64);
+    let one = b.i64(1);
+    let half = b.bin(BinOp::LShr, size, one);
+    let zero = b.i64(0);
+    let go = b.cmp(CmpPred::Ugt, half, zero);
+    let r = b.if_(
+        go,
+        &[Ty::I64],
+        |b| {
+            b.loop_(&[half], |b, a| {
+                let s = a[0];
+                let w = b.cast(CastOp::ZExt, lid, Ty::I64);
+                let i = b.add(w, s);
+                let four = b.i64(4);
+                let off = b.mul(i, four);
+                let off = b.cast(CastOp::Trunc, off, Ty::I32);
+                let p = b.ptradd(tile, off);
+                let v = b.cast(CastOp::Trunc, s, Ty::I32);
+                b.store(4, p, v);
+                let one = b.i64(1);
+                let next = b.bin(BinOp::LShr, s, one);
+                let zero = b.i64(0);
+                let c = b.cmp(CmpPred::Ugt, next, zero);
+                (c, vec![next])
+            })
+        },
+        |_| vec![half],
+    )[0];
+    let r = b.cast(CastOp::Trunc, r, Ty::I32);
+    b.store(4, tile, r);
+    let f = b.finish();
+    let m = Module {
+        kernels: vec![f.clone()],
+        constants: vec![],
+    };
+    let mut g = f;
+    warpkit_cc::opt::optimize_function(&mut g, OptLevel::O2);
+    let text = g.to_string();
+    assert!(!text.contains("i64"), "{text}");
+    let launch = Launch::new([1; 3], [64, 1, 1], vec![]);
+    assert_eq!(
+        run(&with_kernel(&m, g), 0, &launch).unwrap().buffers,
+        run(&m, 0, &launch).unwrap().buffers
+    );
+}
