@@ -22,6 +22,7 @@ pub mod backend;
 pub mod diag;
 pub mod ir;
 pub mod lower;
+pub mod opt;
 pub mod parse;
 pub mod pp;
 pub mod source;
@@ -29,17 +30,7 @@ pub mod token;
 
 use std::path::{Path, PathBuf};
 
-/// How much the IR is optimised (`-O0`, `-O1`, `-O2`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OptLevel {
-    /// No optimisation.
-    O0,
-    /// Cheap cleanups.
-    O1,
-    /// Everything (the default).
-    #[default]
-    O2,
-}
+pub use opt::OptLevel;
 
 /// What to compile and how: the options of `warpkit cc` (and of OpenCL's `clBuildProgram`
 /// string, [`Options::apply_flag`]).
@@ -212,6 +203,8 @@ pub fn compile_source(name: &str, text: &str, opts: &Options) -> Result<Compiled
     if diags.has_errors() {
         return Err(fail(diags, sources));
     }
+    let mut module = module;
+    opt::optimize(&mut module, opts.opt_level);
     let assembly = match backend::generate(&module, &sources) {
         Ok(text) => text,
         Err(errors) => {

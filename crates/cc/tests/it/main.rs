@@ -4,4 +4,6 @@ mod backend;
 mod build;
 mod ir_interp;
 mod opencl;
+mod opt;
+mod random_ir;
 mod verify;
