@@ -66,14 +66,15 @@ impl Pending {
         list.truncate(usize::from(COUNTERS[c].max_outstanding));
     }
 
-    /// The waits `inst` needs, per counter: the number of operations that may stay.
+    /// The waits `inst` needs, per counter: the number of operations that may stay. A
+    /// needed wait drains its counter: the loads issued together ahead of their uses are
+    /// then all available after one `waitcnt`, which is what keeps the instruction count
+    /// of a batch of loads at one wait.
     fn needs(&self, touched: &BTreeSet<Reg>) -> Vec<Option<usize>> {
         self.counters
             .iter()
-            .enumerate()
-            .map(|(c, list)| {
-                let newest = list.iter().position(|slot| !slot.is_disjoint(touched))?;
-                Some(if COUNTERS[c].in_order { newest } else { 0 })
+            .map(|list| {
+                list.iter().any(|slot| !slot.is_disjoint(touched)).then_some(0)
             })
             .collect()
     }

@@ -140,6 +140,7 @@ impl<'a> Isel<'a> {
             self.m.place(b);
         }
         fold_tied_copies(&mut self.m);
+        schedule_loads(&mut self.m);
         (self.m, self.errors)
     }
 
@@ -649,5 +650,70 @@ fn replace_uses(m: &mut MFunc, from: VReg, to: VReg) {
                 }
             }
         }
+    }
+}
+
+/// Issue loads early: within a block, each asynchronous load moves up past the instructions
+/// that neither produce its operands nor touch memory or EXEC, so that loads cluster and
+/// one `waitcnt` covers several of them (as a hand-written kernel batches its loads). Loads
+/// keep their order among themselves.
+fn schedule_loads(m: &mut MFunc) {
+    use crate::backend::mir::{MInst, MKind, MOp};
+    use warpkit_isa::{Flags, Latency, MemoryAccess};
+    fn is_load(i: &MInst) -> bool {
+        let MKind::Isa(op) = i.kind else { return false };
+        let d = op.def();
+        matches!(d.latency, Latency::Async(_))
+            && d.memory.is_some_and(|mem| mem.access == MemoryAccess::Load)
+            && i.ops.iter().all(|o| !matches!(o, MOp::Tied { .. }))
+    }
+    fn barrier(i: &MInst) -> bool {
+        match i.kind {
+            MKind::Isa(op) => {
+                let d = op.def();
+                d.memory.is_some() || d.flags.contains(Flags::WE) || d.flags.contains(Flags::EB) || d.mnemonic == "barrier"
+            }
+            MKind::Entry => true,
+            _ => i.is_terminator(),
+        }
+    }
+    fn defs(i: &MInst) -> Vec<VReg> {
+        i.ops
+            .iter()
+            .filter_map(|o| match o {
+                MOp::Def(v) | MOp::Tied { def: v, .. } => Some(*v),
+                _ => None,
+            })
+            .collect()
+    }
+    fn uses(i: &MInst) -> Vec<VReg> {
+        i.ops
+            .iter()
+            .filter_map(|o| match o {
+                MOp::Use(v) | MOp::Tied { old: v, .. } => Some(*v),
+                _ => None,
+            })
+            .collect()
+    }
+    for block in &mut m.blocks {
+        let insts = std::mem::take(&mut block.insts);
+        let mut out: Vec<MInst> = Vec::with_capacity(insts.len());
+        for inst in insts {
+            if is_load(&inst) {
+                let needs = uses(&inst);
+                let mut pos = out.len();
+                while pos > 0 {
+                    let prev = &out[pos - 1];
+                    if is_load(prev) || barrier(prev) || defs(prev).iter().any(|d| needs.contains(d)) {
+                        break;
+                    }
+                    pos -= 1;
+                }
+                out.insert(pos, inst);
+            } else {
+                out.push(inst);
+            }
+        }
+        block.insts = out;
     }
 }
