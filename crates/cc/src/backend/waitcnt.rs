@@ -74,7 +74,9 @@ impl Pending {
         self.counters
             .iter()
             .map(|list| {
-                list.iter().any(|slot| !slot.is_disjoint(touched)).then_some(0)
+                list.iter()
+                    .any(|slot| !slot.is_disjoint(touched))
+                    .then_some(0)
             })
             .collect()
     }

@@ -125,7 +125,11 @@ __kernel void reduce(__global const uint *in, __global uint *out, uint n)
     let n = 5000u32;
     let input: Vec<u32> = (0..n).map(|k| k.wrapping_mul(2654435761) >> 8).collect();
     let groups = n.div_ceil(256);
-    let cfg = LaunchConfig { grid: [groups, 1, 1], block: [128, 1, 1], ..LaunchConfig::default() };
+    let cfg = LaunchConfig {
+        grid: [groups, 1, 1],
+        block: [128, 1, 1],
+        ..LaunchConfig::default()
+    };
     let out = run_cl(
         src,
         cfg,
@@ -137,7 +141,9 @@ __kernel void reduce(__global const uint *in, __global uint *out, uint n)
     );
     let got = words(buffer(&out, "out"));
     for g in 0..groups as usize {
-        let want = input[g * 256..((g + 1) * 256).min(n as usize)].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+        let want = input[g * 256..((g + 1) * 256).min(n as usize)]
+            .iter()
+            .fold(0u32, |a, &b| a.wrapping_add(b));
         assert_eq!(got[g], want, "group {g}");
     }
 }
@@ -168,9 +174,17 @@ __kernel void matmul(__global const float *A, __global const float *B, __global 
 }
 "#;
     let (m, n, k) = (32usize, 48usize, 64usize);
-    let a: Vec<f32> = (0..m * k).map(|i| ((i * 7 % 13) as f32) * 0.5 - 3.0).collect();
-    let b: Vec<f32> = (0..k * n).map(|i| ((i * 5 % 11) as f32) * 0.25 - 1.0).collect();
-    let cfg = LaunchConfig { grid: [(n / 16) as u32, (m / 16) as u32, 1], block: [16, 16, 1], ..LaunchConfig::default() };
+    let a: Vec<f32> = (0..m * k)
+        .map(|i| ((i * 7 % 13) as f32) * 0.5 - 3.0)
+        .collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|i| ((i * 5 % 11) as f32) * 0.25 - 1.0)
+        .collect();
+    let cfg = LaunchConfig {
+        grid: [(n / 16) as u32, (m / 16) as u32, 1],
+        block: [16, 16, 1],
+        ..LaunchConfig::default()
+    };
     let out = run_cl(
         src,
         cfg,
@@ -193,4 +207,26 @@ __kernel void matmul(__global const float *A, __global const float *B, __global 
             assert_eq!(f32::from_bits(got[r * n + c]), acc, "C[{r}][{c}]");
         }
     }
+}
+
+/// Every OpenCL example kernel compiles.
+#[test]
+fn examples_compile() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/opencl");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "cl") {
+            let c = warpkit_cc::compile_file(&path, &warpkit_cc::Options::default())
+                .unwrap_or_else(|f| panic!("{}: {}", path.display(), f.render()));
+            let text = c.assembly;
+            let count = text
+                .lines()
+                .filter(|l| l.starts_with("    ") && !l.trim_start().starts_with('.'))
+                .count();
+            eprintln!("{}: {count} instructions", path.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 9);
 }

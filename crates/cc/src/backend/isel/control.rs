@@ -64,7 +64,7 @@ impl Isel<'_> {
 
     fn uniform_if(&mut self, id: OpId) {
         let op = self.f.op(id).clone();
-        let cond = self.branch_cond(op.operands[0]);
+        let (cond, nonzero) = self.branch_cond(op.operands[0]);
         let then_b = self.m.block();
         let else_b = self.m.block();
         let join = self.m.block();
@@ -79,7 +79,7 @@ impl Isel<'_> {
         self.m.blocks[join.0 as usize].params = params.clone();
         self.emit(
             MKind::Branch {
-                op: super::isa("bz"),
+                op: super::isa(if nonzero { "bz" } else { "bnz" }),
                 taken: else_b,
                 fall: then_b,
             },
@@ -106,14 +106,26 @@ impl Isel<'_> {
         let op = self.f.op(id).clone();
         let skip = !self.has_barrier(id);
         let m = self.mask(op.operands[0]);
-        let else_has_code = self.f.region(op.regions[1]).ops.len() > 1 || !op.results.is_empty();
+        // An else arm without operations yields values that exist before the `If`: the
+        // results start out as those values and the then arm merges into them, so no else
+        // part runs at all.
+        let else_has_code = self.f.region(op.regions[1]).ops.len() > 1;
         let was_full = self.full_exec;
 
-        // r0: the results' registers before either arm writes a lane.
+        // r0: the results' registers before the then arm writes its lanes.
+        let else_vals = self.terminator_operands(op.regions[1]);
         let r0: Vec<VReg> = op
             .results
             .iter()
-            .map(|&r| {
+            .zip(&else_vals)
+            .map(|(&r, &e)| {
+                if !else_has_code {
+                    return if self.ty(r) == Ty::I1 {
+                        self.vbool(e)
+                    } else {
+                        self.v(e)
+                    };
+                }
                 let reg = self.m.vreg(Self::class_for(self.ty(r), Bank::V));
                 self.emit(MKind::ImplicitDef, vec![MOp::Def(reg)]);
                 reg
@@ -221,10 +233,13 @@ impl Isel<'_> {
             );
             out = join_params;
         } else {
+            let params: Vec<VReg> = r1.iter().map(|&r| self.m.vreg(self.m.class(r))).collect();
+            self.m.blocks[join.0 as usize].params = params.clone();
+            out = params;
             self.emit(
                 MKind::Jump {
                     target: join,
-                    args: vec![],
+                    args: r1.clone(),
                 },
                 vec![],
             );
@@ -311,12 +326,12 @@ impl Isel<'_> {
             .zip(&args)
             .map(|(&v, &a)| self.as_bank_of(v, a))
             .collect();
-        let cond = self.branch_cond(end[0]);
+        let (cond, nonzero) = self.branch_cond(end[0]);
         let back = self.m.block();
         let exit = self.m.block();
         self.emit(
             MKind::Branch {
-                op: super::isa("bnz"),
+                op: super::isa(if nonzero { "bnz" } else { "bz" }),
                 taken: back,
                 fall: exit,
             },

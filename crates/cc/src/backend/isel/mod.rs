@@ -84,6 +84,9 @@ pub(crate) struct Isel<'a> {
     addr_only: std::collections::HashSet<OpId>,
     /// The scratch base pair and this lane's private frame offset, once computed.
     scratch_regs: Option<(VReg, VReg)>,
+    /// Uniform comparisons with zero that only decide uniform branches: the branch tests
+    /// the compared register itself (`x`, and whether `x != 0` means true).
+    branch_zero: HashMap<ValueId, (ValueId, bool)>,
 }
 
 /// Keys of per-block materializations.
@@ -111,7 +114,9 @@ impl<'a> Isel<'a> {
             }
         }
         let addr_only = address_only_ops(f);
+        let branch_zero = branch_zero_compares(f, uni, &bank);
         Isel {
+            branch_zero,
             uses,
             addr_only,
             scratch_regs: None,
@@ -472,13 +477,26 @@ impl<'a> Isel<'a> {
         }
     }
 
-    /// A uniform register that is nonzero exactly when the uniform truth value `v` holds
-    /// (for `bz`/`bnz`).
-    pub fn branch_cond(&mut self, v: ValueId) -> VReg {
-        match self.bank_of(v) {
+    /// A uniform register and whether the uniform truth value `v` holds exactly when it is
+    /// nonzero (`true`) or exactly when it is zero (`false`), for `bz`/`bnz`.
+    pub fn branch_cond(&mut self, v: ValueId) -> (VReg, bool) {
+        if let Some(&(x, nonzero)) = self.branch_zero.get(&v) {
+            return (self.u(x), nonzero);
+        }
+        let r = match self.bank_of(v) {
             Bank::U | Bank::Mask if self.konst(v).is_none() => self.reg(v),
             _ => self.mask(v),
-        }
+        };
+        (r, true)
+    }
+
+    /// Whether op `id` is a comparison that [`Isel::branch_cond`] absorbs.
+    pub(super) fn branch_only(&self, id: OpId) -> bool {
+        self.f
+            .op(id)
+            .results
+            .first()
+            .is_some_and(|r| self.branch_zero.contains_key(r))
     }
 
     // ---- regions ----
@@ -671,7 +689,10 @@ fn schedule_loads(m: &mut MFunc) {
         match i.kind {
             MKind::Isa(op) => {
                 let d = op.def();
-                d.memory.is_some() || d.flags.contains(Flags::WE) || d.flags.contains(Flags::EB) || d.mnemonic == "barrier"
+                d.memory.is_some()
+                    || d.flags.contains(Flags::WE)
+                    || d.flags.contains(Flags::EB)
+                    || d.mnemonic == "barrier"
             }
             MKind::Entry => true,
             _ => i.is_terminator(),
@@ -704,7 +725,10 @@ fn schedule_loads(m: &mut MFunc) {
                 let mut pos = out.len();
                 while pos > 0 {
                     let prev = &out[pos - 1];
-                    if is_load(prev) || barrier(prev) || defs(prev).iter().any(|d| needs.contains(d)) {
+                    if is_load(prev)
+                        || barrier(prev)
+                        || defs(prev).iter().any(|d| needs.contains(d))
+                    {
                         break;
                     }
                     pos -= 1;
@@ -716,4 +740,61 @@ fn schedule_loads(m: &mut MFunc) {
         }
         block.insts = out;
     }
+}
+
+/// Uniform `x == 0`, `x != 0`, `x > 0` (unsigned) and `x <= 0` (unsigned) comparisons
+/// whose only uses are conditions of uniform `If`s and loops: the branch tests `x`.
+fn branch_zero_compares(
+    f: &Function,
+    uni: &Uniformity,
+    bank: &[Bank],
+) -> HashMap<ValueId, (ValueId, bool)> {
+    use crate::ir::CmpPred;
+    let mut uses: HashMap<ValueId, Vec<(OpId, usize)>> = HashMap::new();
+    for id in f.walk() {
+        for (i, &v) in f.op(id).operands.iter().enumerate() {
+            uses.entry(v).or_default().push((id, i));
+        }
+    }
+    let mut out = HashMap::new();
+    for id in f.walk() {
+        let op = f.op(id);
+        let OpKind::Cmp(p) = op.kind else { continue };
+        let r = op.results[0];
+        if bank[r.0 as usize] != Bank::U || f.ty(op.operands[0]) != Ty::I32 {
+            continue;
+        }
+        let (x, zero_second) = match (f.const_bits(op.operands[0]), f.const_bits(op.operands[1])) {
+            (_, Some(0)) => (op.operands[0], true),
+            (Some(0), None) => (op.operands[1], false),
+            _ => continue,
+        };
+        if bank[x.0 as usize] != Bank::U {
+            continue;
+        }
+        let nonzero = match (p, zero_second) {
+            (CmpPred::Ne, _) | (CmpPred::Ugt, true) | (CmpPred::Ult, false) => true,
+            (CmpPred::Eq, _) | (CmpPred::Ule, true) | (CmpPred::Uge, false) => false,
+            _ => continue,
+        };
+        let only_branches = uses.get(&r).is_some_and(|us| {
+            us.iter().all(|&(u, i)| {
+                let user = f.op(u);
+                match user.kind {
+                    OpKind::If => i == 0 && !uni.is_divergent_op(u),
+                    OpKind::LoopEnd => {
+                        i == 0 && user.parent.0 as usize > 0 && {
+                            let lp = f.region(user.parent).parent;
+                            lp.is_some_and(|l| !uni.is_divergent_op(l))
+                        }
+                    }
+                    _ => false,
+                }
+            })
+        });
+        if only_branches {
+            out.insert(r, (x, nonzero));
+        }
+    }
+    out
 }

@@ -202,7 +202,7 @@ impl Isel<'_> {
     /// Select an operation without regions.
     pub(super) fn simple(&mut self, id: OpId) {
         let op = self.f.op(id).clone();
-        if !op.results.is_empty() && self.address_only(id) {
+        if !op.results.is_empty() && (self.address_only(id) || self.branch_only(id)) {
             return;
         }
         let r = op.results.first().copied();
