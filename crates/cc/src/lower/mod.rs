@@ -678,7 +678,18 @@ impl<'a> Lowerer<'a> {
             }
             merged.push(i);
         }
-        let mut yields = |s: &mut Self, arm: &Arm| {
+        let no_results = merged.is_empty() && extra_tys.is_empty();
+        if no_results && self.f.region(t.region).ops.is_empty() && self.f.region(e.region).ops.is_empty() {
+            // Nothing happens in either arm: no `If` at all.
+            if !after_not.is_empty() {
+                let nc = self.not(cond, span);
+                for i in after_not {
+                    self.cur[i] = VarVal::Val(nc);
+                }
+            }
+            return Vec::new();
+        }
+        let yields = |s: &mut Self, arm: &Arm| {
             let vals: Vec<ValueId> = merged
                 .iter()
                 .map(|&i| {

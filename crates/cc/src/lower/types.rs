@@ -314,7 +314,7 @@ impl Type {
     pub(crate) fn mem(&self) -> Option<MemTy> {
         let (size, signed) = match self {
             Type::Bool => (1, false),
-            Type::Int(k) => ((k.bits() / 8) as u8, k.signed()),
+            Type::Int(k) => ((k.bits() / 8) as u8, k.signed() && k.bits() < 32),
             Type::Float(f) => (f.size() as u8, false),
             Type::Pointer(p) => ((p.q.space().pointer_bits() / 8) as u8, false),
             _ => return None,

@@ -2,4 +2,5 @@
 
 mod build;
 mod ir_interp;
+mod lower;
 mod verify;
