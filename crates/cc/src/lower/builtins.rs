@@ -210,7 +210,11 @@ impl<'a> Lowerer<'a> {
             for a in args {
                 self.expr(a);
             }
-            self.unsupported(span, format_args!("{kind} '{name}'"));
+            if kind == name {
+                self.unsupported(span, kind);
+            } else {
+                self.unsupported(span, format_args!("{kind} '{name}'"));
+            }
             return Some(RV::error());
         }
         let rvs: Vec<RV> = args.iter().map(|a| self.expr(a)).collect();

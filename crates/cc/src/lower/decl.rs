@@ -214,8 +214,8 @@ impl<'a> Lowerer<'a> {
                 let ty = self.apply_declarator(base.clone(), d);
                 let (name, span) = d.name.clone().unwrap_or((String::new(), d.span));
                 if width.is_some() {
+                    // Kept as a plain member so that uses of it say nothing more.
                     self.unsupported(span, format_args!("bit-field '{name}'"));
-                    continue;
                 }
                 let last = fi + 1 == count && di + 1 == fd.declarators.len();
                 let flexible = matches!(ty.ty, Type::Array(_, None)) && last && !r.is_union;

@@ -619,6 +619,9 @@ impl<'a> Lowerer<'a> {
                 for a in args {
                     self.expr(a);
                 }
+                if self.var(v).ty.ty.is_error() {
+                    return RV::error();
+                }
                 self.error_in(
                     callee.span,
                     callee.expansion,

@@ -522,15 +522,421 @@ fn short_circuit_side_effects() {
     }
 }
 
+/// Structs and unions: layout, member access through `.` and `->`, copies by assignment,
+/// by value into and out of functions, initializers with designators and brace elision.
+#[test]
+fn structs_and_unions() {
+    let src = "
+    struct P { char c; long d; int a; float b; };
+    struct Q { int n; struct P p[2]; short tail[3]; };
+    union U { float f; uint u; char bytes[4]; };
+    typedef struct { int x, y; } Pt;
+    struct P make(int v) { struct P p; p.a = v; p.b = v * 0.5f; p.c = v; p.d = (long)v << 40; return p; }
+    long sum(struct P p) { p.a += 1000; return p.a + (long)p.b + p.c + p.d; }
+    __kernel void k(__global long *out, __global struct P *ps) {
+        int id = get_global_id(0);
+        struct P p = make(id);
+        struct P q = p;
+        q.a += 1;
+        ps[id] = q;
+        struct Q big = { 7, { { 1, 2, 3, 4.5f }, { .a = 9 } }, { 1, 2 } };
+        struct Q big2;
+        big2 = big;
+        big2.p[1].d = -1;
+        union U u;
+        u.f = 1.0f;
+        Pt pts[] = { 1, 2, 3, 4, [3] = { .y = 8 } };
+        Pt *pp = &pts[1];
+        pp->x += 10;
+        out[id * 8 + 0] = sum(p) + p.a;
+        out[id * 8 + 1] = sizeof(struct P) * 1000 + sizeof(struct Q) * 10 + _Alignof(struct Q);
+        out[id * 8 + 2] = big.p[0].c + big.p[0].d * 10 + big.p[0].a * 100 + (long)(big.p[0].b * 1000) + big.p[1].a * 100000;
+        out[id * 8 + 3] = big2.p[1].d + big2.tail[1] * 10 + big2.tail[2] * 100 + big.p[1].d * 1000 + big2.n * 10000;
+        out[id * 8 + 4] = u.u;
+        out[id * 8 + 5] = u.bytes[3];
+        out[id * 8 + 6] = sizeof(pts) * 1000 + pts[1].x * 100 + pts[3].y * 10 + pts[2].x;
+        out[id * 8 + 7] = (pp - pts) + (&pts[3] - pp) * 10;
+    }";
+    let m = compile(src);
+    let out = launch(&m, "k", [1, 1, 1], [4, 1, 1], vec![zeros(4 * 8 * 8), zeros(4 * 24)]);
+    let o = i64s(out.buffer(0).unwrap());
+    let ps = out.buffer(1).unwrap();
+    for id in 0..4i64 {
+        let p_b = (id as f32 * 0.5) as i64;
+        let sum = (id + 1000) + p_b + id + (id << 40);
+        let row = &o[id as usize * 8..][..8];
+        assert_eq!(row[0], sum + id, "sum {id}");
+        assert_eq!(row[1], 24 * 1000 + (4 + 4 + 48 + 6 + 2) * 10 + 8);
+        assert_eq!(row[2], 1 + 20 + 300 + 4500 + 900000);
+        assert_eq!(row[3], -1 + 20 + 0 + 0 + 70000);
+        assert_eq!(row[4], 1.0f32.to_bits() as i64);
+        assert_eq!(row[5], 0x3f);
+        assert_eq!(row[6], 32 * 1000 + 13 * 100 + 80 + 0);
+        assert_eq!(row[7], 1 + 2 * 10);
+        let rec = &ps[id as usize * 24..][..24];
+        assert_eq!(rec[0] as i64, id);
+        assert_eq!(i64::from_le_bytes(rec[8..16].try_into().unwrap()), id << 40);
+        assert_eq!(i32::from_le_bytes(rec[16..20].try_into().unwrap()) as i64, id + 1);
+        assert_eq!(f32::from_le_bytes(rec[20..24].try_into().unwrap()), id as f32 * 0.5);
+    }
+}
+
+/// Pointer arithmetic in every address space: scaling, negative and unsigned indices,
+/// differences, comparisons, increments, `__local` arrays shared across a barrier.
+#[test]
+fn pointer_arithmetic() {
+    let src = "
+    __constant int table[5] = { 10, 20, 30, 40, 50 };
+    __constant char msg[] = \"hey\";
+    __kernel void k(__global long *out, __global short *g) {
+        __local int shared[64];
+        int id = get_local_id(0);
+        shared[id] = id * 3;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int arr[8];
+        for (int i = 0; i < 8; i++) arr[i] = i * i;
+        int *p = arr + 2;
+        int *e = &arr[7];
+        long acc = p[1] + *(p + 3) * 10 + (e - p) * 100 + (p < e) * 1000;
+        p++;
+        acc += *p++ * 10000;
+        acc += *--e * 100000;
+        __global short *q = g + 10;
+        uint u = 3;
+        acc += q[-2] + q[u] * 10 + (q - g) * 100;
+        __local int *s = shared + 63 - id;
+        acc += (long)*s * 1000000;
+        __constant int *t = table;
+        acc += t[id % 5] * 100000000L + msg[id % 4] * 10000000000L;
+        out[id] = acc;
+    }";
+    let m = compile(src);
+    let g: Vec<i16> = (0..32).map(|i| (i * 7 - 50) as i16).collect();
+    let gb = Arg::Buffer(g.iter().flat_map(|x| x.to_le_bytes()).collect());
+    let out = launch(&m, "k", [1, 1, 1], [64, 1, 1], vec![zeros(64 * 8), gb]);
+    let o = i64s(out.buffer(0).unwrap());
+    let msg = b"hey\0";
+    for id in 0..64i64 {
+        let arr: Vec<i64> = (0..8).map(|i| i * i).collect();
+        let mut acc = arr[3] + arr[5] * 10 + 5 * 100 + 1000;
+        acc += arr[3] * 10000;
+        acc += arr[6] * 100000;
+        acc += g[8] as i64 + g[13] as i64 * 10 + 10 * 100;
+        acc += (63 - id) * 3 * 1000000;
+        acc += [10, 20, 30, 40, 50][(id % 5) as usize] * 100000000 + msg[(id % 4) as usize] as i64 * 10000000000;
+        assert_eq!(o[id as usize], acc, "work-item {id}");
+    }
+}
+
+/// Built-in functions at their edge values, against Rust's definitions.
+#[test]
+fn integer_builtins_at_edges() {
+    let src = "
+    __kernel void k(__global long *o, int a, int b, uint c, uint d, long e, long f, ulong g, char h, uchar i, short j) {
+        o[0] = mul_hi(a, b);
+        o[1] = mul_hi(c, d);
+        o[2] = mul_hi(e, f);
+        o[3] = mul_hi(g, g);
+        o[4] = rotate(a, b);
+        o[5] = rotate(h, (char)3);
+        o[6] = clz(0);
+        o[7] = clz(h) + clz(i) * 100 + clz(j) * 10000 + clz((long)0) * 1000000;
+        o[8] = abs(INT_MIN);
+        o[9] = abs(h);
+        o[10] = add_sat(a, b);
+        o[11] = add_sat(INT_MAX, 1) + add_sat(INT_MIN, -1);
+        o[12] = add_sat(c, d);
+        o[13] = add_sat(e, f);
+        o[14] = add_sat(h, h);
+        o[15] = sub_sat(c, d);
+        o[16] = sub_sat(LONG_MIN, 1L);
+        o[17] = hadd(a, b);
+        o[18] = rhadd(a, b);
+        o[19] = hadd(c, d);
+        o[20] = rhadd(INT_MAX, INT_MAX);
+        o[21] = clamp(a, -5, 5) + clamp(c, 1u, 100u) * 100;
+        o[22] = mad24(a, b, 7);
+        o[23] = mul24(c, d);
+        o[24] = popcount(h) + popcount(-1) * 100 + popcount(e) * 10000;
+        o[25] = abs_diff(a, b);
+        o[26] = abs_diff(h, (char)100);
+        o[27] = mad_hi(a, b, 5);
+        o[28] = mad_sat(a, b, 1);
+        o[29] = mad_sat(e, f, -1L);
+        o[30] = mad_sat(g, g, 5UL);
+        o[31] = upsample(h, i);
+        o[32] = upsample(a, c);
+        o[33] = max(a, b) + min(c, d) * 3;
+        o[34] = rotate(e, (long)-3);
+        o[35] = sub_sat(h, (char)100);
+        o[36] = convert_char_sat(a) + convert_uchar_sat(b) * 1000;
+        o[37] = convert_int_sat(e) + (long)convert_uint_sat(f) * 3;
+        o[38] = convert_int_sat(1e20f) + (long)convert_int_sat(-1e20f) * 3 + convert_int_sat(NAN);
+        o[39] = convert_ushort_sat(-3.5f) + convert_short_sat(40000.0) * 100000L;
+    }";
+    let (a, b, c, d) = (-123456789i32, 987654321i32, 3_000_000_001u32, 4_000_000_003u32);
+    let (e, f, g, h, i, j) = (-0x123456789abcdefi64, 0x7edcba987654321i64, 0xfedcba9876543210u64, -37i8, 200u8, 300i16);
+    let args = vec![
+        Arg::Scalar(a as i64 as u64),
+        Arg::Scalar(b as i64 as u64),
+        Arg::Scalar(u64::from(c)),
+        Arg::Scalar(u64::from(d)),
+        Arg::Scalar(e as u64),
+        Arg::Scalar(f as u64),
+        Arg::Scalar(g),
+        Arg::Scalar(h as i64 as u64),
+        Arg::Scalar(u64::from(i)),
+        Arg::Scalar(j as i64 as u64),
+    ];
+    let o = run_longs(src, 1, 40, args);
+    let sat = |v: i128, lo: i128, hi: i128| v.clamp(lo, hi) as i64;
+    let rot8 = |x: u8, n: u32| x.rotate_left(n % 8) as i8 as i64;
+    let want: Vec<i64> = vec![
+        ((a as i64 * b as i64) >> 32),
+        ((c as u64 * d as u64) >> 32) as i64,
+        ((e as i128 * f as i128) >> 64) as i64,
+        ((g as u128 * g as u128) >> 64) as u64 as i64,
+        (a as u32).rotate_left(b as u32 % 32) as i32 as i64,
+        rot8(h as u8, 3),
+        32,
+        ((h as u8).leading_zeros() + i.leading_zeros() * 100 + (j as u16).leading_zeros() * 10000 + 64 * 1000000) as i64,
+        i32::MIN as u32 as i64,
+        (h as i64).abs(),
+        sat(a as i128 + b as i128, i32::MIN as i128, i32::MAX as i128),
+        i32::MAX as i64 + i32::MIN as i64,
+        sat(c as i128 + d as i128, 0, u32::MAX as i128),
+        sat(e as i128 + f as i128, i64::MIN as i128, i64::MAX as i128),
+        sat(h as i128 * 2, -128, 127),
+        sat(c as i128 - d as i128, 0, u32::MAX as i128),
+        i64::MIN,
+        ((a as i64 + b as i64) >> 1),
+        ((a as i64 + b as i64 + 1) >> 1),
+        ((c as u64 + d as u64) >> 1) as i64,
+        i32::MAX as i64,
+        (a.clamp(-5, 5) + c.clamp(1, 100) as i32 * 100) as i64,
+        (((a << 8) >> 8).wrapping_mul((b << 8) >> 8).wrapping_add(7)) as i64,
+        ((c & 0xffffff).wrapping_mul(d & 0xffffff)) as i64,
+        ((h as u8).count_ones() + 32 * 100 + e.count_ones() * 10000) as i64,
+        (a as i64 - b as i64).unsigned_abs() as u32 as i64,
+        (h as i64 - 100).unsigned_abs() as i64,
+        (((a as i64 * b as i64) >> 32) as i32).wrapping_add(5) as i64,
+        sat(a as i128 * b as i128 + 1, i32::MIN as i128, i32::MAX as i128),
+        sat(e as i128 * f as i128 - 1, i64::MIN as i128, i64::MAX as i128),
+        (g as u128).checked_mul(g as u128).map_or(-1, |p| (p + 5).min(u64::MAX as u128) as u64 as i64),
+        ((h as i16) << 8 | i as i16) as i64,
+        ((a as i64) << 32 | c as i64),
+        (a.max(b) as u32).wrapping_add(c.min(d).wrapping_mul(3)) as i64,
+        (e as u64).rotate_right(3) as i64,
+        sat(h as i128 - 100, -128, 127),
+        sat(a as i128, -128, 127) + sat(b as i128, 0, 255) * 1000,
+        sat(e as i128, i32::MIN as i128, i32::MAX as i128) + sat(f as i128, 0, u32::MAX as i128) * 3,
+        i32::MAX as i64 + i32::MIN as i64 * 3,
+        0 + 32767 * 100000,
+    ];
+    assert_eq!(o.len(), want.len());
+    for (k, (g, w)) in o.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "o[{k}]: got {g:#x}, want {w:#x}");
+    }
+}
+
+/// The `file:line:col: severity: message` lines of a program's diagnostics.
+fn messages(src: &str) -> Vec<String> {
+    let (_, text, _) = compile_with(src, &Options::default());
+    text.lines()
+        .filter(|l| l.starts_with("k.cl:") || l.starts_with("warpkit-cc:"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn unsupported_constructs_are_named() {
+    let cases = [
+        ("__kernel void k(__global float4 *p) { }", "k.cl:1:17: error: unsupported: vector type 'float4'"),
+        (
+            "__kernel void k(__global int *p) { goto end; end: p[0] = 1; }",
+            "k.cl:1:36: error: unsupported: 'goto' statement",
+        ),
+        ("__kernel void k(__global int *p) { printf(\"%d\", 1); }", "k.cl:1:36: error: unsupported: printf"),
+        (
+            "__kernel void k(__global int *p, int n) { int a[n]; p[0] = a[0]; }",
+            "k.cl:1:49: error: unsupported: variable-length array",
+        ),
+        (
+            "int f(int x) { return x ? g(x - 1) : 0; } int g(int x) { return f(x); }
+             __kernel void k(__global int *p) { p[0] = f(3); }",
+            "k.cl:1:65: error: recursion is not allowed in OpenCL C: f -> g -> f",
+        ),
+        (
+            "int f(int x) { return x; } __kernel void k(__global int *p) { int (*fp)(int) = f; p[0] = fp(1); }",
+            "k.cl:1:67: error: unsupported: function pointer",
+        ),
+        (
+            "struct S { int a : 3; }; __kernel void k(__global int *p) { struct S s; p[0] = s.a; }",
+            "k.cl:1:16: error: unsupported: bit-field 'a'",
+        ),
+        (
+            "__kernel void k(__read_only image2d_t img, __global int *p) { }",
+            "k.cl:1:17: error: unsupported: image type 'image2d_t'",
+        ),
+        (
+            "__kernel void k(__global float *p) { p[0] = exp(p[1]); }",
+            "k.cl:1:45: error: unsupported: built-in 'exp'",
+        ),
+        (
+            "__kernel void k(__global int *p) { p[0] = vload4(0, p).x; }",
+            "k.cl:1:43: error: unsupported: vector built-in 'vload4'",
+        ),
+        (
+            "__kernel void k(__global long *p) { atom_add(p, 1L); }",
+            "k.cl:1:37: error: unsupported: 64-bit atomic 'atom_add'",
+        ),
+        (
+            "struct S { int a; }; __kernel void k(struct S s, __global int *p) { p[0] = s.a; }",
+            "k.cl:1:47: error: unsupported: struct kernel parameter 's'",
+        ),
+        (
+            "__kernel void k(__global int *p, float f) { p[0] = convert_int_rte(f); }",
+            "k.cl:1:52: error: unsupported: rounding mode of 'convert_int_rte'",
+        ),
+    ];
+    for (src, want) in cases {
+        let got = messages(src);
+        assert_eq!(got, [want.to_string()], "for {src}");
+    }
+}
+
+#[test]
+fn opencl_rules_are_errors() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "__kernel void k(int *p, bool b, __global int **pp) { }",
+            &[
+                "k.cl:1:22: error: kernel parameter cannot be declared as a pointer to the __private address space",
+                "k.cl:1:30: error: 'bool' cannot be used as the type of a kernel parameter",
+                "k.cl:1:48: error: kernel parameter cannot be declared as a pointer to a pointer",
+            ],
+        ),
+        ("__kernel int k(__global int *p) { return 1; }", &["k.cl:1:1: error: kernel must have void return type"]),
+        ("int x; __kernel void k(__global int *p) { }", &["k.cl:1:5: error: program scope variable must reside in constant address space"]),
+        (
+            "__constant int x; __kernel void k(__global int *p) { }",
+            &["k.cl:1:16: error: variable in constant address space must be initialized"],
+        ),
+        (
+            "__kernel void k(__global int *p) { __local int l = 3; }",
+            &["k.cl:1:52: error: '__local' variable cannot have an initializer"],
+        ),
+        (
+            "void h() { __local int l; } __kernel void k(__global int *p) { h(); }",
+            &["k.cl:1:24: error: non-kernel function variable cannot be declared in local address space"],
+        ),
+        (
+            "__kernel void k(__global int *p) { break; continue; }",
+            &[
+                "k.cl:1:36: error: 'break' statement not in loop or switch statement",
+                "k.cl:1:43: error: 'continue' statement not in loop statement",
+            ],
+        ),
+        (
+            "__kernel void k(__global const int *p) { p[0] = 1; const int c = 2; c = 3; }",
+            &[
+                "k.cl:1:42: error: read-only variable is not assignable",
+                "k.cl:1:69: error: cannot assign to variable 'c' with const-qualified type 'const int'",
+            ],
+        ),
+        (
+            "__kernel void k(__global int *p, __local int *l) { p = l; }",
+            &["k.cl:1:56: error: assigning '__local int *' to '__global int *' changes address space of pointer"],
+        ),
+        (
+            "int f(int a, int b); int g(int a) { return a; }
+             __kernel void k(__global int *p) { p[0] = f(1, 2); p[1] = g(); }",
+            &[
+                "k.cl:2:56: error: function 'f' is declared but never defined (every call is inlined)",
+                "k.cl:1:5: note: 'f' declared here",
+                "k.cl:2:72: error: too few arguments to function call, expected 1, have 0",
+                "k.cl:1:26: note: 'g' declared here",
+            ],
+        ),
+        (
+            "__kernel void k(__global int *p) { char c = 300; p[0] = c; }",
+            &["k.cl:1:45: warning: implicit conversion from 'int' to 'char' changes value from 300 to 44"],
+        ),
+        (
+            "__kernel void k(__global int *p) { switch (p[0]) { case 1: case 1: break; } }",
+            &["k.cl:1:65: error: duplicate case value '1'", "k.cl:1:57: note: previous case defined here"],
+        ),
+        (
+            "void f(void) { } __kernel void k(__global int *p) { int x = f(); return 1; }",
+            &[
+                "k.cl:1:61: error: initializing 'int' with an expression of incompatible type 'void'",
+                "k.cl:1:73: error: void function 'k' should not return a value",
+            ],
+        ),
+        (
+            "__kernel void a(__global int *p) { } __kernel void b(__global int *p) { }",
+            &[],
+        ),
+    ];
+    for (src, want) in cases {
+        let got = messages(src);
+        assert_eq!(got, *want, "for {src}");
+    }
+    let (m, text, _) = compile_with(
+        "__kernel void a(__global int *p) { } __kernel void b(__global int *p) { }",
+        &Options {
+            kernels: Some(vec!["b".into(), "c".into()]),
+            ..Options::default()
+        },
+    );
+    assert_eq!(m.kernels.len(), 1);
+    assert_eq!(m.kernels[0].name, "b");
+    assert!(text.contains("warpkit-cc: error: no kernel named 'c' (kernels: a, b)"), "{text}");
+}
+
+/// Every error of a file is reported, each once, and lowering goes on after each.
+#[test]
+fn errors_are_all_reported_once() {
+    let src = "
+    struct S { int a; };
+    int helper(int x) { return x + undeclared_in_helper; }
+    __kernel void k(__global int *p, __global float *f) {
+        int x = y + 1;
+        struct S s;
+        s.b = 2;
+        p[0] = helper(1) + helper(2);
+        float g = p;
+        x = *x;
+        p[1] = s;
+        for (int i = 0; i < 4; i++) { p[i] = nope(i); }
+        f[0] = 1.0f % 2.0f;
+        3 = x;
+        p[2] = x;
+    }";
+    let got = messages(src);
+    assert_eq!(
+        got,
+        [
+            "k.cl:3:36: error: use of undeclared identifier 'undeclared_in_helper'",
+            "k.cl:5:17: error: use of undeclared identifier 'y'",
+            "k.cl:7:9: error: no member named 'b' in 'struct S'",
+            "k.cl:9:19: error: initializing 'float' with an expression of incompatible type '__global int *'",
+            "k.cl:10:13: error: indirection requires pointer operand ('int' invalid)",
+            "k.cl:11:16: error: assigning to 'int' from incompatible type 'struct S'",
+            "k.cl:12:46: error: implicit declaration of function 'nope' is invalid in OpenCL",
+            "k.cl:13:16: error: invalid operands to binary expression ('float' and 'float')",
+            "k.cl:14:9: error: expression is not assignable",
+        ]
+    );
+}
+
 #[test]
 fn smoke() {
-    let t = ir_text(
-        "__kernel void k(__global int *out, int n) {
-            int s = 0;
-            for (int i = 0; i < n; i++) { if (i == 5) continue; if (s > 100) break; s += i; }
-            out[0] = s;
-        }",
-    );
-    println!("{t}");
+    for src in [
+        "__kernel void k(__global int *p) { p[0] = 1; }",
+    ] {
+        let (_, text, errs) = compile_with(src, &Options::default());
+        println!("=== {src}\n{errs} {text}");
+    }
     panic!();
 }
