@@ -930,6 +930,296 @@ fn errors_are_all_reported_once() {
     );
 }
 
+fn count_ops(m: &Module, pred: impl Fn(&ir::OpKind) -> bool) -> usize {
+    m.kernels
+        .iter()
+        .map(|f| f.walk().into_iter().filter(|&o| pred(&f.op(o).kind)).count())
+        .sum()
+}
+
+/// `a*b + c` and its kin become one `Fma` only with contraction on, and only when the
+/// product and the sum have one type.
+#[test]
+fn contraction() {
+    let src = "
+    __kernel void k(__global float *o, __global double *od, float a, float b, float c, double d) {
+        o[0] = a * b + c;
+        o[1] = c + a * b;
+        o[2] = a * b - c;
+        o[3] = -c - a * b;
+        float t = a * b;
+        o[4] = t + c;
+        od[0] = a * b + d;
+        float x = c;
+        x += a * b;
+        o[5] = x;
+        o[6] = mad(a, b, c);
+    }";
+    let plain = compile(src);
+    let contracted = compile_opts(
+        src,
+        &Options {
+            contract_fp: true,
+            ..Options::default()
+        },
+    );
+    assert_eq!(count_ops(&plain, |k| *k == ir::OpKind::Fma), 1);
+    assert_eq!(count_ops(&contracted, |k| *k == ir::OpKind::Fma), 6);
+    let a = 1.0f32 + f32::powi(2.0, -12);
+    let c = -(1.0f32 + f32::powi(2.0, -11));
+    let args = |m: &Module| {
+        launch(
+            m,
+            "k",
+            [1, 1, 1],
+            [1, 1, 1],
+            vec![
+                zeros(7 * 4),
+                zeros(8),
+                Arg::Scalar(u64::from(a.to_bits())),
+                Arg::Scalar(u64::from(a.to_bits())),
+                Arg::Scalar(u64::from(c.to_bits())),
+                Arg::Scalar(0.25f64.to_bits()),
+            ],
+        )
+    };
+    let f32s = |b: &[u8]| -> Vec<f32> { b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect() };
+    let p = f32s(args(&plain).buffer(0).unwrap());
+    let q = f32s(args(&contracted).buffer(0).unwrap());
+    let fused = a.mul_add(a, c);
+    assert_ne!(fused, a * a + c);
+    assert_eq!(p, [a * a + c, c + a * a, a * a - c, -c - a * a, a * a + c, c + a * a, fused]);
+    assert_eq!(q, [fused, fused, a.mul_add(a, -c), (-a).mul_add(a, -c), a * a + c, fused, fused]);
+}
+
+/// The library functions of the prelude are inlined for their built-in; double needs the
+/// `_f64` version; hardware operations map to IR ops directly.
+#[test]
+fn math_library_and_hardware_math() {
+    let src = "
+    float __cl_exp_f32(float x) { return __builtin_wk_exp2_f32(x * 1.44269504f); }
+    __kernel void k(__global float *o, float x) {
+        o[0] = exp(x);
+        o[1] = sqrt(x);
+        o[2] = native_sin(x);
+        o[3] = fmax(x, 0.5f) + fmin(x, -1.0f) + fabs(-x);
+        o[4] = clamp(x, 0.0f, 1.0f) + mix(1.0f, 3.0f, 0.25f) + step(0.5f, x) + sign(-x) + copysign(2.0f, -x);
+        o[5] = degrees(x) ;
+        o[6] = isnan(x) + isinf(1.0f / 0.0f) * 10 + signbit(-x) * 100 + isfinite(x) * 1000 + isnormal(1e-40f) * 10000;
+        o[7] = smoothstep(0.0f, 4.0f, x);
+    }";
+    let m = compile(src);
+    assert_eq!(count_ops(&m, |k| *k == ir::OpKind::Math(ir::MathOp::Exp2)), 1);
+    assert_eq!(count_ops(&m, |k| *k == ir::OpKind::Math(ir::MathOp::Sqrt)), 1);
+    assert_eq!(count_ops(&m, |k| *k == ir::OpKind::Math(ir::MathOp::SinPi)), 1);
+    let x = 2.0f32;
+    let out = launch(&m, "k", [1, 1, 1], [1, 1, 1], vec![zeros(32), Arg::Scalar(u64::from(x.to_bits()))]);
+    let o: Vec<f32> = out.buffer(0).unwrap().chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert!((o[0] - x.exp()).abs() < 1e-5 * x.exp(), "exp: {}", o[0]);
+    assert_eq!(o[1], x.sqrt());
+    assert!((o[2] - x.sin()).abs() < 1e-5, "native_sin: {}", o[2]);
+    assert_eq!(o[3], 2.0 - 1.0 + 2.0);
+    assert_eq!(o[4], 1.0 + 1.5 + 1.0 - 1.0 - 2.0);
+    assert_eq!(o[5], x * (180.0 / std::f64::consts::PI) as f32);
+    assert_eq!(o[6], (0 + 10 + 100 + 1000) as f32);
+    let t = 0.5f32;
+    assert_eq!(o[7], t * t * (3.0 - 2.0 * t));
+    let got = messages(
+        "float __cl_exp_f32(float x) { return x; }
+         __kernel void k(__global double *o) { o[0] = exp(o[1]); }",
+    );
+    assert_eq!(got, ["k.cl:2:55: error: unsupported: built-in 'exp' for 'double'"]);
+    // A user function with a built-in's name shadows the built-in.
+    let m = compile(
+        "int min(int a, int b) { return 42; }
+         __kernel void k(__global int *o) { o[0] = min(1, 2); }",
+    );
+    let out = launch(&m, "k", [1, 1, 1], [1, 1, 1], vec![zeros(4)]);
+    assert_eq!(i32s(out.buffer(0).unwrap()), [42]);
+}
+
+/// Work-item functions with constant and variable dimensions, in three dimensions.
+#[test]
+fn work_item_functions() {
+    let src = "
+    __kernel void k(__global long *o, uint dim) __attribute__((reqd_work_group_size(4, 2, 1))) {
+        size_t flat = get_global_id(0) + get_global_id(1) * get_global_size(0)
+                    + get_global_id(2) * get_global_size(0) * get_global_size(1);
+        o[flat * 4 + 0] = get_global_id(dim) * 1000 + get_local_id(dim) * 100 + get_group_id(dim) * 10 + get_local_size(dim);
+        o[flat * 4 + 1] = get_num_groups(dim) * 100 + get_global_size(dim) * 10 + get_work_dim();
+        o[flat * 4 + 2] = get_global_id(7) + get_local_size(3) * 10 + get_global_offset(0) * 100;
+        o[flat * 4 + 3] = get_group_id(2);
+    }";
+    let m = compile(src);
+    assert_eq!(m.kernels[0].reqd_block, Some([4, 2, 1]));
+    let grid = [2u32, 3, 2];
+    let block = [4u32, 2, 1];
+    for dim in 0..4u32 {
+        let total = (0..3).map(|d| (grid[d] * block[d]) as usize).product::<usize>();
+        let out = launch(&m, "k", grid, block, vec![zeros(total * 32), Arg::Scalar(u64::from(dim))]);
+        let o = i64s(out.buffer(0).unwrap());
+        for gz in 0..grid[2] {
+            for gy in 0..grid[1] {
+                for gx in 0..grid[0] {
+                    for ly in 0..block[1] {
+                        for lx in 0..block[0] {
+                            let g = [gx, gy, gz];
+                            let l = [lx, ly, 0];
+                            let gid: Vec<u64> = (0..3).map(|d| u64::from(g[d] * block[d] + l[d])).collect();
+                            let gsize: Vec<u64> = (0..3).map(|d| u64::from(grid[d] * block[d])).collect();
+                            let flat = gid[0] + gid[1] * gsize[0] + gid[2] * gsize[0] * gsize[1];
+                            let row = &o[flat as usize * 4..][..4];
+                            let d = dim as usize;
+                            let want0 = if d < 3 {
+                                gid[d] * 1000 + u64::from(l[d]) * 100 + u64::from(g[d]) * 10 + u64::from(block[d])
+                            } else {
+                                1
+                            };
+                            let want1 = if d < 3 {
+                                u64::from(grid[d]) * 100 + gsize[d] * 10 + 3
+                            } else {
+                                100 + 10 + 3
+                            };
+                            assert_eq!(row[0] as u64, want0, "dim {dim} item {gid:?}");
+                            assert_eq!(row[1] as u64, want1, "dim {dim} item {gid:?}");
+                            assert_eq!(row[2], 10);
+                            assert_eq!(row[3] as u32, gz);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Atomics on `__global` and `__local` memory, signed and unsigned, and `atomic_xchg` on
+/// floats.
+#[test]
+fn atomics() {
+    let src = "
+    __kernel void k(__global int *g, __global uint *u, __global float *f) {
+        __local int l[2];
+        int id = get_local_id(0);
+        if (id == 0) { l[0] = 0; l[1] = 100; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        atomic_add(&g[0], id);
+        atom_inc(&g[1]);
+        atomic_min(&g[2], id - 10);
+        atomic_max(&u[0], (uint)id - 10u);
+        atomic_or(&u[1], 1u << id);
+        atomic_sub(&l[0], 2);
+        int old = atomic_cmpxchg(&l[1], 100, id);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (id == 0) { g[3] = l[0]; g[4] = l[1]; }
+        if (old == 100) g[5] = id + 1000;
+        atomic_xchg(&f[0], 2.5f);
+    }";
+    let m = compile(src);
+    let out = launch(&m, "k", [1, 1, 1], [32, 1, 1], vec![zeros(24), zeros(8), zeros(4)]);
+    let g = i32s(out.buffer(0).unwrap());
+    let u: Vec<u32> = out.buffer(1).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(g[0], (0..32).sum::<i32>());
+    assert_eq!(g[1], 32);
+    assert_eq!(g[2], -10);
+    assert_eq!(u[0], (0u32..32).map(|i| i.wrapping_sub(10)).max().unwrap());
+    assert_eq!(u[1], u32::MAX);
+    assert_eq!(g[3], -64);
+    assert_eq!(g[4], 0); // work-item 0 ran first and swapped its id in
+    assert_eq!(g[5], 1000);
+    assert_eq!(f32::from_le_bytes(out.buffer(2).unwrap().try_into().unwrap()), 2.5);
+}
+
+/// Ops carry the line of the statement or expression they implement; inlined helpers keep
+/// their own lines; code of the compiler's prelude (a `builtin` file) carries the call's.
+#[test]
+fn line_tables() {
+    let lib = "float __cl_exp_f32(float x) {\n    float y = x * 1.44269504f;\n    return __builtin_wk_exp2_f32(y);\n}\n";
+    let user = "float twice(float x) {\n    return x + x;\n}\n__kernel void k(__global float *o) {\n    float a = o[0];\n    float b = twice(a);\n    o[1] = exp(b);\n}\n";
+    let mut sources = SourceMap::new();
+    let lib_id = sources.add_file("lib.cl", lib, true);
+    let user_id = sources.add_file("k.cl", user, false);
+    let mut diags = Diagnostics::new();
+    let mut tokens = pp::preprocess(&mut sources, lib_id, &pp::Options::default(), &mut diags);
+    tokens.pop();
+    tokens.extend(pp::preprocess(&mut sources, user_id, &pp::Options::default(), &mut diags));
+    let tu = parse::parse(&tokens, &mut diags);
+    let m = lower::lower(&tu, &sources, &Options::default(), &mut diags);
+    assert!(!diags.has_errors(), "{}", diags.render(&sources));
+    let f = &m.kernels[0];
+    let line_of = |op: &ir::Op| {
+        assert_eq!(op.span.file, user_id, "op {:?} is not in the user's file", op.kind);
+        sources.loc(op.span).unwrap().line
+    };
+    let mut lines = std::collections::BTreeMap::new();
+    for o in f.walk() {
+        let op = f.op(o);
+        let line = line_of(op);
+        lines.entry(format!("{:?}", op.kind)).or_insert_with(Vec::new).push(line);
+    }
+    assert_eq!(lines["Load(MemTy { size: 4, signed: false })"], [5]);
+    assert_eq!(lines["Binary(FAdd)"], [2], "the helper's add is on its own line");
+    assert_eq!(lines["Binary(FMul)"], [7], "prelude code is on the call's line");
+    assert_eq!(lines["Math(Exp2)"], [7]);
+    assert_eq!(lines["Store(MemTy { size: 4, signed: false })"], [7]);
+}
+
+/// `half` values are loaded, stored, converted and computed with.
+#[test]
+fn half_values() {
+    let src = "
+    __kernel void k(__global half *h, __global float *f) {
+        half a = h[0];
+        half b = a * 2.0h + (half)1.5f;
+        h[1] = b;
+        f[0] = a;
+        f[1] = b;
+        f[2] = as_ushort(b);
+        h[2] = 65504.0f * 2;
+    }";
+    let m = compile(src);
+    let h0: u16 = 0x3c00 + 0x0200; // 1.5
+    let out = launch(&m, "k", [1, 1, 1], [1, 1, 1], vec![Arg::Buffer([h0.to_le_bytes(), [0; 2], [0; 2]].concat()), zeros(12)]);
+    let h = out.buffer(0).unwrap();
+    let f: Vec<f32> = out.buffer(1).unwrap().chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(u16::from_le_bytes([h[2], h[3]]), 0x4480); // 4.5
+    assert_eq!(f, [1.5, 4.5, 0x4480 as f32]);
+    assert_eq!(u16::from_le_bytes([h[4], h[5]]), 0x7c00); // overflow to infinity
+}
+
+/// Scalars whose address is taken live in private memory; the rest stay SSA values.
+#[test]
+fn address_taken_scalars_and_initializers() {
+    let src = "
+    void set(int *p, int v) { *p = v; }
+    typedef enum { RED, GREEN = 5, BLUE } color;
+    __kernel void k(__global long *o) {
+        int x = 5;
+        int y = 6;
+        set(&x, 7);
+        int big[100] = { 1, 2, [50] = 3 };
+        char s[] = \"hi\";
+        char t[8] = \"abc\";
+        float fs[3] = { 1.5f };
+        long sum = 0;
+        for (int i = 0; i < 100; i++) sum += big[i] * (i + 1);
+        color c = BLUE;
+        int shadow = 1;
+        { int shadow = 2; sum += shadow * 1000000; }
+        int n = 0;
+        n += sizeof(n++);
+        o[0] = x * 10 + y;
+        o[1] = sum + shadow;
+        o[2] = sizeof(s) * 100 + s[0] + s[2] * 1000 + t[2] * 10000 + t[5];
+        o[3] = (long)(fs[0] * 10 + fs[1] + fs[2]);
+        o[4] = c * 10 + GREEN + n * 100;
+    }";
+    let m = compile(src);
+    assert_eq!(m.kernels[0].privates.iter().map(|p| (p.name.as_str(), p.size)).collect::<Vec<_>>()[..4], [("x", 4), ("big", 400), ("s", 3), ("t", 8)]);
+    let out = launch(&m, "k", [1, 1, 1], [1, 1, 1], vec![zeros(40)]);
+    let o = i64s(out.buffer(0).unwrap());
+    assert_eq!(o, [76, 1 + 2 * 2 + 3 * 51 + 2_000_000 + 1, 3 * 100 + 104 + 99 * 10000, 15, 65 + 400]);
+}
+
 #[test]
 fn smoke() {
     for src in [
