@@ -21,6 +21,7 @@ pub mod ast;
 pub mod diag;
 pub mod ir;
 pub mod lower;
+pub mod opt;
 pub mod parse;
 pub mod pp;
 pub mod source;

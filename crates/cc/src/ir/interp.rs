@@ -14,7 +14,8 @@
 //!   private memory at the start of each work-item, so reading memory never stored reads 0
 //!   too (C leaves both unspecified).
 //! - Launch: `grid` workgroups of `block` work-items, numbered x fastest (flat local id
-//!   `x + y*bx + z*bx*by`; workgroups likewise), at most 1024 work-items per workgroup.
+//!   `x + y*bx + z*bx*by`; workgroups likewise), at most 1024 work-items per workgroup,
+//!   exactly `reqd_block` when the kernel requires one.
 //!   `WorkItem` ops: `LocalId(d)`, `GroupId(d)`, `LocalSize(d)` (= `block[d]`) and
 //!   `NumGroups(d)` (= `grid[d]`); `WorkDim` is 1 + the highest dimension whose grid or
 //!   block size is above 1 (1 when all are 1). Workgroups run one after another, in flat
@@ -256,6 +257,14 @@ impl<'a> Machine<'a> {
             return bad(format!(
                 "a workgroup of {threads} work-items exceeds {MAX_BLOCK}"
             ));
+        }
+        if let Some(reqd) = func.reqd_block {
+            if reqd != launch.block {
+                return bad(format!(
+                    "kernel @{} requires a block of {reqd:?}, not {:?}",
+                    func.name, launch.block
+                ));
+            }
         }
         if launch.args.len() != func.params.len() {
             return bad(format!(

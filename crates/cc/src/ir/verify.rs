@@ -16,8 +16,9 @@
 //!   enclosing one (a region's arguments are visible only inside it, a value defined in a
 //!   nested region only inside that region: it leaves it as an `If`/`Loop` result).
 //!
-//! The per-kind rules (operand and result counts and types) are documented at
-//! [`check_kind`]'s cases.
+//! The per-kind rules (operand and result counts and types) are listed at `check_kind`
+//! below; [`cast_ok`], [`load_ok`] and [`store_ok`] give the type rules of casts and memory
+//! accesses.
 
 use super::{
     AtomicOp, BinOp, CastOp, CmpPred, Function, MathOp, Module, OpId, OpKind, ParamKind, RegionId,
@@ -479,7 +480,7 @@ fn arity(f: &Function, id: OpId, operands: usize, results: usize) -> Result<(), 
 /// - `Yield`: the types of the owning `If`'s results. `LoopEnd`: `[I1, next...]`, the
 ///   `next` types those of the body's arguments.
 /// - Only `If` and `Loop` own regions.
-pub fn check_kind(
+fn check_kind(
     f: &Function,
     id: OpId,
     constants: Option<usize>,

@@ -29,6 +29,15 @@ impl B {
         }
     }
 
+    /// Append to region `r` until [`B::close`].
+    pub fn open(&mut self, r: RegionId) {
+        self.stack.push(r);
+    }
+
+    pub fn close(&mut self) {
+        self.stack.pop();
+    }
+
     pub fn cur(&self) -> RegionId {
         *self.stack.last().unwrap()
     }

@@ -844,6 +844,20 @@ fn bad_launches_are_errors() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("no zero dimension"), "{e}");
+    let mut r = m.clone();
+    r.kernels[0].reqd_block = Some([8, 1, 1]);
+    let e = launch(
+        &r,
+        [1; 3],
+        [4, 1, 1],
+        vec![Arg::Buffer(vec![]), Arg::Scalar(0)],
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("requires a block of [8, 1, 1], not [4, 1, 1]"),
+        "{e}"
+    );
     let mut b = B::new("big");
     b.param("tile", ParamKind::PtrLocal);
     let big = b.module();

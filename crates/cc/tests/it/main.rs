@@ -3,4 +3,6 @@
 mod build;
 mod ir_interp;
 mod lower;
+mod opt;
+mod random_ir;
 mod verify;
