@@ -4,9 +4,9 @@
 use super::keyword::{self, TypeWord};
 use super::{Binding, Fail, PResult, Parser};
 use crate::ast::{
-    Attribute, DeclSpecs, Declaration, Declarator, Derived, Designator, EnumSpec, Enumerator,
-    Expr, ExprKind, ExternalDecl, FieldDecl, FunctionDef, InitDeclarator, Initializer,
-    ParamDecl, Qualifiers, RecordSpec, Stmt, StmtKind, Storage, TypeName, TypeSpec,
+    Attribute, DeclSpecs, Declaration, Declarator, Derived, Designator, EnumSpec, Enumerator, Expr,
+    ExprKind, ExternalDecl, FieldDecl, FunctionDef, InitDeclarator, Initializer, ParamDecl,
+    Qualifiers, RecordSpec, Stmt, StmtKind, Storage, TypeName, TypeSpec,
 };
 use crate::token::{Punct, TokenKind};
 
@@ -112,7 +112,7 @@ impl TypeWords {
             }
             TypeWord::Short | TypeWord::Long => {
                 let width = match (word, self.width) {
-                        (TypeWord::Long, None) => Width::Long,
+                    (TypeWord::Long, None) => Width::Long,
                     (TypeWord::Long, Some((Width::Long, _))) => Width::LongLong,
                     (_, Some((_, w))) => return Err(w),
                     (_, None) => Width::Short,
@@ -188,9 +188,7 @@ impl TypeWords {
                 (Some(Width::Long), false) => TypeSpec::Long,
                 (Some(Width::Long), true) => TypeSpec::ULong,
                 (Some(Width::LongLong), false) => TypeSpec::Unsupported("long long".into()),
-                (Some(Width::LongLong), true) => {
-                    TypeSpec::Unsupported("unsigned long long".into())
-                }
+                (Some(Width::LongLong), true) => TypeSpec::Unsupported("unsigned long long".into()),
                 (None, false) => TypeSpec::Int,
                 (None, true) => TypeSpec::UInt,
             },
@@ -317,7 +315,8 @@ impl Parser<'_, '_> {
                         return Some(ExternalDecl::Declaration(finish(self, declarators)));
                     }
                 };
-                let is_function = matches!(declarator.derived.first(), Some(Derived::Function { .. }));
+                let is_function =
+                    matches!(declarator.derived.first(), Some(Derived::Function { .. }));
                 if declarators.is_empty()
                     && is_function
                     && (self.at(Punct::LBrace)
@@ -573,7 +572,10 @@ impl Parser<'_, '_> {
         };
         if let Some(a) = access {
             if !is_image(&ty) {
-                self.error_at(a, "access qualifier can only be used for pipe and image type");
+                self.error_at(
+                    a,
+                    "access qualifier can only be used for pipe and image type",
+                );
             }
         }
         Ok(DeclSpecs {
@@ -740,8 +742,13 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        if !std::mem::take(&mut self.implicit_semi) {
-            self.expect_semi("expected ';' at end of declaration list")?;
+        if !std::mem::take(&mut self.implicit_semi) && !self.eat(Punct::Semi) {
+            // Before the closing brace compilers accept the omission with a warning.
+            const MISSING: &str = "expected ';' at end of declaration list";
+            if !self.at(Punct::RBrace) {
+                return Err(self.error_after_prev(MISSING));
+            }
+            self.warning_after_prev(MISSING);
         }
         Ok(FieldDecl {
             specs,
@@ -870,7 +877,8 @@ impl Parser<'_, '_> {
     fn attribute_arg(&mut self) -> PResult<Expr> {
         if self.starts_type_name_at(self.pos) {
             let start = self.pos;
-            let t = self.type_name()?;
+            let (t, height) = self.with_peak_height(|p| p.type_name())?;
+            self.set_height(height + 2)?;
             Ok(self.expr_at(ExprKind::TypeArg(Box::new(t)), start))
         } else {
             self.assign_expr()
@@ -883,7 +891,8 @@ impl Parser<'_, '_> {
         let mut list = Vec::new();
         self.attributes(&mut list)?;
         for a in list {
-            let d = crate::diag::Diagnostic::warning(a.span, format!("'{}' attribute ignored", a.name));
+            let d =
+                crate::diag::Diagnostic::warning(a.span, format!("'{}' attribute ignored", a.name));
             self.report(d);
         }
         Ok(())
@@ -914,7 +923,10 @@ impl Parser<'_, '_> {
                 break;
             }
             if let Some(a) = access {
-                self.error_at(a, "access qualifier can only be used for pipe and image type");
+                self.error_at(
+                    a,
+                    "access qualifier can only be used for pipe and image type",
+                );
             }
             pointers.push(q);
         }
@@ -943,7 +955,10 @@ impl Parser<'_, '_> {
             }
         }
         derived.extend(pointers.into_iter().rev().map(Derived::Pointer));
-        if self.ident().is_some_and(|s| matches!(s, "asm" | "__asm" | "__asm__")) {
+        if self
+            .ident()
+            .is_some_and(|s| matches!(s, "asm" | "__asm" | "__asm__"))
+        {
             return Err(self.unsupported_at(self.pos, "asm labels"));
         }
         self.attributes(&mut attributes)?;
@@ -1129,7 +1144,10 @@ impl Parser<'_, '_> {
                     return Err(self.error("expected a field designator, such as '.field = 4'"));
                 }
                 let i = self.bump();
-                designators.push(Designator::Field(self.toks[i].text.clone(), self.toks[i].span));
+                designators.push(Designator::Field(
+                    self.toks[i].text.clone(),
+                    self.toks[i].span,
+                ));
             } else if self.at(Punct::LBracket) {
                 let open = self.bump();
                 let index = self.conditional_expr()?;

@@ -1,0 +1,3 @@
+//! The integration tests of `warpkit-cc`, one test binary.
+
+mod parse;
