@@ -482,11 +482,13 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// Skips the rest of a broken file-scope declaration: through its `;`, through a
-    /// bracketed group `{...}`, or up to a keyword that begins the next declaration.
+    /// braced group `{...}`, or up to a keyword that begins a file-scope declaration
+    /// (`__kernel`, `typedef`, ...) outside parentheses.
     fn skip_external(&mut self) {
         let start = self.pos;
+        let mut parens = 0usize;
         loop {
-            if self.at_eof() || self.eat(Punct::Semi) {
+            if self.at_eof() || self.at(Punct::RBrace) || self.eat(Punct::Semi) {
                 return;
             }
             if self.at(Punct::LBrace) {
@@ -495,12 +497,16 @@ impl<'t> Parser<'t, '_> {
                 self.eat(Punct::RBrace);
                 return;
             }
-            if self.pos > start
-                && self
-                    .ident()
-                    .is_some_and(|s| keyword::begins_declaration(s) && !keyword::is_qualifier(s))
+            if parens == 0
+                && self.pos > start
+                && self.ident().is_some_and(keyword::begins_top_level)
             {
                 return;
+            }
+            if self.at(Punct::LParen) || self.at(Punct::LBracket) {
+                parens += 1;
+            } else if self.at(Punct::RParen) || self.at(Punct::RBracket) {
+                parens = parens.saturating_sub(1);
             }
             self.bump();
         }

@@ -1606,11 +1606,27 @@ __kernel void k2(void) { int z = (1 + 2; return; }
     let StmtKind::Compound(items) = &k.body.kind else {
         panic!()
     };
-    // `int i` (the statement after it was skipped), `if`, `flaot y`, `for`, `while`.
-    assert_eq!(items.len(), 5, "{}", stmt(&k.body));
+    // `int i` and `float x` (a type keyword after a missing `;` begins the next
+    // declaration), `if`, `flaot y`, `for`, `while`.
+    assert_eq!(items.len(), 6, "{}", stmt(&k.body));
+    assert!(stmt(&k.body).starts_with(
+        "{decl i: int = (call get_global_id 0); decl x: float = ([] out i); (if (< i n) {;});"
+    ));
     assert!(stmt(&k.body).contains("decl y: int = 2.0f"));
     assert!(stmt(&k.body).contains("(for decl j: int = 0"));
 
+    // Without the missing `;` assumed, the statement after it is skipped, as clang does.
+    let p = parse_src("void f(void) { int i = 0\n i = 2; x = ; }");
+    let got: Vec<&str> = p.diags.list.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        got,
+        ["expected ';' at end of declaration", "expected expression"]
+    );
+    // A broken attribute is skipped, and its declaration kept.
+    let p = parse_src("typedef struct __attribute__((aligned(4)) { int a; } A; A a;");
+    let got: Vec<&str> = p.diags.list.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(got, ["expected ')'"]);
+    assert_eq!(p.tu.items.len(), 2);
     // Broken top-level declarations do not swallow the next function.
     let p = parse_src("int x y\n__kernel void k(void) { int q = ; }\nint z;");
     let got: Vec<&str> = p.diags.list.iter().map(|d| d.message.as_str()).collect();
