@@ -4,9 +4,9 @@
 use super::keyword::{self, TypeWord};
 use super::{Binding, Fail, PResult, Parser};
 use crate::ast::{
-    Attribute, DeclSpecs, Declaration, Declarator, Derived, Designator, EnumSpec, Enumerator,
-    Expr, ExprKind, ExternalDecl, FieldDecl, FunctionDef, InitDeclarator, Initializer,
-    ParamDecl, Qualifiers, RecordSpec, Stmt, StmtKind, Storage, TypeName, TypeSpec,
+    Attribute, DeclSpecs, Declaration, Declarator, Derived, Designator, EnumSpec, Enumerator, Expr,
+    ExprKind, ExternalDecl, FieldDecl, FunctionDef, InitDeclarator, Initializer, ParamDecl,
+    Qualifiers, RecordSpec, Stmt, StmtKind, Storage, TypeName, TypeSpec,
 };
 use crate::token::{Punct, TokenKind};
 
@@ -112,7 +112,7 @@ impl TypeWords {
             }
             TypeWord::Short | TypeWord::Long => {
                 let width = match (word, self.width) {
-                        (TypeWord::Long, None) => Width::Long,
+                    (TypeWord::Long, None) => Width::Long,
                     (TypeWord::Long, Some((Width::Long, _))) => Width::LongLong,
                     (_, Some((_, w))) => return Err(w),
                     (_, None) => Width::Short,
@@ -188,9 +188,7 @@ impl TypeWords {
                 (Some(Width::Long), false) => TypeSpec::Long,
                 (Some(Width::Long), true) => TypeSpec::ULong,
                 (Some(Width::LongLong), false) => TypeSpec::Unsupported("long long".into()),
-                (Some(Width::LongLong), true) => {
-                    TypeSpec::Unsupported("unsigned long long".into())
-                }
+                (Some(Width::LongLong), true) => TypeSpec::Unsupported("unsigned long long".into()),
                 (None, false) => TypeSpec::Int,
                 (None, true) => TypeSpec::UInt,
             },
@@ -217,7 +215,8 @@ fn is_image(ty: &TypeSpec) -> bool {
 impl Parser<'_, '_> {
     // ---- lookahead ------------------------------------------------------------------------
 
-    /// The index after the `__attribute__((...))` groups starting at token `i`.
+    /// The index after the `__attribute__((...))` groups starting at token `i` (or of the
+    /// `;`, `{` or `}` that shows a group's parentheses unbalanced).
     pub(super) fn after_attributes(&self, mut i: usize) -> usize {
         let n = self.toks.len() - 1;
         while i < n
@@ -231,6 +230,10 @@ impl Parser<'_, '_> {
             let mut depth = 0usize;
             while i < n {
                 let t = &self.toks[i];
+                // No attribute holds these: the parentheses are unbalanced.
+                if t.is(Punct::Semi) || t.is(Punct::LBrace) || t.is(Punct::RBrace) {
+                    return i;
+                }
                 i += 1;
                 if t.is(Punct::LParen) {
                     depth += 1;
@@ -278,6 +281,12 @@ impl Parser<'_, '_> {
         self.starts_decl_at(self.pos)
     }
 
+    /// Whether the current token is a keyword that begins a declaration.
+    fn at_declaration_keyword(&self) -> bool {
+        self.ident()
+            .is_some_and(|s| keyword::begins_declaration(s) && s != "__extension__")
+    }
+
     /// Whether token `i` begins a type name.
     pub(super) fn starts_type_name_at(&self, i: usize) -> bool {
         let t = &self.toks[i.min(self.toks.len() - 1)];
@@ -317,7 +326,8 @@ impl Parser<'_, '_> {
                         return Some(ExternalDecl::Declaration(finish(self, declarators)));
                     }
                 };
-                let is_function = matches!(declarator.derived.first(), Some(Derived::Function { .. }));
+                let is_function =
+                    matches!(declarator.derived.first(), Some(Derived::Function { .. }));
                 if declarators.is_empty()
                     && is_function
                     && (self.at(Punct::LBrace)
@@ -351,7 +361,8 @@ impl Parser<'_, '_> {
             Ctx::File => "expected ';' after top level declarator",
             _ => "expected ';' at end of declaration",
         };
-        if self.expect_semi(message).is_err() {
+        if self.expect_semi(message).is_err() && !self.at_declaration_keyword() {
+            // A declaration keyword after the missing `;` begins the next declaration.
             self.recover_decl(ctx);
         }
         Some(ExternalDecl::Declaration(finish(self, declarators)))
@@ -573,7 +584,10 @@ impl Parser<'_, '_> {
         };
         if let Some(a) = access {
             if !is_image(&ty) {
-                self.error_at(a, "access qualifier can only be used for pipe and image type");
+                self.error_at(
+                    a,
+                    "access qualifier can only be used for pipe and image type",
+                );
             }
         }
         Ok(DeclSpecs {
@@ -740,8 +754,13 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        if !std::mem::take(&mut self.implicit_semi) {
-            self.expect_semi("expected ';' at end of declaration list")?;
+        if !std::mem::take(&mut self.implicit_semi) && !self.eat(Punct::Semi) {
+            // Before the closing brace compilers accept the omission with a warning.
+            const MISSING: &str = "expected ';' at end of declaration list";
+            if !self.at(Punct::RBrace) {
+                return Err(self.error_after_prev(MISSING));
+            }
+            self.warning_after_prev(MISSING);
         }
         Ok(FieldDecl {
             specs,
@@ -818,59 +837,71 @@ impl Parser<'_, '_> {
 
     // ---- attributes -------------------------------------------------------------------------
 
-    /// Any `__attribute__((...))` groups at the current token, appended to `out`.
+    /// Any `__attribute__((...))` groups at the current token, appended to `out`. A broken
+    /// group is reported and skipped.
     pub(super) fn attributes(&mut self, out: &mut Vec<Attribute>) -> PResult<()> {
         while self.ident().is_some_and(keyword::is_attribute) {
-            let kw = self.bump();
-            let outer = self.pos;
-            let message = format!("expected '(' after '{}'", self.toks[kw].text);
-            self.expect(Punct::LParen, &message)?;
-            let inner = self.pos;
-            self.expect(Punct::LParen, &message)?;
-            loop {
-                if self.eat(Punct::Comma) {
-                    continue;
+            let kw = self.pos;
+            if self.attribute_group(out).is_err() {
+                if self.fatal {
+                    return Err(Fail);
                 }
-                if self.at(Punct::RParen) {
-                    break;
-                }
-                if self.tok().kind != TokenKind::Ident {
-                    return Err(self.error("expected identifier"));
-                }
-                let start = self.bump();
-                let name = self.toks[start].text.clone();
-                let mut args = Vec::new();
-                if self.at(Punct::LParen) {
-                    let open = self.bump();
-                    if !self.at(Punct::RParen) {
-                        loop {
-                            args.push(self.attribute_arg()?);
-                            if !self.eat(Punct::Comma) {
-                                break;
-                            }
-                        }
-                    }
-                    self.expect_closing(Punct::RParen, open)?;
-                }
-                out.push(Attribute {
-                    name,
-                    args,
-                    span: self.span_from(start),
-                });
-                if !self.at(Punct::Comma) {
-                    break;
-                }
+                self.pos = self.pos.max(self.after_attributes(kw));
             }
-            self.expect_closing(Punct::RParen, inner)?;
-            self.expect_closing(Punct::RParen, outer)?;
         }
         Ok(())
+    }
+
+    fn attribute_group(&mut self, out: &mut Vec<Attribute>) -> PResult<()> {
+        let kw = self.bump();
+        let outer = self.pos;
+        let message = format!("expected '(' after '{}'", self.toks[kw].text);
+        self.expect(Punct::LParen, &message)?;
+        let inner = self.pos;
+        self.expect(Punct::LParen, &message)?;
+        loop {
+            if self.eat(Punct::Comma) {
+                continue;
+            }
+            if self.at(Punct::RParen) {
+                break;
+            }
+            if self.tok().kind != TokenKind::Ident {
+                return Err(self.error("expected identifier"));
+            }
+            let start = self.bump();
+            let name = self.toks[start].text.clone();
+            let mut args = Vec::new();
+            if self.at(Punct::LParen) {
+                let open = self.bump();
+                if !self.at(Punct::RParen) {
+                    loop {
+                        args.push(self.attribute_arg()?);
+                        if !self.eat(Punct::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect_closing(Punct::RParen, open)?;
+            }
+            out.push(Attribute {
+                name,
+                args,
+                span: self.span_from(start),
+            });
+            if !self.at(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_closing(Punct::RParen, inner)?;
+        self.expect_closing(Punct::RParen, outer)
     }
 
     fn attribute_arg(&mut self) -> PResult<Expr> {
         if self.starts_type_name_at(self.pos) {
             let start = self.pos;
-            let t = self.type_name()?;
+            let (t, height) = self.with_peak_height(|p| p.type_name())?;
+            self.set_height(height + 2)?;
             Ok(self.expr_at(ExprKind::TypeArg(Box::new(t)), start))
         } else {
             self.assign_expr()
@@ -883,7 +914,8 @@ impl Parser<'_, '_> {
         let mut list = Vec::new();
         self.attributes(&mut list)?;
         for a in list {
-            let d = crate::diag::Diagnostic::warning(a.span, format!("'{}' attribute ignored", a.name));
+            let d =
+                crate::diag::Diagnostic::warning(a.span, format!("'{}' attribute ignored", a.name));
             self.report(d);
         }
         Ok(())
@@ -914,7 +946,10 @@ impl Parser<'_, '_> {
                 break;
             }
             if let Some(a) = access {
-                self.error_at(a, "access qualifier can only be used for pipe and image type");
+                self.error_at(
+                    a,
+                    "access qualifier can only be used for pipe and image type",
+                );
             }
             pointers.push(q);
         }
@@ -943,7 +978,10 @@ impl Parser<'_, '_> {
             }
         }
         derived.extend(pointers.into_iter().rev().map(Derived::Pointer));
-        if self.ident().is_some_and(|s| matches!(s, "asm" | "__asm" | "__asm__")) {
+        if self
+            .ident()
+            .is_some_and(|s| matches!(s, "asm" | "__asm" | "__asm__"))
+        {
             return Err(self.unsupported_at(self.pos, "asm labels"));
         }
         self.attributes(&mut attributes)?;
@@ -1129,7 +1167,10 @@ impl Parser<'_, '_> {
                     return Err(self.error("expected a field designator, such as '.field = 4'"));
                 }
                 let i = self.bump();
-                designators.push(Designator::Field(self.toks[i].text.clone(), self.toks[i].span));
+                designators.push(Designator::Field(
+                    self.toks[i].text.clone(),
+                    self.toks[i].span,
+                ));
             } else if self.at(Punct::LBracket) {
                 let open = self.bump();
                 let index = self.conditional_expr()?;

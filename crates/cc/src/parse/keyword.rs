@@ -199,6 +199,12 @@ pub(super) fn begins_declaration(name: &str) -> bool {
         || name == "__extension__"
 }
 
+/// Keywords that begin file-scope declarations and hardly occur inside one: where the
+/// parser resumes after an error.
+pub(super) fn begins_top_level(name: &str) -> bool {
+    is_kernel(name) || is_inline(name) || matches!(name, "typedef" | "static" | "extern")
+}
+
 /// Identifiers that are keywords: never a variable, function or typedef name. (`true` and
 /// `false` are not among them: they reach the semantic pass as identifiers.)
 pub(super) fn is_reserved(name: &str) -> bool {

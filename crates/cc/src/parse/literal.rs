@@ -164,7 +164,9 @@ fn float(text: &str) -> Result<Number, LitError> {
             return Err(invalid("exponent has no digits"));
         }
     } else if hex {
-        return Err(invalid("hexadecimal floating constant requires an exponent"));
+        return Err(invalid(
+            "hexadecimal floating constant requires an exponent",
+        ));
     }
     let suffix = match text.get(i..).unwrap_or("") {
         "" => FloatSuffix::None,
@@ -250,7 +252,9 @@ fn unescape(
             }
             b'u' | b'U' => {
                 let n = if c == b'u' { 4 } else { 8 };
-                let hex = body.get(i..i + n).filter(|h| h.bytes().all(|d| d.is_ascii_hexdigit()));
+                let hex = body
+                    .get(i..i + n)
+                    .filter(|h| h.bytes().all(|d| d.is_ascii_hexdigit()));
                 let ch = hex
                     .and_then(|h| u32::from_str_radix(h, 16).ok())
                     .and_then(char::from_u32);
@@ -303,9 +307,7 @@ pub(super) fn char_const(text: &str) -> Result<(i64, Vec<String>), LitError> {
             } else {
                 "multi-character character constant".to_string()
             });
-            let v = bytes
-                .iter()
-                .fold(0u32, |v, &b| (v << 8) | b as u32);
+            let v = bytes.iter().fold(0u32, |v, &b| (v << 8) | b as u32);
             Ok((v as i32 as i64, warnings))
         }
     }
@@ -314,7 +316,9 @@ pub(super) fn char_const(text: &str) -> Result<(i64, Vec<String>), LitError> {
 /// The bytes of one string literal (without a terminating NUL) and its warnings.
 pub(super) fn string_lit(text: &str) -> Result<(Vec<u8>, Vec<String>), LitError> {
     if !text.starts_with('"') {
-        return Err(LitError::Unsupported("prefixed (wide or UTF) string literals"));
+        return Err(LitError::Unsupported(
+            "prefixed (wide or UTF) string literals",
+        ));
     }
     let body = text
         .get(1..text.len().saturating_sub(1))
@@ -361,8 +365,14 @@ mod tests {
         assert_eq!(int("017"), (15, s(false, 0), false));
         assert_eq!(int("0"), (0, s(false, 0), false));
         assert_eq!(int("0b1011"), (11, s(false, 0), false));
-        assert_eq!(int("0XFFFFFFFFFFFFFFFF"), (u64::MAX as u128, s(false, 0), false));
-        assert_eq!(int("18446744073709551615"), (u64::MAX as u128, s(false, 0), true));
+        assert_eq!(
+            int("0XFFFFFFFFFFFFFFFF"),
+            (u64::MAX as u128, s(false, 0), false)
+        );
+        assert_eq!(
+            int("18446744073709551615"),
+            (u64::MAX as u128, s(false, 0), true)
+        );
     }
 
     #[test]
@@ -404,7 +414,10 @@ mod tests {
         assert_eq!(fl("0x.fP-2"), ("0x.fP-2".into(), FloatSuffix::None));
         assert_eq!(err("1.5e"), "exponent has no digits");
         assert_eq!(err("1e+f"), "exponent has no digits");
-        assert_eq!(err("0x1.8"), "hexadecimal floating constant requires an exponent");
+        assert_eq!(
+            err("0x1.8"),
+            "hexadecimal floating constant requires an exponent"
+        );
         assert_eq!(err("1.5ff"), "invalid suffix 'ff' on floating constant");
         assert_eq!(err("1.2.3"), "invalid suffix '.3' on floating constant");
         assert_eq!(err("0x.p1"), "invalid suffix 'p1' on floating constant");
@@ -429,8 +442,14 @@ mod tests {
         assert_eq!(ch(r"'\a'"), 7);
         assert_eq!(ch(r"'\v'"), 11);
         assert_eq!(ch(r"'ab'"), 0x6162);
-        assert_eq!(char_const("'ab'").unwrap().1, ["multi-character character constant"]);
-        assert_eq!(char_const(r"'\q'").unwrap(), (113, vec![r"unknown escape sequence '\q'".to_string()]));
+        assert_eq!(
+            char_const("'ab'").unwrap().1,
+            ["multi-character character constant"]
+        );
+        assert_eq!(
+            char_const(r"'\q'").unwrap(),
+            (113, vec![r"unknown escape sequence '\q'".to_string()])
+        );
         let bad = |t: &str| match char_const(t) {
             Err(LitError::Invalid(m)) => m,
             other => panic!("{t}: {other:?}"),
@@ -441,7 +460,10 @@ mod tests {
         assert_eq!(bad(r"'\777'"), "octal escape sequence out of range");
         assert_eq!(bad(r"'\'"), "missing terminating ' character");
         assert_eq!(bad("'"), "missing terminating ' character");
-        assert_eq!(char_const("L'a'"), Err(LitError::Unsupported("wide character literals")));
+        assert_eq!(
+            char_const("L'a'"),
+            Err(LitError::Unsupported("wide character literals"))
+        );
     }
 
     #[test]
@@ -451,6 +473,9 @@ mod tests {
         assert_eq!(string_lit("\"é\"").unwrap().0, "é".as_bytes());
         assert_eq!(string_lit(r#""""#).unwrap().0, b"");
         assert!(matches!(string_lit(r#""\u12""#), Err(LitError::Invalid(_))));
-        assert!(matches!(string_lit(r#"L"x""#), Err(LitError::Unsupported(_))));
+        assert!(matches!(
+            string_lit(r#"L"x""#),
+            Err(LitError::Unsupported(_))
+        ));
     }
 }

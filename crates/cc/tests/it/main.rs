@@ -4,5 +4,6 @@ mod build;
 mod ir_interp;
 mod lower;
 mod opt;
+mod parse;
 mod random_ir;
 mod verify;
