@@ -1,9 +1,11 @@
-//! The integration tests of `warpkit-cc`, one test binary.
+//! The integration tests of `warpkit-cc`, one test binary with a module per part of the
+//! compiler.
 
 mod build;
 mod ir_interp;
 mod lower;
 mod opt;
 mod parse;
+mod pp;
 mod random_ir;
 mod verify;
