@@ -168,9 +168,16 @@ impl<'a> Lowerer<'a> {
             .and_then(|(name, _)| self.scopes.last().and_then(|s| s.tags.get(name)).copied());
         let id = match existing {
             Some(Tag::Record(id, _)) if !self.records.get(id).complete => id,
-            Some(_) => {
+            Some(tag) => {
                 let (name, span) = r.tag.clone().expect("tagged");
-                self.error(span, format!("redefinition of '{kw} {name}'"));
+                let prev = match tag {
+                    Tag::Record(id, _) => Some(self.records.get(id).span),
+                    Tag::Enum => None,
+                };
+                self.report(
+                    crate::diag::Diagnostic::error(span, format!("redefinition of '{kw} {name}'"))
+                        .with_note("previous definition is here", prev),
+                );
                 return Type::Error;
             }
             None => {
@@ -670,14 +677,12 @@ impl<'a> Lowerer<'a> {
                 self.declare(&name, Sym::Typedef(ty), span);
                 return None;
             }
-            Some(ast::Storage::Static) => {
-                if !matches!(ty.ty, Type::Function(_)) {
-                    self.error(
-                        d.specs.span,
-                        "variables in function scope cannot be declared static",
-                    );
-                    return None;
-                }
+            Some(ast::Storage::Static) if !matches!(ty.ty, Type::Function(_)) => {
+                self.error(
+                    d.specs.span,
+                    "variables in function scope cannot be declared static",
+                );
+                return None;
             }
             Some(ast::Storage::Extern) if !matches!(ty.ty, Type::Function(_)) => {
                 self.error(d.specs.span, "extern variables are not allowed in OpenCL");
@@ -691,7 +696,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         if ty.ty.is_void() {
-            self.error(span, format!("variable has incomplete type 'void'"));
+            self.error(span, "variable has incomplete type 'void'");
             return None;
         }
         let init = id.init.as_ref();
@@ -808,7 +813,7 @@ impl<'a> Lowerer<'a> {
                 };
                 self.runtime_init(&ty.ty, init, base, span);
             }
-            Storage::Local(_) | Storage::Constant(_) => {}
+            Storage::Local(_) => {}
         }
     }
 }

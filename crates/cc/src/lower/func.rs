@@ -688,7 +688,7 @@ impl<'a> Lowerer<'a> {
             };
             values.push(v);
         }
-        if self.recursive.contains(&i) || self.inline_stack.contains(&i) {
+        if self.recursive.contains(&i) || self.inline_stack.contains(&i) || self.typing > 0 {
             return self.undef_rv(&fty.ret, e.span);
         }
         self.inline_body(i, &fty, values, e.span)
@@ -702,6 +702,10 @@ impl<'a> Lowerer<'a> {
                 RV::val(ty.clone(), u)
             }
             None if ty.is_void() => RV::void(),
+            None if ty.is_record() => {
+                let u = self.undef(Ty::Ptr(Space::Private), span);
+                RV::val(ty.clone(), u)
+            }
             None => RV::error(),
         }
     }

@@ -52,16 +52,6 @@ impl IntKind {
         }
     }
 
-    /// The signed type of the same width.
-    pub(crate) fn to_signed(self) -> IntKind {
-        match self {
-            IntKind::Char | IntKind::SChar | IntKind::UChar => IntKind::Char,
-            IntKind::Short | IntKind::UShort => IntKind::Short,
-            IntKind::Int | IntKind::UInt => IntKind::Int,
-            IntKind::Long | IntKind::ULong => IntKind::Long,
-        }
-    }
-
     pub(crate) fn name(self) -> &'static str {
         match self {
             IntKind::Char => "char",
@@ -271,13 +261,6 @@ impl Type {
     /// Structs, unions and arrays: values that live in memory.
     pub(crate) fn is_aggregate(&self) -> bool {
         matches!(self, Type::Record(_) | Type::Array(..))
-    }
-
-    pub(crate) fn pointee(&self) -> Option<&QualType> {
-        match self {
-            Type::Pointer(p) => Some(p),
-            _ => None,
-        }
     }
 
     pub(crate) fn int_kind(&self) -> Option<IntKind> {
