@@ -274,7 +274,8 @@ mod tests {
         assert_eq!(f32_of("0x1p-150"), 0.0); // a tie rounds to the even zero
         assert_eq!(f32_of("0x1.0000000001p-150"), f32::from_bits(1));
         assert_eq!(f32_of("0x1.8p-149"), f32::from_bits(2)); // tie to even
-        assert_eq!(f32_of("0x1.fffffcp-127"), f32::from_bits(0x00800000)); // carry into normal
+        assert_eq!(f32_of("0x1.fffffcp-127"), f32::from_bits(0x007fffff)); // largest subnormal
+        assert_eq!(f32_of("0x1.fffffep-127"), f32::from_bits(0x00800000)); // tie carries into normal
         assert_eq!(f64_of("0x1p-1074"), f64::from_bits(1));
         assert_eq!(f64_of("0x1.fffffffffffff8p0"), 2.0); // tie, odd below: up
         assert_eq!(f64_of("0x1.fffffffffffff7ffffffffp0"), 1.9999999999999998);
