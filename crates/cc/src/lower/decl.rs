@@ -8,6 +8,9 @@ use crate::ir::Space;
 use crate::source::Span;
 use std::rc::Rc;
 
+/// The largest `__constant` object the compiler builds (its bytes are held in memory).
+const MAX_CONSTANT_BYTES: u64 = 256 << 20;
+
 pub(crate) fn space_of(q: AddrSpaceQual) -> Space {
     match q {
         AddrSpaceQual::Global => Space::Global,
@@ -623,6 +626,13 @@ impl<'a> Lowerer<'a> {
             );
             return;
         };
+        if size > MAX_CONSTANT_BYTES {
+            self.error(
+                span,
+                format!("'__constant' variable '{name}' is too large ({size} bytes; at most {MAX_CONSTANT_BYTES})"),
+            );
+            return;
+        }
         let mut bytes = vec![0u8; size as usize];
         self.const_init(&ty.ty, init, &mut bytes, 0);
         let align = self.records.align(&ty.ty) as u32;
@@ -720,6 +730,13 @@ impl<'a> Lowerer<'a> {
             return error_var(self);
         };
         let align = self.records.align(&ty.ty);
+        if size > u64::from(u32::MAX) {
+            self.error(
+                span,
+                format!("variable '{name}' is too large ({size} bytes)"),
+            );
+            return error_var(self);
+        }
         match ty.q.space() {
             Space::Global => {
                 self.error(

@@ -42,7 +42,8 @@ pub(crate) fn parse(text: &str, kind: FloatKind) -> Option<(u64, bool)> {
 /// 120), the power of two to scale them by, and whether nonzero bits were dropped.
 fn parse_hex(hex: &str) -> Option<(u128, i64, bool)> {
     let (digits, exp) = match hex.split_once('p') {
-        Some((d, e)) => (d, e.parse::<i64>().ok()?),
+        // Exponents beyond any format's range all mean the same: keep the arithmetic small.
+        Some((d, e)) => (d, e.parse::<i64>().ok()?.clamp(-100_000, 100_000)),
         None => (hex, 0),
     };
     let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));

@@ -55,6 +55,34 @@ pub fn lower(
     opts: &Options,
     diags: &mut Diagnostics,
 ) -> ir::Module {
+    // The walk recurses over statements, expressions and inlined calls: it runs on a thread
+    // whose stack holds the deepest trees the parser accepts, whatever the caller's stack.
+    let mut result = None;
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("warpkit-cc-lower".into())
+            .stack_size(LOWER_STACK)
+            .spawn_scoped(scope, || lower_here(tu, sources, opts, diags));
+        if let Ok(worker) = worker {
+            result = Some(
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+    });
+    result.unwrap_or_else(|| lower_here(tu, sources, opts, diags))
+}
+
+/// The lowering thread's stack size (address space; only what is used is touched).
+const LOWER_STACK: usize = 256 << 20;
+
+fn lower_here(
+    tu: &ast::TranslationUnit,
+    sources: &SourceMap,
+    opts: &Options,
+    diags: &mut Diagnostics,
+) -> ir::Module {
     let mut lw = Lowerer::new(sources, opts, diags);
     lw.program(tu);
     lw.module

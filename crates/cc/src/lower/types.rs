@@ -402,11 +402,11 @@ impl Records {
                 f.offset = 0;
                 size = size.max(fs);
             } else {
-                f.offset = size.div_ceil(fa) * fa;
-                size = f.offset + fs;
+                f.offset = size.div_ceil(fa).saturating_mul(fa);
+                size = f.offset.saturating_add(fs);
             }
         }
-        (size.div_ceil(align) * align, align)
+        (size.div_ceil(align).saturating_mul(align), align)
     }
 
     /// The member `name` of record `id`, looking through anonymous members: its type and

@@ -1561,3 +1561,109 @@ fn guards_are_minimal() {
         "the return needs no If of its own, the rest one guard"
     );
 }
+
+/// Kernels broken at random (tokens deleted, duplicated, swapped, inserted): lowering never
+/// panics, and whatever compiles without errors verifies.
+#[test]
+fn mutated_kernels_never_break_lowering() {
+    let seeds = [
+        "struct P { int a; float b; }; typedef struct P P;
+         int f(int x, __global int *p) { for (int i = 0; i < x; i++) { if (p[i] < 0) return i; } return -1; }
+         __kernel void k(__global int *o, __global float *q, int n) {
+             int id = get_global_id(0); P s = { 1, 2.0f }; int a[4] = { 1, 2 };
+             switch (id & 3) { case 0: s.a += f(n, o); case 1: break; default: a[id & 3] = 5; }
+             while (n > 0) { n--; if (n == 3) continue; if (o[n] == id) break; q[n] = s.b * a[n & 3]; }
+             do { id += 2; } while (id < 10 && o[id] != 0);
+             o[id] = id > 3 ? s.a : a[1];
+         }",
+        "__constant float t[3] = { 1.0f, 2.5f, -3.0f };
+         __kernel void k(__global float *o, __local float *l, uint n) {
+             size_t i = get_local_id(0); l[i] = t[i % 3] * 2.0f; barrier(CLK_LOCAL_MEM_FENCE);
+             float acc = 0.0f; for (uint j = 0; j < n; ++j) acc = fma(acc, l[j], 1.0f);
+             o[i] = clamp(acc, 0.0f, 10.0f) + (float)(n << 2) + sqrt((float)i);
+             atomic_add((__global int *)o, 1);
+         }",
+    ];
+    let pool = [
+        "{", "}", "(", ")", ";", ",", "*", "&", "[", "]", "=", "int", "struct", "return", "break",
+        "continue", "case 1:", "goto", "0", "x", "__local", "sizeof", ".", "->", "?", ":", "++",
+        "\"s\"", "'c'", "1.5f", "0x1p3", "float4", "while", "for", "if", "else", "switch",
+        "default:", "do", "typedef", "enum", "union", "-", "<<", "!", "~", "n", "id", "o", "(int)",
+        "(P)", "{ 1, }", "[2]", "__kernel", "void",
+    ];
+    let tokenize = |s: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c.is_ascii_whitespace() {
+                i += 1;
+            } else if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.')
+                {
+                    i += 1;
+                }
+                out.push(s[start..i].to_string());
+            } else {
+                out.push((c as char).to_string());
+                i += 1;
+            }
+        }
+        out
+    };
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    for round in 0..1500 {
+        let mut toks = tokenize(seeds[round % seeds.len()]);
+        for _ in 0..1 + next(3) {
+            let i = next(toks.len());
+            match next(4) {
+                0 => {
+                    toks.remove(i);
+                }
+                1 => {
+                    let t = toks[i].clone();
+                    toks.insert(i, t);
+                }
+                2 => {
+                    let j = next(toks.len());
+                    toks.swap(i, j);
+                }
+                _ => toks.insert(i, pool[next(pool.len())].to_string()),
+            }
+        }
+        let src = toks.join(" ");
+        let (m, _, errors) = compile_with(&src, &Options::default());
+        if !errors {
+            if let Err(e) = ir::verify::verify_module(&m) {
+                panic!("round {round}: IR of an accepted program does not verify: {e}\n{src}");
+            }
+        }
+    }
+}
+
+/// The deepest trees the parser accepts lower without exhausting the stack.
+#[test]
+fn deep_nesting() {
+    let sum = vec!["o[0]"; 1000].join(" + ");
+    let mut body = String::new();
+    for i in 0..60 {
+        body.push_str(&format!(
+            "if (o[{i}] > {i}) {{ for (int i{i} = 0; i{i} < 2; i{i}++) {{ "
+        ));
+    }
+    body.push_str("o[1] += 1; if (o[2]) return;");
+    for _ in 0..60 {
+        body.push_str(" } }");
+    }
+    let src = format!("__kernel void k(__global int *o) {{ o[3] = {sum}; {body} }}");
+    let m = compile(&src);
+    assert_eq!(count_ops(&m, |k| *k == ir::OpKind::Loop), 60);
+}
