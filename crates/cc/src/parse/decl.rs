@@ -461,7 +461,7 @@ impl Parser<'_, '_> {
                 self.attributes(&mut attributes)?;
                 continue;
             }
-            if self.qualifier(&mut qualifiers, &mut access)? {
+            if self.qualifier(&mut qualifiers, &mut access) {
                 continue;
             }
             if let Some(s) = keyword::storage(name) {
@@ -634,9 +634,9 @@ impl Parser<'_, '_> {
 
     /// Consumes one qualifier keyword into `q` (`access` records an access qualifier's
     /// token); false when the current token is none.
-    fn qualifier(&mut self, q: &mut Qualifiers, access: &mut Option<usize>) -> PResult<bool> {
+    fn qualifier(&mut self, q: &mut Qualifiers, access: &mut Option<usize>) -> bool {
         let Some(name) = self.ident() else {
-            return Ok(false);
+            return false;
         };
         if keyword::is_const(name) {
             if q.is_const {
@@ -664,10 +664,10 @@ impl Parser<'_, '_> {
             }
             *access = Some(self.pos);
         } else {
-            return Ok(false);
+            return false;
         }
         self.bump();
-        Ok(true)
+        true
     }
 
     // ---- struct, union, enum ----------------------------------------------------------------
@@ -936,7 +936,7 @@ impl Parser<'_, '_> {
             let mut q = Qualifiers::default();
             let mut access = None;
             loop {
-                if self.qualifier(&mut q, &mut access)? {
+                if self.qualifier(&mut q, &mut access) {
                     continue;
                 }
                 if self.ident().is_some_and(keyword::is_attribute) {
@@ -1021,7 +1021,7 @@ impl Parser<'_, '_> {
         let mut q = Qualifiers::default();
         let mut access = None;
         let at = self.pos;
-        while self.at_kw("static") || self.qualifier(&mut q, &mut access)? {
+        while self.at_kw("static") || self.qualifier(&mut q, &mut access) {
             if self.at_kw("static") {
                 self.bump();
             }

@@ -31,8 +31,23 @@
 //!   `vec_step`, the type as an [`ExprKind::TypeArg`].
 //! - A label directly followed by a declaration in a block (`case 1: int x = 0;`) labels an
 //!   empty statement, and the declaration follows as the next block item.
-//! - OpenCL access qualifiers (`read_only`, ...) are checked and dropped; statement
-//!   attributes are dropped with a warning.
+//! - Attributes among the specifiers (`__kernel __attribute__((...)) void k()`, also
+//!   after the type) are in `DeclSpecs::attributes`; those after a declarator or its `*`
+//!   (`void f(int) __attribute__((overloadable))`) in `Declarator::attributes`; those after
+//!   `struct` or the closing brace of its body in `RecordSpec::attributes`. A kernel's
+//!   `reqd_work_group_size` may be in the first two. Attributes of enums, enumerators,
+//!   labels and statements have no place in the tree and are dropped with a warning.
+//! - OpenCL access qualifiers (`read_only`, ...) are checked (only image types take them)
+//!   and dropped.
+//! - `true` and `false` are identifiers; adjacent string literals are one `StrLit`.
+//! - A K&R-style parameter list is reported and gives a function without parameters; its
+//!   declarations are dropped.
+//! - An abstract declarator with nothing in it has an empty span just after the
+//!   specifiers.
+//! - Expression trees are at most [`MAX_EXPR_HEIGHT`] tall (plus the few levels of a type
+//!   name inside them), statements nest at most [`MAX_NESTING`] deep: later passes may
+//!   recurse over the tree on an ordinary stack. (The parser itself runs on a thread of
+//!   its own, whose stack is sized for its deepest recursion.)
 //! - After an error the tree may hold placeholders (an `IntLit` 0 for a broken
 //!   expression, `int` for an unknown type name); it is well-formed, but only diagnostics
 //!   should be drawn from it.

@@ -1056,6 +1056,18 @@ fn every_statement_kind() {
         body("", "barrier(CLK_LOCAL_MEM_FENCE);"),
         "{(call barrier CLK_LOCAL_MEM_FENCE)}"
     );
+    // Attributes before a declaration in a block belong to it.
+    assert_eq!(
+        body(
+            "",
+            "__attribute__((aligned(16))) float v[4]; __local int t __attribute__((unused));"
+        ),
+        "{decl v: [4]float @aligned(16); decl t: local int @unused}"
+    );
+    // A K&R definition's parameter declarations are dropped (after the error).
+    let p = parse_src("int f(a, b) int a; float b; { return a; }");
+    assert_eq!(p.diags.list.len(), 1);
+    assert_eq!(item(&p.tu.items[0]), "fn f: fn() -> int {(return a)}");
 }
 
 // ---- literals -------------------------------------------------------------------------------
@@ -1713,6 +1725,20 @@ fn nesting_limits_are_errors() {
         assert!(p.diags.is_empty(), "{what}: {}", p.rendered());
     }
     assert!(parse_src(&nested_sources(100)[1].1).diags.is_empty());
+    // The parser runs on a stack of its own: a caller with a small stack can parse (and
+    // drop) what nests up to the limit.
+    let small = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            for (what, src) in nested_sources(120) {
+                let p = parse_src(&src);
+                if what != "operators" {
+                    assert!(p.diags.is_empty(), "{what}: {}", p.rendered());
+                }
+            }
+        })
+        .unwrap();
+    small.join().unwrap();
     for (what, src) in nested_sources(100_000) {
         let p = parse_src(&src);
         assert_eq!(p.diags.list.len(), 1, "{what}");
