@@ -2,3 +2,4 @@
 //! compiler.
 
 mod pp;
+mod pp_gcc;
