@@ -22,6 +22,9 @@ pub(crate) struct Lexer {
     space: bool,
     /// A comment was skipped since the lexer was made (pasting must not form one).
     saw_comment: bool,
+    /// Tokens get their spelling (not while skipping, where only kinds matter).
+    spell: bool,
+    empty: Rc<str>,
 }
 
 impl Lexer {
@@ -34,6 +37,8 @@ impl Lexer {
             line_start: true,
             space: false,
             saw_comment: false,
+            spell: true,
+            empty: Rc::from(""),
         }
     }
 
@@ -171,7 +176,11 @@ impl Lexer {
     fn token(&mut self, kind: PpKind, lo: usize, hi: usize) -> PpToken {
         PpToken {
             kind,
-            text: self.spelling(lo, hi),
+            text: if self.spell {
+                self.spelling(lo, hi)
+            } else {
+                self.empty.clone()
+            },
             span: self.span(lo, hi),
             expansion: None,
             space: std::mem::take(&mut self.space),
@@ -200,8 +209,8 @@ impl Lexer {
                     }
                     p = n;
                 }
-                let word = self.spelling(lo, p);
                 if let Some((q @ (b'"' | b'\''), n)) = self.at(p) {
+                    let word = self.spelling(lo, p);
                     let prefix = matches!(&*word, "L" | "u" | "U") || (&*word == "u8" && q == b'"');
                     if prefix {
                         return self.quoted(q, lo, n, report, diags);
@@ -225,6 +234,15 @@ impl Lexer {
                 self.token(PpKind::Stray, lo, lo + len)
             }
         }
+    }
+
+    /// The next token's kind and span, without its spelling and without errors (for
+    /// lines that a `#if` skips).
+    pub(crate) fn skip_token(&mut self, diags: &mut Diagnostics) -> PpToken {
+        self.spell = false;
+        let tok = self.next_token(false, diags);
+        self.spell = true;
+        tok
     }
 
     /// A pp-number from `lo` (C99 §6.4.8): digits, letters, `_`, `.`, and a sign after

@@ -7,5 +7,6 @@ mod lower;
 mod opt;
 mod parse;
 mod pp;
+mod pp_gcc;
 mod random_ir;
 mod verify;

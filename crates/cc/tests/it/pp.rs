@@ -265,6 +265,10 @@ fn c99_rescanning_example_and_painted_names() {
     same("#define a b\n#define b a\na b", "a b");
     same("#define f(x) x f\nf(1)(2)", "1 f(2)");
     same("#define f(x) g(x)\n#define g(x) f(x)\nf(1)", "f(1)");
+    // A name read while its macro is disabled stays painted, even when the arguments it is
+    // part of end after that macro's replacement.
+    same("#define f(x) x\n#define g f(g\ng )", "g");
+    same("#define k(x) [x]\n#define j k(j\nj ) j )", "[j] [j]");
     // Painted tokens stay painted when passed on as arguments.
     same("#define q(x) x\n#define rec rec q(rec)\nrec", "rec rec");
 }
@@ -423,6 +427,21 @@ fn malformed_definitions() {
 }
 
 #[test]
+fn directives_inside_macro_arguments() {
+    // Undefined in C; carried out, as gcc and clang do.
+    same(
+        "#define f(x, y) [x|y]\nf(1,\n#ifdef NOPE\n2\n#else\n3\n#endif\n)",
+        "[1|3]",
+    );
+    same(
+        "#define f(x) [x]\n#define V 1\nf(V\n#undef V\n#define V 2\nV)",
+        "[2 2]",
+    );
+    // `__LINE__` in an argument is the line it is written on.
+    same("#define f(x, y) x y\nf(__LINE__,\n__LINE__)", "2 3");
+}
+
+#[test]
 fn unterminated_invocation() {
     let out = run("#define f(x) x\nf(1, \n2\n");
     assert_eq!(
@@ -513,6 +532,14 @@ fn if_expressions_with_every_operator() {
         ("1 || 1 % 0", true),
         ("1 ? 1 : 1 / 0", true),
         ("0 ? 1 / 0 : 0", false),
+        // Shift counts out of range are undefined in C; as in gcc a negative count shifts
+        // the other way and a large one shifts everything out (with a warning).
+        ("1 >> -1 == 2 && 8 << -2 == 2", true),
+        (
+            "(1 << 64) == 0 && (-8 >> 70) == -1 && (8u >> 64) == 0",
+            true,
+        ),
+        ("(-1 << 63) < 0 && (1u << 63) > 0", true),
     ];
     for (expr, expected) in cases {
         assert_eq!(holds(expr), expected, "#if {expr}");
