@@ -5,8 +5,8 @@
 //!   [`crate::ir::eval`] (the interpreter's own semantics: IEEE round to nearest even with
 //!   canonical NaNs). Integer divisions that are undefined (by zero, `MIN / -1`) and the
 //!   approximate `Math` operations are never folded.
-//! - Integer identities: `x+0 x-0 x*1 x/1 x&-1 x|0 x^0 x<<0` → `x`; `x*0 x&0 x-x x^x x%1` →
-//!   0; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`; `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2`
+//! - Integer identities: `x+0 x-0 x*1 x/1 x&-1 x|0 x^0 x<<0` → `x`; `x*0 x&0 x-x x^x x%1
+//!   x&~x` → 0; `x|~x x^~x` → -1; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`; `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2`
 //!   and `ptradd(ptradd(p, c1), c2)` combine their constants; `x*2^k` → `x<<k`,
 //!   unsigned `x/2^k` → `x>>k`, `x%2^k` → `x&(2^k-1)`; constant shift amounts are reduced
 //!   modulo the width; constants move to the right of commutative operations.
@@ -23,6 +23,13 @@
 //!   32 and of `select` is the same operation on the truncated operands (recursively,
 //!   through operations with no other use): C's `size_t` index arithmetic becomes 32-bit
 //!   arithmetic where only the low 32 bits are needed (local and private addresses).
+//!   `trunc` of a logical right shift by a constant narrows too when the shifted value's
+//!   high half is known to be zero, and 64-bit comparisons of such values become 32-bit
+//!   comparisons. `I64` loop-carried values and `If` results that always fit in 32 bits
+//!   (their initial and next values, or both yields, have a zero high half — zero
+//!   extensions, constants, right shifts, masks, unsigned divisions of such) are carried
+//!   as `I32` and zero-extended where used, so a `size_t` loop counter costs 32-bit
+//!   arithmetic.
 //! - Floats are folded only when every operand is constant, exactly as the machine rounds;
 //!   no float identity is applied (`x*1`, `x+0` would change NaN payloads or signed
 //!   zeros) and nothing is reassociated.
@@ -33,12 +40,15 @@
 
 use super::util::{is_value_op, Subst};
 use crate::ir::eval;
-use crate::ir::{BinOp, CastOp, CmpPred, Function, OpId, OpKind, RegionId, Ty, UnOp, ValueId};
+use crate::ir::{
+    BinOp, CastOp, CmpPred, Function, OpId, OpKind, RegionId, Ty, UnOp, ValueDef, ValueId,
+};
 use crate::source::Span;
 
 /// Run the pass; whether anything changed.
 pub(crate) fn run(func: &mut Function) -> bool {
     let mut f = Folder {
+        after_loop: Vec::new(),
         uses: super::util::use_counts(func),
         subst: Subst::default(),
         changed: false,
@@ -50,6 +60,8 @@ pub(crate) fn run(func: &mut Function) -> bool {
 }
 
 struct Folder {
+    /// Operations to place right after the `If` or `Loop` being processed.
+    after_loop: Vec<OpId>,
     uses: Vec<u32>,
     subst: Subst,
     changed: bool,
@@ -109,7 +121,9 @@ impl Folder {
         }
         self.region(func, then);
         self.region(func, els);
+        self.narrow_if_results(func, op, region);
         out.push(op);
+        out.append(&mut self.after_loop);
         let yield_of = |func: &Function, r: RegionId| *func.region(r).ops.last().unwrap();
         let (ty, ey) = (yield_of(func, then), yield_of(func, els));
         let results = func.op(op).results.clone();
@@ -152,7 +166,9 @@ impl Folder {
         self.region(func, body);
         let end = *func.region(body).ops.last().unwrap();
         if func.const_bits(func.op(end).operands[0]) != Some(0) {
+            self.narrow_carried(func, op, region, out);
             out.push(op);
+            out.append(&mut self.after_loop);
             return;
         }
         // The body runs exactly once: it replaces the loop.
@@ -172,6 +188,133 @@ impl Folder {
             self.replace(r, v);
         }
         self.changed = true;
+    }
+
+    /// Carry as `I32` the `I64` values of loop `op` that always fit in 32 bits (a
+    /// `size_t` counter from a zero-extended `int`, halved each iteration, say): the body
+    /// and the code after the loop see them zero-extended, which folding then narrows.
+    fn narrow_carried(
+        &mut self,
+        func: &mut Function,
+        op: OpId,
+        region: RegionId,
+        out: &mut Vec<OpId>,
+    ) {
+        let body = func.op(op).regions[0];
+        let end = *func.region(body).ops.last().unwrap();
+        let span = func.op(op).span;
+        for i in 0..func.op(op).operands.len() {
+            let arg = func.region(body).args[i];
+            let (init, next) = (func.op(op).operands[i], func.op(end).operands[i + 1]);
+            if func.ty(arg) != Ty::I64
+                || !high_zero(func, init, None, 0)
+                || !high_zero(func, next, Some(arg), 0)
+            {
+                continue;
+            }
+            // Before the loop: the initial value, truncated.
+            let init32 = self.emit(
+                func,
+                region,
+                out,
+                OpKind::Cast(CastOp::Trunc),
+                vec![init],
+                Ty::I32,
+                span,
+            );
+            *self.uses_mut(init) -= 1;
+            func.op_mut(op).operands[i] = init32;
+            // In the body: a new i32 argument; the old one becomes its zero extension.
+            let arg32 = new_value(func, Ty::I32, ValueDef::Arg(body, i as u32));
+            func.region_mut(body).args[i] = arg32;
+            let ext = func.create_op(
+                body,
+                OpKind::Cast(CastOp::ZExt),
+                vec![arg32],
+                &[],
+                vec![],
+                span,
+            );
+            redefine(func, arg, ext);
+            func.region_mut(body).ops.insert(0, ext);
+            // At the end of the body: the next value, truncated.
+            let (t, next32) = super::util::new_value_op(
+                func,
+                body,
+                OpKind::Cast(CastOp::Trunc),
+                vec![next],
+                Ty::I32,
+                span,
+            );
+            let ops = &mut func.region_mut(body).ops;
+            let at = ops.len() - 1;
+            ops.insert(at, t);
+            func.op_mut(end).operands[i + 1] = next32;
+            // After the loop: the result, zero-extended.
+            let res = func.op(op).results[i];
+            let res32 = new_value(func, Ty::I32, ValueDef::Op(op, i as u32));
+            func.op_mut(op).results[i] = res32;
+            let rext = func.create_op(
+                region,
+                OpKind::Cast(CastOp::ZExt),
+                vec![res32],
+                &[],
+                vec![],
+                span,
+            );
+            redefine(func, res, rext);
+            self.after_loop.push(rext);
+            self.changed = true;
+        }
+    }
+
+    /// Yield as `I32` the `I64` results of `If` `op` that both arms compute as values that
+    /// fit in 32 bits; the code after the `If` sees them zero-extended.
+    fn narrow_if_results(&mut self, func: &mut Function, op: OpId, region: RegionId) {
+        let arms = func.op(op).regions.clone();
+        let span = func.op(op).span;
+        for i in 0..func.op(op).results.len() {
+            let res = func.op(op).results[i];
+            let yields: Vec<OpId> = arms
+                .iter()
+                .map(|&a| *func.region(a).ops.last().unwrap())
+                .collect();
+            if func.ty(res) != Ty::I64
+                || !yields
+                    .iter()
+                    .all(|&y| high_zero(func, func.op(y).operands[i], None, 0))
+            {
+                continue;
+            }
+            for (&arm, &y) in arms.iter().zip(&yields) {
+                let v = func.op(y).operands[i];
+                let (t, v32) = super::util::new_value_op(
+                    func,
+                    arm,
+                    OpKind::Cast(CastOp::Trunc),
+                    vec![v],
+                    Ty::I32,
+                    span,
+                );
+                let ops = &mut func.region_mut(arm).ops;
+                let at = ops.len() - 1;
+                ops.insert(at, t);
+                func.op_mut(y).operands[i] = v32;
+            }
+            let res32 = new_value(func, Ty::I32, ValueDef::Op(op, i as u32));
+            func.op_mut(op).results[i] = res32;
+            let ext = func.create_op(
+                region,
+                OpKind::Cast(CastOp::ZExt),
+                vec![res32],
+                &[],
+                vec![],
+                span,
+            );
+            redefine(func, res, ext);
+            self.after_loop.push(ext);
+            self.changed = true;
+        }
     }
 
     fn value_op(&mut self, func: &mut Function, op: OpId, region: RegionId, out: &mut Vec<OpId>) {
@@ -421,6 +564,19 @@ impl Folder {
                 _ => None,
             }
         };
+        // x & ~x, x | ~x, x ^ ~x (also of comparisons with inverse predicates).
+        let complement = |x: ValueId, y: ValueId| match (def(func, x), def(func, y)) {
+            (Some((OpKind::Unary(UnOp::Not), [z])), _) => *z == y,
+            (Some((OpKind::Cmp(p), [x1, x2])), Some((OpKind::Cmp(q), [y1, y2]))) => {
+                x1 == y1 && x2 == y2 && inverse(*p) == Some(*q)
+            }
+            _ => false,
+        };
+        if matches!(b, BinOp::And | BinOp::Or | BinOp::Xor)
+            && (complement(a, bv) || complement(bv, a))
+        {
+            return Simp::Const(if b == BinOp::And { 0 } else { m });
+        }
         match b {
             BinOp::Add | BinOp::And | BinOp::Mul => {
                 if b == BinOp::Add && cb == Some(0) {
@@ -646,6 +802,15 @@ impl Folder {
             }
             _ => None,
         };
+        if ext(a).is_none() || ext(b).is_some_and(|(cb, _)| Some(cb) != ext(a).map(|e| e.0)) {
+            // Values whose high halves are zero compare as their unsigned low halves.
+            if high_zero(func, a, None, 0) && high_zero(func, b, None, 0) {
+                let x = self.narrow_or_trunc(func, a, 0, region, out);
+                let y = self.narrow_or_trunc(func, b, 0, region, out);
+                return Simp::Rewrite(OpKind::Cmp(to_unsigned(p)), vec![x, y]);
+            }
+            return Simp::Keep;
+        }
         let Some((ca, x)) = ext(a) else {
             return Simp::Keep;
         };
@@ -768,8 +933,19 @@ impl Folder {
                 ),
             });
         }
-        // Narrowing an operation that is used elsewhere too would compute it twice.
-        if depth > 6 || self.count(v) != 1 {
+        // Narrowing an operation that is used elsewhere too would compute it twice, unless
+        // it is one operation on operands that narrow for free (its other uses usually
+        // narrow the same way, and CSE merges the copies).
+        let free = |x: &ValueId| {
+            func.const_bits(*x).is_some()
+                || matches!(def(func, *x), Some((OpKind::Cast(CastOp::ZExt | CastOp::SExt), [y])) if func.ty(*y) == Ty::I32)
+        };
+        let operands_free = match kind {
+            OpKind::Binary(BinOp::Shl | BinOp::LShr) => free(&ops[0]),
+            OpKind::Binary(_) => ops.iter().all(free),
+            _ => false,
+        };
+        if depth > 6 || (self.count(v) != 1 && !(depth == 0 && operands_free)) {
             return None;
         }
         match kind {
@@ -784,6 +960,24 @@ impl Folder {
                     out,
                     OpKind::Binary(b),
                     vec![x, y],
+                    Ty::I32,
+                    span,
+                ))
+            }
+            OpKind::Binary(BinOp::LShr) => {
+                // The bits shifted into the low half are zero.
+                let k = func.const_bits(ops[1]).filter(|&k| k < 32)?;
+                if !high_zero(func, ops[0], None, 0) {
+                    return None;
+                }
+                let x = self.narrow_or_trunc(func, ops[0], depth, region, out);
+                let kv = self.konst(func, region, out, Ty::I32, k);
+                Some(self.emit(
+                    func,
+                    region,
+                    out,
+                    OpKind::Binary(BinOp::LShr),
+                    vec![x, kv],
                     Ty::I32,
                     span,
                 ))
@@ -930,5 +1124,44 @@ fn to_unsigned(p: CmpPred) -> CmpPred {
         Sgt => Ugt,
         Sge => Uge,
         other => other,
+    }
+}
+
+/// A new value of type `ty` defined by `def`.
+fn new_value(func: &mut Function, ty: Ty, def: ValueDef) -> ValueId {
+    func.values.push(crate::ir::ValueInfo { ty, def });
+    ValueId(func.values.len() as u32 - 1)
+}
+
+/// Make `v` the (only) result of the result-less operation `op`.
+fn redefine(func: &mut Function, v: ValueId, op: OpId) {
+    func.values[v.0 as usize].def = ValueDef::Op(op, 0);
+    func.op_mut(op).results = vec![v];
+}
+
+/// Whether the high 32 bits of the `I64` value `v` are certainly zero (assuming so of
+/// `assumed`, a loop's carried value in the induction step).
+fn high_zero(func: &Function, v: ValueId, assumed: Option<ValueId>, depth: u32) -> bool {
+    if Some(v) == assumed {
+        return true;
+    }
+    if let Some(k) = func.const_bits(v) {
+        return k <= u64::from(u32::MAX);
+    }
+    if depth > 8 {
+        return false;
+    }
+    let hz = |x: ValueId| high_zero(func, x, assumed, depth + 1);
+    match def(func, v) {
+        Some((OpKind::Cast(CastOp::ZExt), _)) => true,
+        Some((OpKind::Binary(BinOp::LShr), [x, k])) => {
+            func.const_bits(*k).is_some_and(|k| k % 64 >= 32) || hz(*x)
+        }
+        Some((OpKind::Binary(BinOp::And | BinOp::UMin), [x, y])) => hz(*x) || hz(*y),
+        Some((OpKind::Binary(BinOp::Or | BinOp::Xor | BinOp::UMax), [x, y])) => hz(*x) && hz(*y),
+        Some((OpKind::Binary(BinOp::UDiv), [x, _])) => hz(*x),
+        Some((OpKind::Binary(BinOp::URem), [x, y])) => hz(*x) || hz(*y),
+        Some((OpKind::Select, [_, x, y])) => hz(*x) && hz(*y),
+        _ => false,
     }
 }

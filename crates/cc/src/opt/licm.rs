@@ -11,13 +11,18 @@
 //! - a load from an address space no store, atomic, barrier or fence in the loop may
 //!   write (`__constant` memory never is).
 //!
+//! A pointer plus a constant stays in the loop unless something moved out uses it: the
+//! memory access's immediate offset holds it for free there, and moved out it would hold
+//! a register across the loop.
+//!
 //! Operations are moved in order, so chains of invariant operations move together, and
 //! inner loops are processed first: what leaves an inner loop lands at the top level of
 //! the outer body and can leave that loop too. Operations inside an `If` in the body are
 //! not moved (they may not run).
 
 use super::util::{clobbers, def_region, is_pure, may_trap, region_within};
-use crate::ir::{Function, OpId, OpKind, RegionId};
+use crate::ir::{Function, OpId, OpKind, RegionId, ValueId};
+use std::collections::HashMap;
 
 /// Run the pass; whether anything changed.
 pub(crate) fn run(func: &mut Function) -> bool {
@@ -72,6 +77,31 @@ fn hoist(func: &mut Function, lp: OpId, into: RegionId) -> Vec<OpId> {
             kept.push(op);
         }
     }
-    func.region_mut(body).ops = kept;
+    // A pointer plus a constant is free in a memory access's immediate offset; hoisted for
+    // accesses that stay in the loop it would only hold a register across the loop.
+    let mut used_outside: HashMap<ValueId, usize> = HashMap::new();
+    for &op in &hoisted {
+        for &v in &func.op(op).operands {
+            *used_outside.entry(v).or_default() += 1;
+        }
+    }
+    let mut back = Vec::new();
+    for i in (0..hoisted.len()).rev() {
+        let op = hoisted[i];
+        let o = func.op(op);
+        let offset_only = o.kind == OpKind::PtrAdd && func.const_bits(o.operands[1]).is_some();
+        if offset_only && used_outside.get(&o.results[0]).is_none_or(|&n| n == 0) {
+            for &v in &o.operands {
+                *used_outside.get_mut(&v).expect("counted") -= 1;
+            }
+            back.push(hoisted.remove(i));
+        }
+    }
+    back.reverse();
+    for &op in &back {
+        func.op_mut(op).parent = body;
+    }
+    back.extend(kept);
+    func.region_mut(body).ops = back;
     hoisted
 }

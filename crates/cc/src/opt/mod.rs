@@ -1,7 +1,8 @@
 //! Optimisations on the structured SSA IR ([`crate::ir`]).
 //!
 //! Each pass is a module; [`run_pass`] runs one on a kernel, [`optimize`] runs a level's
-//! pipeline on every kernel of a module. Every pass keeps the IR valid
+//! pipeline on every kernel of a module and then [`compact`]s it (drops what the passes
+//! detached and renumbers values, operations and regions densely in program order). Every pass keeps the IR valid
 //! ([`crate::ir::verify`]); in debug builds (and tests) the IR is verified after each pass
 //! and a pass that breaks it panics, naming itself. Every pass preserves the interpreter's
 //! results ([`crate::ir::interp`]) for programs without undefined behaviour.
@@ -34,12 +35,14 @@
 //!   2. unroll, fold, SROA, fold, CSE — unrolling constant-trip loops makes their
 //!      induction variables constants, which folding propagates into offsets, so that
 //!      private arrays indexed by those loops become registers in the second SROA;
-//!   3. LICM, if-conversion, fold, CSE, DCE, fold, CSE, DCE — hoisting runs on the
-//!      final loop structure (after unrolling, so the copies' invariants leave outer
+//!   3. LICM, if-conversion, fold, CSE, LICM, DCE, fold, CSE, DCE — hoisting runs on
+//!      the final loop structure (after unrolling, so the copies' invariants leave outer
 //!      loops too), if-conversion on the final `If`s (the selects it makes fold further:
-//!      `c ? true : x` is `c | x`), and a last cleanup twice, because each of fold and
-//!      CSE exposes work for the other.
+//!      `c ? true : x` is `c | x`), hoisting again what if-conversion and folding moved
+//!      to loop bodies' top level, and a last cleanup twice, because each of fold and CSE
+//!      exposes work for the other.
 
+mod compact;
 mod cse;
 mod dce;
 mod fold;
@@ -48,6 +51,8 @@ mod licm;
 mod sroa;
 mod unroll;
 mod util;
+
+pub use compact::compact;
 
 use crate::ir::{Function, Module};
 
@@ -116,7 +121,7 @@ pub fn pipeline(level: OptLevel) -> &'static [Pass] {
         OptLevel::O2 => &[
             Fold, Dce, Sroa, Fold, Cse, Dce, //
             Unroll, Fold, Sroa, Fold, Cse, //
-            Licm, IfConvert, Fold, Cse, Dce, Fold, Cse, Dce,
+            Licm, IfConvert, Fold, Cse, Licm, Dce, Fold, Cse, Dce,
         ],
     }
 }
@@ -128,10 +133,14 @@ pub fn optimize(module: &mut Module, level: OptLevel) {
     }
 }
 
-/// Optimise one kernel at `level`. It must verify.
+/// Optimise one kernel at `level`. It must verify. Unless the level is `O0`, the kernel is
+/// then [`compact`]ed.
 pub fn optimize_function(func: &mut Function, level: OptLevel) {
     for &pass in pipeline(level) {
         run_pass(func, pass);
+    }
+    if level != OptLevel::O0 {
+        compact(func);
     }
 }
 

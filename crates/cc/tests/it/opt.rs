@@ -50,6 +50,7 @@ fn random_kernels_keep_their_results() {
         for level in [OptLevel::O1, OptLevel::O2] {
             let mut mm = m.clone();
             optimize(&mut mm, level);
+            assert_compact(&mm.kernels[0]);
             let got = outputs(&mm, &launch);
             assert!(
                 got == want,
@@ -98,6 +99,17 @@ fn o2_shrinks_random_kernels() {
         after * 10 < before * 7,
         "O2 executed {after} operations of {before}"
     );
+}
+
+/// Every op, value and region of the function is reachable, numbered in program order.
+fn assert_compact(f: &Function) {
+    let walk = f.walk();
+    assert_eq!(walk.len(), f.ops.len());
+    assert!(walk.iter().enumerate().all(|(i, o)| o.0 as usize == i));
+    let args: usize = f.regions.iter().map(|r| r.args.len()).sum();
+    let results: usize = walk.iter().map(|&o| f.op(o).results.len()).sum();
+    assert_eq!(args + results, f.values.len());
+    verify(f).unwrap();
 }
 
 fn outputs_steps(m: &Module, launch: &Launch) -> u64 {
@@ -161,6 +173,27 @@ kernel @k(out: ptr.global, n: i32) {
   store.4 %0, %10
 }",
     );
+}
+
+#[test]
+fn fold_complements() {
+    let mut b = B::new("k");
+    let out = b.param("out", ParamKind::PtrGlobal);
+    let n = b.param("n", ParamKind::I32);
+    let zero = b.i32(0);
+    let c = b.cmp(CmpPred::Slt, n, zero);
+    let nc = b.op(OpKind::Unary(warpkit_cc::ir::UnOp::Not), vec![c], Ty::I1);
+    let t = b.bin(BinOp::Or, nc, c); // true
+    let nn = b.op(OpKind::Unary(warpkit_cc::ir::UnOp::Not), vec![n], Ty::I32);
+    let z = b.bin(BinOp::And, n, nn); // 0
+    let v = b.select(t, z, n);
+    b.store(4, out, v);
+    let text = after(b.finish(), &[Pass::Fold, Pass::Dce]);
+    assert!(
+        text.contains("store.4 %0, %") && !text.contains("select") && !text.contains("and"),
+        "{text}"
+    );
+    assert!(text.contains("const 0x0 : i32"), "{text}");
 }
 
 #[test]
@@ -429,6 +462,33 @@ kernel @k(out: ptr.global, table: ptr.constant, n: i32) {
   }
 }",
     );
+}
+
+#[test]
+fn licm_moves_constant_offsets_only_with_their_users() {
+    let mut b = B::new("k");
+    let out = b.param("out", ParamKind::PtrGlobal);
+    let table = b.param("table", ParamKind::PtrConstant);
+    let z = b.i32(0);
+    b.loop_(&[z], |b, a| {
+        let eight = b.i64(8);
+        let pt = b.ptradd(table, eight); // its load leaves the loop: it leaves too
+        let t = b.load(Ty::I32, 4, pt);
+        let four = b.i64(4);
+        let po = b.ptradd(out, four); // its store stays: it stays
+        let x = b.add(a[0], t);
+        b.store(4, po, x);
+        let one = b.i32(1);
+        let i = b.add(a[0], one);
+        let ten = b.i32(10);
+        let c = b.cmp(CmpPred::Slt, i, ten);
+        (c, vec![i])
+    });
+    let text = after(b.finish(), &[Pass::Licm]);
+    let lp = text.find("loop").unwrap();
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+    assert!(at("ptradd %1") < lp && at("load.4") < lp, "{text}");
+    assert!(at("ptradd %0") > lp, "{text}");
 }
 
 #[test]
@@ -864,4 +924,59 @@ fn o2_on_a_tiled_inner_loop() {
         let want = (0..16).fold(0f32, |s, k| s + (k + 16 * ty) as f32 * (tx - k) as f32);
         assert_eq!(c[(ty * 16 + tx) as usize], want);
     }
+}
+
+#[test]
+fn fold_narrows_size_t_loop_counters() {
+    // for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) out[lid + s] = s;
+    // (guarded do-while form), with `s` a 64-bit carried value that always fits 32 bits.
+    let mut b = B::new("k");
+    let l = b.local_object("tile", 1024, 4);
+    let tile = b.op(OpKind::LocalAddr(l), vec![], LOCAL);
+    let lid = b.wi(warpkit_cc::ir::WorkItem::LocalId(0));
+    let size = b.wi(warpkit_cc::ir::WorkItem::LocalSize(0));
+    let size = b.cast(CastOp::ZExt, size, Ty::I64);
+    let one = b.i64(1);
+    let half = b.bin(BinOp::LShr, size, one);
+    let zero = b.i64(0);
+    let go = b.cmp(CmpPred::Ugt, half, zero);
+    let r = b.if_(
+        go,
+        &[Ty::I64],
+        |b| {
+            b.loop_(&[half], |b, a| {
+                let s = a[0];
+                let w = b.cast(CastOp::ZExt, lid, Ty::I64);
+                let i = b.add(w, s);
+                let four = b.i64(4);
+                let off = b.mul(i, four);
+                let off = b.cast(CastOp::Trunc, off, Ty::I32);
+                let p = b.ptradd(tile, off);
+                let v = b.cast(CastOp::Trunc, s, Ty::I32);
+                b.store(4, p, v);
+                let one = b.i64(1);
+                let next = b.bin(BinOp::LShr, s, one);
+                let zero = b.i64(0);
+                let c = b.cmp(CmpPred::Ugt, next, zero);
+                (c, vec![next])
+            })
+        },
+        |_| vec![half],
+    )[0];
+    let r = b.cast(CastOp::Trunc, r, Ty::I32);
+    b.store(4, tile, r);
+    let f = b.finish();
+    let m = Module {
+        kernels: vec![f.clone()],
+        constants: vec![],
+    };
+    let mut g = f;
+    warpkit_cc::opt::optimize_function(&mut g, OptLevel::O2);
+    let text = g.to_string();
+    assert!(!text.contains("i64"), "{text}");
+    let launch = Launch::new([1; 3], [64, 1, 1], vec![]);
+    assert_eq!(
+        run(&with_kernel(&m, g), 0, &launch).unwrap().buffers,
+        run(&m, 0, &launch).unwrap().buffers
+    );
 }

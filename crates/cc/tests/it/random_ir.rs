@@ -706,8 +706,17 @@ impl Gen {
         let shape = self.r.below(4);
         let trips = 1 + self.r.below(5) as i32;
         let nc = self.r.below(3) as usize;
-        let carried_tys: Vec<Ty> = (0..nc).map(|_| self.r.pick(&TYS)).collect();
-        let inits: Vec<ValueId> = carried_tys.iter().map(|&t| self.value(t)).collect();
+        let mut carried_tys: Vec<Ty> = (0..nc).map(|_| self.r.pick(&TYS)).collect();
+        let mut inits: Vec<ValueId> = carried_tys.iter().map(|&t| self.value(t)).collect();
+        // Sometimes a `size_t` value that always fits in 32 bits (zero-extended, then
+        // shifted, masked or divided), carried last.
+        let narrow_slot = self.r.chance(30);
+        if narrow_slot {
+            let v = self.value(Ty::I32);
+            let w = self.b.cast(CastOp::ZExt, v, Ty::I64);
+            carried_tys.push(Ty::I64);
+            inits.push(w);
+        }
         let dynamic = self.r.chance(30);
         let bound = if dynamic {
             let v = self.value(Ty::I32);
@@ -733,7 +742,31 @@ impl Gen {
         let n = 1 + self.r.below(4) as u32;
         self.statements(n);
         self.inductions.pop();
-        let next: Vec<ValueId> = carried_tys.iter().map(|&t| self.value(t)).collect();
+        let mut next: Vec<ValueId> = carried_tys.iter().map(|&t| self.value(t)).collect();
+        if narrow_slot {
+            let a = *args.last().unwrap();
+            let n = next.last_mut().unwrap();
+            *n = match self.r.below(4) {
+                0 => {
+                    let k = self.b.i64(self.r.below(3) as i64);
+                    self.b.bin(BinOp::LShr, a, k)
+                }
+                1 => {
+                    let m = self.value(Ty::I64);
+                    self.b.bin(BinOp::And, a, m)
+                }
+                2 => {
+                    let k = self.b.i64(3);
+                    self.b.bin(BinOp::UDiv, a, k)
+                }
+                _ => {
+                    let c = self.value(Ty::I1);
+                    let v = self.value(Ty::I32);
+                    let w = self.b.cast(CastOp::ZExt, v, Ty::I64);
+                    self.b.select(c, a, w)
+                }
+            };
+        }
         let i = args[0];
         let (step, pred, uses_next) = match shape {
             0 => (1, CmpPred::Slt, true),
