@@ -24,6 +24,7 @@ pub fn program(p: &Program) -> String {
             p,
             f: None,
             macro_params: params,
+            in_macro_arg: Default::default(),
         };
         let body = printer.expr(&m.body, 15);
         match &m.params {
@@ -42,6 +43,7 @@ pub fn program(p: &Program) -> String {
         p,
         f: None,
         macro_params: &[],
+        in_macro_arg: Default::default(),
     };
     for a in p.aliases.iter().filter(|a| !a.builtin) {
         let _ = writeln!(
@@ -86,6 +88,7 @@ fn function(p: &Program, f: &Function, out: &mut String) {
         p,
         f: Some(f),
         macro_params: &[],
+        in_macro_arg: Default::default(),
     };
     let params: Vec<String> = f
         .params
@@ -213,6 +216,9 @@ struct Printer<'a> {
     p: &'a Program,
     f: Option<&'a Function>,
     macro_params: &'a [String],
+    /// Nesting of macro arguments being printed: there only parentheses protect a comma
+    /// (brackets and `?:` do not), so every comma operator gets them.
+    in_macro_arg: std::cell::Cell<u32>,
 }
 
 fn indent(depth: usize, out: &mut String) {
@@ -445,7 +451,7 @@ impl Printer<'_> {
     /// `e` as text, parenthesized when its precedence is below `min`.
     fn expr(&self, e: &Expr, min: u8) -> String {
         let (prec, text) = self.expr_prec(e);
-        if prec < min {
+        if prec < min || (prec == 1 && self.in_macro_arg.get() > 0) {
             format!("({text})")
         } else {
             text
@@ -464,7 +470,9 @@ impl Printer<'_> {
                 if m.params.is_none() {
                     (15, m.name.clone())
                 } else {
+                    self.in_macro_arg.set(self.in_macro_arg.get() + 1);
                     let args: Vec<String> = args.iter().map(|a| self.expr(a, 2)).collect();
+                    self.in_macro_arg.set(self.in_macro_arg.get() - 1);
                     (15, format!("{}({})", m.name, args.join(", ")))
                 }
             }
@@ -541,7 +549,11 @@ impl Printer<'_> {
                 )
             }
             Expr::Builtin(b, args) => {
+                // Built-ins may be macros in an implementation: protect commas as in macro
+                // arguments.
+                self.in_macro_arg.set(self.in_macro_arg.get() + 1);
                 let args: Vec<String> = args.iter().map(|a| self.expr(a, 2)).collect();
+                self.in_macro_arg.set(self.in_macro_arg.get() - 1);
                 (15, format!("{}({})", b.name(), args.join(", ")))
             }
         }

@@ -7,7 +7,7 @@ use crate::ctype::{field_offset, layout, literal_type, promote, usual};
 use crate::ctype_of::{expand, static_type, PTRDIFF_T, SIZE_T};
 use crate::interp::builtins;
 use crate::interp::machine::{Machine, Place};
-use crate::interp::memory::{atomic_access, decode, encode, read_bytes, Who};
+use crate::interp::memory::{atomic_access, decode, encode, read_scalar, Who};
 use crate::interp::trap::Ub;
 use crate::interp::value::{arith, convert, int_result, ObjRef, Ptr, Value};
 
@@ -133,10 +133,10 @@ impl Machine<'_> {
                 let Value::Ptr(p) = self.binary(BinOp::Add, &b, &i)? else {
                     return Err(Ub::Unsupported("index of a non-pointer".into()));
                 };
-                Ok(ptr_place(p))
+                Ok(ptr_place(*p))
             }
             Expr::Unary(UnOp::Deref, x) => match self.eval(x)? {
-                Value::Ptr(p) => Ok(ptr_place(p)),
+                Value::Ptr(p) => Ok(ptr_place(*p)),
                 v => Err(Ub::Unsupported(format!("dereference of {}", v.show()))),
             },
             Expr::Member(base, field) => {
@@ -148,7 +148,7 @@ impl Machine<'_> {
                 let Value::Ptr(p) = self.eval(base)? else {
                     return Err(Ub::Unsupported("-> on a non-pointer".into()));
                 };
-                let mut pl = ptr_place(p);
+                let mut pl = ptr_place(*p);
                 self.member(&mut pl, *field)?;
                 Ok(pl)
             }
@@ -184,7 +184,7 @@ impl Machine<'_> {
         if op == UnOp::AddrOf {
             let pl = self.place(x)?;
             let size = layout(self.p, &pl.ty).0;
-            return Ok(Value::Ptr(Ptr {
+            return Ok(Value::Ptr(Box::new(Ptr {
                 space: pl.space,
                 obj: pl.obj,
                 offset: pl.offset,
@@ -192,7 +192,7 @@ impl Machine<'_> {
                 hi: pl.hi.max(pl.offset + size as i64),
                 elem: pl.ty,
                 elem_size: size,
-            }));
+            })));
         }
         let v = self.eval(x)?;
         match op {
@@ -283,10 +283,10 @@ impl Machine<'_> {
                         p.lo, p.hi
                     )));
                 }
-                Ok(Value::Ptr(Ptr {
+                Ok(Value::Ptr(Box::new(Ptr {
                     offset,
-                    ..p.clone()
-                }))
+                    ..(**p).clone()
+                })))
             }
             _ => arith(op, x, y, self.shift_rule),
         }
@@ -329,7 +329,7 @@ impl Machine<'_> {
                     Some(a) => Some(self.eval(a)?),
                     None => None,
                 };
-                let pl = ptr_place(p);
+                let pl = ptr_place(*p);
                 let Some(t @ (Scalar::Int | Scalar::UInt)) = self.p.scalar(&pl.ty) else {
                     return Err(Ub::Unsupported(
                         "atomic on a word that is not int or uint".into(),
@@ -353,7 +353,7 @@ impl Machine<'_> {
                 };
                 let st = self.storage(pl.obj)?.expect("buffer storage");
                 atomic_access(st, pl.offset, op.family(), used, who, "atomic")?;
-                let old = decode(t, &read_bytes(st, pl.offset, 4, None, "atomic")?).int();
+                let old = read_scalar(st, pl.offset, t, None, "atomic")?.int();
                 let val = match &operand {
                     Some(v) => convert(v, t)?.int(),
                     None => 1,

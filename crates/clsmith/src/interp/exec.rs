@@ -288,6 +288,11 @@ impl Machine<'_> {
         if self.lane.frames.len() >= 32 {
             return Err(Ub::Unsupported("call depth beyond 32 (recursion?)".into()));
         }
+        let shown = if self.trace_lane == Some(self.lane.linear) {
+            Some(args.iter().map(Value::show).collect::<Vec<_>>())
+        } else {
+            None
+        };
         let slots = f.vars.iter().map(|d| self.new_slot(&d.ty)).collect();
         let serial = self.next_serial;
         self.next_serial += 1;
@@ -303,6 +308,10 @@ impl Machine<'_> {
         }
         let flow = self.exec_block(&f.body, None)?;
         self.lane.frames.pop();
+        if let (Some(shown), Flow::Return(v)) = (shown, &flow) {
+            self.trace
+                .push(format!("{}({}) = {}", f.name, shown.join(", "), v.show()));
+        }
         match flow {
             Flow::Return(v) => Ok(v),
             Flow::Next if f.ret == Type::Void => Ok(Value::Void),

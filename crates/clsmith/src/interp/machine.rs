@@ -3,7 +3,7 @@
 
 use crate::ast::{FnId, Program, Space, Type, VarId};
 use crate::ctype::layout;
-use crate::interp::memory::{decode, encode, read_bytes, write_bytes, Storage, Who};
+use crate::interp::memory::{read_scalar, write_bytes, write_scalar, Storage, Who};
 use crate::interp::trap::Ub;
 use crate::interp::value::{Agg, ObjRef, Ptr, ShiftRule, Value};
 
@@ -105,6 +105,12 @@ pub struct Machine<'p> {
     pub lane: Lane,
     /// Next frame serial.
     pub next_serial: u64,
+    /// The work-item whose helper calls are recorded.
+    pub trace_lane: Option<u32>,
+    /// The recorded calls.
+    pub trace: Vec<String>,
+    /// Size in bytes of every variable of every function.
+    pub var_sizes: Vec<Vec<u32>>,
 }
 
 /// The epoch of every `__global` access: global memory is never synchronized between
@@ -134,9 +140,9 @@ impl Machine<'_> {
 
     /// The place of variable `v` of the running function.
     pub fn var_place(&self, v: VarId) -> Place {
-        let f = &self.p.functions[self.frame().func as usize];
-        let d = &f.vars[v as usize];
-        let size = layout(self.p, &d.ty).0 as i64;
+        let func = self.frame().func as usize;
+        let d = &self.p.functions[func].vars[v as usize];
+        let size = self.var_sizes[func][v as usize] as i64;
         let obj = match (d.space, self.lane.frames.len()) {
             (Space::Local, 1) => ObjRef::Local(
                 self.local_of_var[v as usize].expect("__local variable of the kernel"),
@@ -213,41 +219,42 @@ impl Machine<'_> {
 
     /// The value at a place; an array yields a pointer to its first element.
     pub fn load(&mut self, pl: &Place) -> Result<Value, Ub> {
-        let ty = self.p.resolve(&pl.ty).clone();
+        let p = self.p;
+        let ty = p.resolve(&pl.ty);
         match ty {
             Type::Array(elem, n) => {
-                let size = layout(self.p, &elem).0;
-                Ok(Value::Ptr(Ptr {
+                let (elem, n) = (elem.as_ref(), *n);
+                let size = layout(self.p, elem).0;
+                Ok(Value::Ptr(Box::new(Ptr {
                     space: pl.space,
                     obj: pl.obj,
                     offset: pl.offset,
                     lo: pl.offset,
                     hi: pl.offset + (size * n) as i64,
-                    elem: *elem,
+                    elem: elem.clone(),
                     elem_size: size,
-                }))
+                })))
             }
             Type::Struct(id) => {
-                let size = layout(self.p, &ty).0;
+                let id = *id;
+                let size = layout(self.p, ty).0;
                 Self::check_bounds(pl, size, "struct read")?;
                 let st = self.storage(pl.obj)?.expect("structs live in byte storage");
                 let o = pl.offset as usize;
                 // A struct copy carries uninitialized bytes along (padding) without
                 // reading them.
-                Ok(Value::Agg(Agg {
+                Ok(Value::Agg(Box::new(Agg {
                     id,
                     data: st.data[o..o + size as usize].to_vec(),
                     init: st.init[o..o + size as usize].to_vec(),
-                }))
+                })))
             }
             Type::Scalar(s) => {
+                let s = *s;
                 Self::check_bounds(pl, s.size(), "read")?;
                 let who = self.who(pl.obj);
                 match self.storage(pl.obj)? {
-                    Some(st) => {
-                        let bytes = read_bytes(st, pl.offset, s.size(), who, "read")?;
-                        Ok(decode(s, &bytes))
-                    }
+                    Some(st) => read_scalar(st, pl.offset, s, who, "read"),
                     None => self.read_slot(pl),
                 }
             }
@@ -287,7 +294,7 @@ impl Machine<'_> {
                 write_bytes(st, pl.offset, &a.data, Some(&a.init), who, "struct write")
             }
             (Type::Scalar(_), v) => match self.storage(pl.obj)? {
-                Some(st) => write_bytes(st, pl.offset, &encode(&v), None, who, "write"),
+                Some(st) => write_scalar(st, pl.offset, &v, who, "write"),
                 None => self.write_slot(pl, v),
             },
             (Type::Ptr { .. }, v @ Value::Ptr(_)) => self.write_slot(pl, v),

@@ -8,6 +8,9 @@ use crate::interp::value::{bits_of, Value};
 /// Several work-items (in a shadow's lane field).
 pub const MANY: u32 = u32::MAX;
 
+/// Atomics of several families by one work-item (in a shadow's family field).
+const MIXED: u8 = u8::MAX;
+
 /// Who touched one byte in the current epoch (the time between two barriers for `__local`
 /// memory; the whole launch for `__global` memory).
 #[derive(Clone, Copy, Debug, Default)]
@@ -85,14 +88,40 @@ fn check_range(st: &Storage, off: i64, size: u32, what: &str) -> Result<usize, U
     Ok(off as usize)
 }
 
-/// A plain (non-atomic) read of `size` bytes.
-pub fn read_bytes(
+/// A plain (non-atomic) read of an arithmetic value of type `s`.
+pub fn read_scalar(
+    st: &mut Storage,
+    off: i64,
+    s: Scalar,
+    who: Option<Who>,
+    what: &str,
+) -> Result<Value, Ub> {
+    let size = s.size();
+    check_access(st, off, size, who, what)?;
+    let o = off as usize;
+    Ok(decode(s, &st.data[o..o + size as usize]))
+}
+
+/// A plain (non-atomic) write of an arithmetic value.
+pub fn write_scalar(
+    st: &mut Storage,
+    off: i64,
+    v: &Value,
+    who: Option<Who>,
+    what: &str,
+) -> Result<(), Ub> {
+    let (bytes, n) = encode_fixed(v);
+    write_bytes(st, off, &bytes[..n], None, who, what)
+}
+
+/// Checks a plain read of `size` bytes and records it in the shadow.
+fn check_access(
     st: &mut Storage,
     off: i64,
     size: u32,
     who: Option<Who>,
     what: &str,
-) -> Result<Vec<u8>, Ub> {
+) -> Result<(), Ub> {
     let o = check_range(st, off, size, what)?;
     if let Some(i) = (o..o + size as usize).find(|&i| !st.init[i]) {
         return Err(Ub::Uninit(format!("{what}: byte {i} was never written")));
@@ -123,7 +152,7 @@ pub fn read_bytes(
             }
         }
     }
-    Ok(st.data[o..o + size as usize].to_vec())
+    Ok(())
 }
 
 /// A plain (non-atomic) write.
@@ -200,12 +229,17 @@ pub fn atomic_access(
             )));
         }
         if s.atomic_epoch == who.epoch {
-            if s.family != family {
-                return Err(Ub::AtomicOrder(format!(
-                    "{what}: atomics of different kinds on one word"
-                )));
-            }
-            if s.atomic_lane != who.lane {
+            if s.atomic_lane == who.lane {
+                // One work-item may mix operations: its own order is fixed.
+                if s.family != family {
+                    s.family = MIXED;
+                }
+            } else {
+                if s.family != family {
+                    return Err(Ub::AtomicOrder(format!(
+                        "{what}: atomics of different kinds on one word"
+                    )));
+                }
                 s.atomic_lane = MANY;
             }
             s.value_used |= value_used;
@@ -226,15 +260,18 @@ pub fn atomic_access(
 
 /// The little-endian bytes of an arithmetic value.
 pub fn encode(v: &Value) -> Vec<u8> {
-    match v {
-        Value::Int(s, x) => {
-            let b = bits_of(*s, *x);
-            b.to_le_bytes()[..s.size() as usize].to_vec()
-        }
-        Value::F32(x) => x.to_bits().to_le_bytes().to_vec(),
-        Value::F64(x) => x.to_bits().to_le_bytes().to_vec(),
+    let (b, n) = encode_fixed(v);
+    b[..n].to_vec()
+}
+
+fn encode_fixed(v: &Value) -> ([u8; 8], usize) {
+    let (bits, n) = match v {
+        Value::Int(s, x) => (bits_of(*s, *x) as u64, s.size() as usize),
+        Value::F32(x) => (x.to_bits() as u64, 4),
+        Value::F64(x) => (x.to_bits(), 8),
         other => panic!("encode of {other:?}"),
-    }
+    };
+    (bits.to_le_bytes(), n)
 }
 
 /// The arithmetic value of type `s` in little-endian `bytes`.

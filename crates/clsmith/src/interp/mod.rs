@@ -30,6 +30,8 @@ pub struct Options {
     pub shift_rule: ShiftRule,
     /// Evaluation steps per work-item before the run is declared endless.
     pub step_limit: u64,
+    /// Record every helper call of this work-item (global linear id) for [`run_traced`].
+    pub trace_lane: Option<u32>,
 }
 
 impl Default for Options {
@@ -37,9 +39,29 @@ impl Default for Options {
         Options {
             shift_rule: ShiftRule::OpenCl,
             step_limit: 2_000_000,
+            trace_lane: None,
         }
     }
 }
+
+/// [`run`], also returning the calls of helper functions made by `opts.trace_lane`, one
+/// line each: `name(arguments) = result` (the values as the interpreter shows them).
+pub fn run_traced(
+    p: &Program,
+    kernel: FnId,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[ArgValue],
+    opts: &Options,
+) -> (Result<Finals, Trap>, Vec<String>) {
+    let mut trace = Vec::new();
+    let r = run_inner(p, kernel, grid, block, args, opts, &mut trace);
+    (r, trace)
+}
+
+/// The final bytes of every buffer argument, by parameter position (`None` for the other
+/// parameters).
+pub type Finals = Vec<Option<Vec<u8>>>;
 
 /// `get_work_dim()` of a launch: 3 if the grid or block has a z extent above 1, else 2 if
 /// a y extent is above 1, else 1.
@@ -71,7 +93,19 @@ pub fn run(
     block: [u32; 3],
     args: &[ArgValue],
     opts: &Options,
-) -> Result<Vec<Option<Vec<u8>>>, Trap> {
+) -> Result<Finals, Trap> {
+    run_inner(p, kernel, grid, block, args, opts, &mut Vec::new())
+}
+
+fn run_inner(
+    p: &Program,
+    kernel: FnId,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[ArgValue],
+    opts: &Options,
+    trace: &mut Vec<String>,
+) -> Result<Finals, Trap> {
     let f = &p.functions[kernel as usize];
     if f.params.len() != args.len() {
         return Err(setup_trap(format!(
@@ -99,6 +133,13 @@ pub fn run(
         },
         lane: Lane::default(),
         next_serial: 0,
+        trace_lane: opts.trace_lane,
+        trace: Vec::new(),
+        var_sizes: p
+            .functions
+            .iter()
+            .map(|f| f.vars.iter().map(|d| layout(p, &d.ty).0).collect())
+            .collect(),
     };
     for t in &p.constants {
         let mut bytes = Vec::new();
@@ -138,7 +179,7 @@ pub fn run(
                     *sp == Space::Constant,
                 ));
                 let elem_size = layout(p, pointee).0;
-                Value::Ptr(Ptr {
+                Value::Ptr(Box::new(Ptr {
                     space: *sp,
                     obj: ObjRef::Buffer(i as u32),
                     offset: 0,
@@ -146,7 +187,7 @@ pub fn run(
                     hi: bytes.len() as i64,
                     elem: (**pointee).clone(),
                     elem_size,
-                })
+                }))
             }
             (
                 ArgValue::Local(size),
@@ -158,7 +199,7 @@ pub fn run(
             ) => {
                 let idx = m.local_sizes.len() as u32;
                 m.local_sizes.push(*size);
-                Value::Ptr(Ptr {
+                Value::Ptr(Box::new(Ptr {
                     space: Space::Local,
                     obj: ObjRef::Local(idx),
                     offset: 0,
@@ -166,7 +207,7 @@ pub fn run(
                     hi: *size as i64,
                     elem: (**pointee).clone(),
                     elem_size: layout(p, pointee).0,
-                })
+                }))
             }
             (
                 ArgValue::Int {
@@ -234,10 +275,14 @@ pub fn run(
                         }
                     }
                 }
-                run_group(&mut m, &mut lanes, &params)?;
+                if let Err(t) = run_group(&mut m, &mut lanes, &params) {
+                    *trace = std::mem::take(&mut m.trace);
+                    return Err(t);
+                }
             }
         }
     }
+    *trace = std::mem::take(&mut m.trace);
     Ok(m.buffers.into_iter().map(|b| b.map(|s| s.data)).collect())
 }
 

@@ -63,10 +63,10 @@ pub enum Value {
     F32(f32),
     /// `double`.
     F64(f64),
-    /// A pointer.
-    Ptr(Ptr),
+    /// A pointer (boxed: values stay small where most are integers).
+    Ptr(Box<Ptr>),
     /// A struct.
-    Agg(Agg),
+    Agg(Box<Agg>),
     /// The result of a `void` function.
     Void,
 }
@@ -276,7 +276,9 @@ pub fn arith(op: BinOp, a: &Value, b: &Value, rule: ShiftRule) -> Result<Value, 
             let exact = match op {
                 BinOp::Add => x + y,
                 BinOp::Sub => x - y,
-                BinOp::Mul => x.checked_mul(y).expect("64-bit products fit in i128"),
+                // Unsigned 64-bit products may exceed i128; they wrap anyway.
+                BinOp::Mul if !t.is_signed() => (x as u128).wrapping_mul(y as u128) as i128,
+                BinOp::Mul => x * y,
                 BinOp::Div | BinOp::Rem => {
                     if y == 0 {
                         return Err(Ub::DivByZero(describe()));
