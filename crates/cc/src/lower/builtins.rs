@@ -210,7 +210,11 @@ impl<'a> Lowerer<'a> {
             for a in args {
                 self.expr(a);
             }
-            self.unsupported(span, format_args!("{kind} '{name}'"));
+            if kind == name {
+                self.unsupported(span, kind);
+            } else {
+                self.unsupported(span, format_args!("{kind} '{name}'"));
+            }
             return Some(RV::error());
         }
         let rvs: Vec<RV> = args.iter().map(|a| self.expr(a)).collect();
@@ -416,16 +420,12 @@ impl<'a> Lowerer<'a> {
         if name == "upsample" {
             return self.upsample(rvs, e);
         }
-        if name == "rotate"
-            || name == "clz"
-            || name == "ctz"
-            || name == "popcount"
-            || name == "mul24"
-            || name == "mad24"
-        {
-            if !rvs.iter().all(|r| r.ty.is_integer()) {
-                return self.no_match(name, e);
-            }
+        let ints_only = matches!(
+            name,
+            "rotate" | "clz" | "ctz" | "popcount" | "mul24" | "mad24"
+        );
+        if ints_only && !rvs.iter().all(|r| r.ty.is_integer()) {
+            return self.no_match(name, e);
         }
         let ty = self.gentype(rvs);
         let vals: Vec<ValueId> = rvs
@@ -1494,7 +1494,7 @@ impl<'a> Lowerer<'a> {
                 )));
             }
         }
-        if self.recursive.contains(&i) || self.inline_stack.contains(&i) {
+        if self.recursive.contains(&i) || self.inline_stack.contains(&i) || self.typing > 0 {
             return self.undef_rv(&fty.ret, e.span);
         }
         self.inline_body(i, &fty, values, e.span)

@@ -86,10 +86,6 @@ pub(crate) fn float_cmp(kind: FloatKind, op: &str, a: u64, b: u64) -> bool {
     })
 }
 
-pub(crate) fn float_is_nan(kind: FloatKind, a: u64) -> bool {
-    by_format!(kind, F, T, wf::is_nan::<F>(a as T))
-}
-
 pub(crate) fn float_neg(kind: FloatKind, a: u64) -> u64 {
     by_format!(kind, F, T, wf::neg::<F>(a as T) as u64)
 }

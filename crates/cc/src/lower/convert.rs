@@ -493,9 +493,10 @@ impl<'a> Lowerer<'a> {
 
     /// Store scalar `v` of C type `ty`.
     pub(crate) fn store(&mut self, ptr: ValueId, v: ValueId, ty: &Type, span: Span) {
-        let Some(mem) = ty.mem() else {
+        let Some(mut mem) = ty.mem() else {
             return;
         };
+        mem.signed = false;
         let v = match self.vty(v) {
             Ty::I1 => self.cast(CastOp::ZExt, v, Ty::I32, span),
             Ty::Ptr(s) => self.cast(CastOp::Bitcast, v, Ty::Ptr(s).int_of_width(), span),

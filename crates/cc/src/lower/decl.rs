@@ -8,6 +8,9 @@ use crate::ir::Space;
 use crate::source::Span;
 use std::rc::Rc;
 
+/// The largest `__constant` object the compiler builds (its bytes are held in memory).
+const MAX_CONSTANT_BYTES: u64 = 256 << 20;
+
 pub(crate) fn space_of(q: AddrSpaceQual) -> Space {
     match q {
         AddrSpaceQual::Global => Space::Global,
@@ -168,9 +171,16 @@ impl<'a> Lowerer<'a> {
             .and_then(|(name, _)| self.scopes.last().and_then(|s| s.tags.get(name)).copied());
         let id = match existing {
             Some(Tag::Record(id, _)) if !self.records.get(id).complete => id,
-            Some(_) => {
+            Some(tag) => {
                 let (name, span) = r.tag.clone().expect("tagged");
-                self.error(span, format!("redefinition of '{kw} {name}'"));
+                let prev = match tag {
+                    Tag::Record(id, _) => Some(self.records.get(id).span),
+                    Tag::Enum => None,
+                };
+                self.report(
+                    crate::diag::Diagnostic::error(span, format!("redefinition of '{kw} {name}'"))
+                        .with_note("previous definition is here", prev),
+                );
                 return Type::Error;
             }
             None => {
@@ -214,8 +224,8 @@ impl<'a> Lowerer<'a> {
                 let ty = self.apply_declarator(base.clone(), d);
                 let (name, span) = d.name.clone().unwrap_or((String::new(), d.span));
                 if width.is_some() {
+                    // Kept as a plain member so that uses of it say nothing more.
                     self.unsupported(span, format_args!("bit-field '{name}'"));
-                    continue;
                 }
                 let last = fi + 1 == count && di + 1 == fd.declarators.len();
                 let flexible = matches!(ty.ty, Type::Array(_, None)) && last && !r.is_union;
@@ -616,6 +626,13 @@ impl<'a> Lowerer<'a> {
             );
             return;
         };
+        if size > MAX_CONSTANT_BYTES {
+            self.error(
+                span,
+                format!("'__constant' variable '{name}' is too large ({size} bytes; at most {MAX_CONSTANT_BYTES})"),
+            );
+            return;
+        }
         let mut bytes = vec![0u8; size as usize];
         self.const_init(&ty.ty, init, &mut bytes, 0);
         let align = self.records.align(&ty.ty) as u32;
@@ -670,14 +687,12 @@ impl<'a> Lowerer<'a> {
                 self.declare(&name, Sym::Typedef(ty), span);
                 return None;
             }
-            Some(ast::Storage::Static) => {
-                if !matches!(ty.ty, Type::Function(_)) {
-                    self.error(
-                        d.specs.span,
-                        "variables in function scope cannot be declared static",
-                    );
-                    return None;
-                }
+            Some(ast::Storage::Static) if !matches!(ty.ty, Type::Function(_)) => {
+                self.error(
+                    d.specs.span,
+                    "variables in function scope cannot be declared static",
+                );
+                return None;
             }
             Some(ast::Storage::Extern) if !matches!(ty.ty, Type::Function(_)) => {
                 self.error(d.specs.span, "extern variables are not allowed in OpenCL");
@@ -691,7 +706,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         if ty.ty.is_void() {
-            self.error(span, format!("variable has incomplete type 'void'"));
+            self.error(span, "variable has incomplete type 'void'");
             return None;
         }
         let init = id.init.as_ref();
@@ -715,6 +730,13 @@ impl<'a> Lowerer<'a> {
             return error_var(self);
         };
         let align = self.records.align(&ty.ty);
+        if size > u64::from(u32::MAX) {
+            self.error(
+                span,
+                format!("variable '{name}' is too large ({size} bytes)"),
+            );
+            return error_var(self);
+        }
         match ty.q.space() {
             Space::Global => {
                 self.error(
@@ -808,7 +830,7 @@ impl<'a> Lowerer<'a> {
                 };
                 self.runtime_init(&ty.ty, init, base, span);
             }
-            Storage::Local(_) | Storage::Constant(_) => {}
+            Storage::Local(_) => {}
         }
     }
 }

@@ -194,7 +194,9 @@ impl<'a> Lowerer<'a> {
     /// The type of `e`'s value, without emitting anything or reporting.
     pub(crate) fn type_of(&mut self, e: &Expr) -> Type {
         self.mute += 1;
+        self.typing += 1;
         let t = self.dead(|s| s.expr(e).ty);
+        self.typing -= 1;
         self.mute -= 1;
         t
     }
@@ -202,6 +204,7 @@ impl<'a> Lowerer<'a> {
     /// The type of the object `e` designates (arrays not decayed), for `sizeof`.
     pub(crate) fn type_of_object(&mut self, e: &Expr) -> Type {
         self.mute += 1;
+        self.typing += 1;
         let t = self.dead(|s| {
             let lvalue_kind = matches!(
                 e.kind,
@@ -223,6 +226,7 @@ impl<'a> Lowerer<'a> {
             }
             s.expr(e).ty
         });
+        self.typing -= 1;
         self.mute -= 1;
         t
     }
@@ -633,17 +637,19 @@ impl<'a> Lowerer<'a> {
                         ..
                     }) => RV::error(),
                     Some(LV {
-                        place: Place::Var(_),
+                        place: Place::Var(v),
                         ty,
                     }) => {
-                        // The address-taken scan keeps such variables in memory; a variable
-                        // reached another way (a macro-made name) cannot be addressed.
-                        let t = self.show(&ty);
-                        self.error_in(
-                            span,
-                            e.expansion,
-                            format!("cannot take the address of this variable of type '{t}'"),
-                        );
+                        // The address-taken scan keeps every variable whose address is taken
+                        // in memory: only an erroneous variable gets here.
+                        if !ty.ty.is_error() {
+                            let name = self.var(v).name.clone();
+                            self.error_in(
+                                span,
+                                e.expansion,
+                                format!("cannot take the address of variable '{name}'"),
+                            );
+                        }
                         RV::error()
                     }
                     None => {
@@ -1030,7 +1036,6 @@ impl<'a> Lowerer<'a> {
             };
             return Some(self.cmp(pred, va, vb, span));
         }
-        let equality = matches!(op, BinaryOp::Eq | BinaryOp::Ne);
         let (va, vb) = match (&a.ty, &b.ty) {
             (Type::Pointer(pa), Type::Pointer(pb)) => {
                 if pa.q.space() != pb.q.space() {
@@ -1058,7 +1063,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     (&b, &a, l)
                 };
-                if !(equality || true) || !self.is_null_constant(ie) {
+                if !self.is_null_constant(ie) {
                     let (x, y) = (self.show_ty(&a.ty), self.show_ty(&b.ty));
                     self.warning(
                         span,

@@ -619,6 +619,9 @@ impl<'a> Lowerer<'a> {
                 for a in args {
                     self.expr(a);
                 }
+                if self.var(v).ty.ty.is_error() {
+                    return RV::error();
+                }
                 self.error_in(
                     callee.span,
                     callee.expansion,
@@ -685,7 +688,7 @@ impl<'a> Lowerer<'a> {
             };
             values.push(v);
         }
-        if self.recursive.contains(&i) || self.inline_stack.contains(&i) {
+        if self.recursive.contains(&i) || self.inline_stack.contains(&i) || self.typing > 0 {
             return self.undef_rv(&fty.ret, e.span);
         }
         self.inline_body(i, &fty, values, e.span)
@@ -699,6 +702,10 @@ impl<'a> Lowerer<'a> {
                 RV::val(ty.clone(), u)
             }
             None if ty.is_void() => RV::void(),
+            None if ty.is_record() => {
+                let u = self.undef(Ty::Ptr(Space::Private), span);
+                RV::val(ty.clone(), u)
+            }
             None => RV::error(),
         }
     }

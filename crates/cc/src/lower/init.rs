@@ -241,10 +241,12 @@ impl<'a> Lowerer<'a> {
                 if self.records.get(*id).is_union && !braced {
                     return count;
                 }
-                if self.records.get(*id).is_union && braced {
-                    if *pos < items.len() && items[*pos].0.is_empty() {
-                        return count;
-                    }
+                if self.records.get(*id).is_union
+                    && braced
+                    && *pos < items.len()
+                    && items[*pos].0.is_empty()
+                {
+                    return count;
                 }
             }
         }

@@ -55,6 +55,34 @@ pub fn lower(
     opts: &Options,
     diags: &mut Diagnostics,
 ) -> ir::Module {
+    // The walk recurses over statements, expressions and inlined calls: it runs on a thread
+    // whose stack holds the deepest trees the parser accepts, whatever the caller's stack.
+    let mut result = None;
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("warpkit-cc-lower".into())
+            .stack_size(LOWER_STACK)
+            .spawn_scoped(scope, || lower_here(tu, sources, opts, diags));
+        if let Ok(worker) = worker {
+            result = Some(
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+    });
+    result.unwrap_or_else(|| lower_here(tu, sources, opts, diags))
+}
+
+/// The lowering thread's stack size (address space; only what is used is touched).
+const LOWER_STACK: usize = 256 << 20;
+
+fn lower_here(
+    tu: &ast::TranslationUnit,
+    sources: &SourceMap,
+    opts: &Options,
+    diags: &mut Diagnostics,
+) -> ir::Module {
     let mut lw = Lowerer::new(sources, opts, diags);
     lw.program(tu);
     lw.module
@@ -73,8 +101,6 @@ pub(crate) enum Storage {
     Private(u32),
     /// `__local` memory object `i` of the kernel.
     Local(u32),
-    /// Program-scope (or kernel-scope) `__constant` object, by global index.
-    Constant(usize),
 }
 
 /// A variable: a local, a parameter, or one of the walk's own flags.
@@ -263,6 +289,8 @@ pub(crate) struct Lowerer<'a> {
     pub predeclared: HashMap<*const ast::InitDeclarator, Option<VarId>>,
     /// Declaring switch-body variables ahead: their initializers run later.
     pub predeclaring: bool,
+    /// Nonzero while expressions are lowered only for their type: calls are not inlined.
+    pub typing: u32,
 }
 
 impl<'a> Lowerer<'a> {
@@ -293,6 +321,7 @@ impl<'a> Lowerer<'a> {
             recursive: HashSet::new(),
             predeclared: HashMap::new(),
             predeclaring: false,
+            typing: 0,
         }
     }
 
@@ -440,10 +469,15 @@ impl<'a> Lowerer<'a> {
     /// variables keep their values.
     pub(crate) fn dead<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
         let saved_cur = self.cur.clone();
+        let (privates, locals) = (self.f.privates.len(), self.f.locals.len());
         let region = self.f.new_region(&[]);
         let r = self.in_region(region, f);
         self.cur[..saved_cur.len()].copy_from_slice(&saved_cur);
         self.reset_from(saved_cur.len());
+        // Objects of dead code would only take memory (its declarations are out of scope
+        // when it ends; a switch's leading declarations are made outside it).
+        self.f.privates.truncate(privates);
+        self.f.locals.truncate(locals);
         r
     }
 
@@ -651,12 +685,12 @@ impl<'a> Lowerer<'a> {
         self.reset_from(n);
         let mut merged = Vec::new();
         let mut after_not = Vec::new();
-        for i in 0..n {
+        for (i, &before) in snap.iter().enumerate() {
             if !self.vars[i].live {
                 continue;
             }
             let (a, b) = (t.state[i], e.state[i]);
-            if a == snap[i] && b == snap[i] {
+            if a == before && b == before {
                 continue;
             }
             if a == b {
@@ -678,7 +712,21 @@ impl<'a> Lowerer<'a> {
             }
             merged.push(i);
         }
-        let mut yields = |s: &mut Self, arm: &Arm| {
+        let no_results = merged.is_empty() && extra_tys.is_empty();
+        if no_results
+            && self.f.region(t.region).ops.is_empty()
+            && self.f.region(e.region).ops.is_empty()
+        {
+            // Nothing happens in either arm: no `If` at all.
+            if !after_not.is_empty() {
+                let nc = self.not(cond, span);
+                for i in after_not {
+                    self.cur[i] = VarVal::Val(nc);
+                }
+            }
+            return Vec::new();
+        }
+        let yields = |s: &mut Self, arm: &Arm| {
             let vals: Vec<ValueId> = merged
                 .iter()
                 .map(|&i| {
@@ -897,11 +945,6 @@ impl<'a> Lowerer<'a> {
             .copied()
     }
 
-    /// Whether the innermost scope is the program scope.
-    pub(crate) fn at_program_scope(&self) -> bool {
-        self.scopes.len() == 1
-    }
-
     /// Declare `name` in the innermost scope, reporting a redefinition there.
     pub(crate) fn declare(&mut self, name: &str, sym: Sym, span: Span) {
         let scope = self.scopes.last_mut().expect("program scope");
@@ -949,7 +992,6 @@ impl<'a> Lowerer<'a> {
             Storage::Local(i) => {
                 self.emit(OpKind::LocalAddr(i), vec![], Ty::Ptr(Space::Local), span)
             }
-            Storage::Constant(g) => self.global_addr(g, span),
         })
     }
 

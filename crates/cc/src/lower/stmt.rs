@@ -25,6 +25,9 @@ impl Item<'_> {
     }
 }
 
+/// A label's values: `None` for `default`, else the low value and a GNU range's high one.
+type CaseLabel = Option<(u64, Option<u64>)>;
+
 /// One group of `case` labels of a switch and the statements up to the next group.
 struct Segment<'b> {
     labels: Vec<Label<'b>>,
@@ -238,6 +241,10 @@ impl<'a> Lowerer<'a> {
                             set.iter().map(|&f| s.read_var(f, cond_span)).collect();
                         let any = s.or_all(&vals, cond_span);
                         let go = s.not(any, cond_span);
+                        if step.is_none() && truth == Some(true) {
+                            // `while (1)`: the loop goes on exactly when no flag is set.
+                            return go;
+                        }
                         s.build_if(
                             go,
                             cond_span,
@@ -411,7 +418,7 @@ impl<'a> Lowerer<'a> {
         }
         // Case values: constants of the promoted type, each once.
         let mut seen: Vec<(i128, i128, Span)> = Vec::new();
-        let mut values: Vec<Vec<Option<(u64, Option<u64>)>>> = Vec::new();
+        let mut values: Vec<Vec<CaseLabel>> = Vec::new();
         let mut has_default = false;
         for seg in &segments {
             let mut vs = Vec::new();
@@ -459,34 +466,31 @@ impl<'a> Lowerer<'a> {
         let flag_brk = self.new_flag("break");
         let matched = self.new_flag("matched");
         let vty = self.vty(v);
-        let label_cond = |s: &mut Self,
-                          lab: &Option<(u64, Option<u64>)>,
-                          any: Option<ValueId>,
-                          sp: Span|
-         -> ValueId {
-            match lab {
-                None => match any {
-                    Some(a) => s.not(a, sp),
-                    None => s.konst(Ty::I1, 1, sp),
-                },
-                Some((lo, None)) => {
-                    let c = s.konst(vty, *lo, sp);
-                    s.cmp(CmpPred::Eq, v, c, sp)
+        let label_cond =
+            |s: &mut Self, lab: &CaseLabel, any: Option<ValueId>, sp: Span| -> ValueId {
+                match lab {
+                    None => match any {
+                        Some(a) => s.not(a, sp),
+                        None => s.konst(Ty::I1, 1, sp),
+                    },
+                    Some((lo, None)) => {
+                        let c = s.konst(vty, *lo, sp);
+                        s.cmp(CmpPred::Eq, v, c, sp)
+                    }
+                    Some((lo, Some(hi))) => {
+                        let (ge, le) = if signed {
+                            (CmpPred::Sge, CmpPred::Sle)
+                        } else {
+                            (CmpPred::Uge, CmpPred::Ule)
+                        };
+                        let a = s.konst(vty, *lo, sp);
+                        let b = s.konst(vty, *hi, sp);
+                        let x = s.cmp(ge, v, a, sp);
+                        let y = s.cmp(le, v, b, sp);
+                        s.bin(BinOp::And, x, y, sp)
+                    }
                 }
-                Some((lo, Some(hi))) => {
-                    let (ge, le) = if signed {
-                        (CmpPred::Sge, CmpPred::Sle)
-                    } else {
-                        (CmpPred::Uge, CmpPred::Ule)
-                    };
-                    let a = s.konst(vty, *lo, sp);
-                    let b = s.konst(vty, *hi, sp);
-                    let x = s.cmp(ge, v, a, sp);
-                    let y = s.cmp(le, v, b, sp);
-                    s.bin(BinOp::And, x, y, sp)
-                }
-            }
-        };
+            };
         // Whether any case matches, for `default`.
         let any = if has_default {
             let mut acc: Option<ValueId> = None;
@@ -510,6 +514,8 @@ impl<'a> Lowerer<'a> {
         });
         self.scoped(|s| {
             if !prefix.is_empty() {
+                // Never executed, but its declarations are visible in the cases.
+                s.predeclare(&prefix);
                 s.dead(|s| s.items(&prefix));
             }
             for (seg, vs) in segments.iter().zip(&values) {

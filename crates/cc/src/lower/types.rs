@@ -52,16 +52,6 @@ impl IntKind {
         }
     }
 
-    /// The signed type of the same width.
-    pub(crate) fn to_signed(self) -> IntKind {
-        match self {
-            IntKind::Char | IntKind::SChar | IntKind::UChar => IntKind::Char,
-            IntKind::Short | IntKind::UShort => IntKind::Short,
-            IntKind::Int | IntKind::UInt => IntKind::Int,
-            IntKind::Long | IntKind::ULong => IntKind::Long,
-        }
-    }
-
     pub(crate) fn name(self) -> &'static str {
         match self {
             IntKind::Char => "char",
@@ -273,13 +263,6 @@ impl Type {
         matches!(self, Type::Record(_) | Type::Array(..))
     }
 
-    pub(crate) fn pointee(&self) -> Option<&QualType> {
-        match self {
-            Type::Pointer(p) => Some(p),
-            _ => None,
-        }
-    }
-
     pub(crate) fn int_kind(&self) -> Option<IntKind> {
         match self {
             Type::Int(k) => Some(*k),
@@ -314,7 +297,7 @@ impl Type {
     pub(crate) fn mem(&self) -> Option<MemTy> {
         let (size, signed) = match self {
             Type::Bool => (1, false),
-            Type::Int(k) => ((k.bits() / 8) as u8, k.signed()),
+            Type::Int(k) => ((k.bits() / 8) as u8, k.signed() && k.bits() < 32),
             Type::Float(f) => (f.size() as u8, false),
             Type::Pointer(p) => ((p.q.space().pointer_bits() / 8) as u8, false),
             _ => return None,
@@ -419,11 +402,11 @@ impl Records {
                 f.offset = 0;
                 size = size.max(fs);
             } else {
-                f.offset = size.div_ceil(fa) * fa;
-                size = f.offset + fs;
+                f.offset = size.div_ceil(fa).saturating_mul(fa);
+                size = f.offset.saturating_add(fs);
             }
         }
-        (size.div_ceil(align) * align, align)
+        (size.div_ceil(align).saturating_mul(align), align)
     }
 
     /// The member `name` of record `id`, looking through anonymous members: its type and

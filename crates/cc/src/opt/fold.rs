@@ -5,8 +5,8 @@
 //!   [`crate::ir::eval`] (the interpreter's own semantics: IEEE round to nearest even with
 //!   canonical NaNs). Integer divisions that are undefined (by zero, `MIN / -1`) and the
 //!   approximate `Math` operations are never folded.
-//! - Integer identities: `x+0 x-0 x*1 x/1 x&-1 x|0 x^0 x<<0` → `x`; `x*0 x&0 x-x x^x x%1` →
-//!   0; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`; `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2`
+//! - Integer identities: `x+0 x-0 x*1 x/1 x&-1 x|0 x^0 x<<0` → `x`; `x*0 x&0 x-x x^x x%1
+//!   x&~x` → 0; `x|~x x^~x` → -1; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`; `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2`
 //!   and `ptradd(ptradd(p, c1), c2)` combine their constants; `x*2^k` → `x<<k`,
 //!   unsigned `x/2^k` → `x>>k`, `x%2^k` → `x&(2^k-1)`; constant shift amounts are reduced
 //!   modulo the width; constants move to the right of commutative operations.
@@ -564,6 +564,19 @@ impl Folder {
                 _ => None,
             }
         };
+        // x & ~x, x | ~x, x ^ ~x (also of comparisons with inverse predicates).
+        let complement = |x: ValueId, y: ValueId| match (def(func, x), def(func, y)) {
+            (Some((OpKind::Unary(UnOp::Not), [z])), _) => *z == y,
+            (Some((OpKind::Cmp(p), [x1, x2])), Some((OpKind::Cmp(q), [y1, y2]))) => {
+                x1 == y1 && x2 == y2 && inverse(*p) == Some(*q)
+            }
+            _ => false,
+        };
+        if matches!(b, BinOp::And | BinOp::Or | BinOp::Xor)
+            && (complement(a, bv) || complement(bv, a))
+        {
+            return Simp::Const(if b == BinOp::And { 0 } else { m });
+        }
         match b {
             BinOp::Add | BinOp::And | BinOp::Mul => {
                 if b == BinOp::Add && cb == Some(0) {

@@ -215,7 +215,8 @@ fn is_image(ty: &TypeSpec) -> bool {
 impl Parser<'_, '_> {
     // ---- lookahead ------------------------------------------------------------------------
 
-    /// The index after the `__attribute__((...))` groups starting at token `i`.
+    /// The index after the `__attribute__((...))` groups starting at token `i` (or of the
+    /// `;`, `{` or `}` that shows a group's parentheses unbalanced).
     pub(super) fn after_attributes(&self, mut i: usize) -> usize {
         let n = self.toks.len() - 1;
         while i < n
@@ -229,6 +230,10 @@ impl Parser<'_, '_> {
             let mut depth = 0usize;
             while i < n {
                 let t = &self.toks[i];
+                // No attribute holds these: the parentheses are unbalanced.
+                if t.is(Punct::Semi) || t.is(Punct::LBrace) || t.is(Punct::RBrace) {
+                    return i;
+                }
                 i += 1;
                 if t.is(Punct::LParen) {
                     depth += 1;
@@ -274,6 +279,12 @@ impl Parser<'_, '_> {
 
     pub(super) fn starts_decl(&self) -> bool {
         self.starts_decl_at(self.pos)
+    }
+
+    /// Whether the current token is a keyword that begins a declaration.
+    fn at_declaration_keyword(&self) -> bool {
+        self.ident()
+            .is_some_and(|s| keyword::begins_declaration(s) && s != "__extension__")
     }
 
     /// Whether token `i` begins a type name.
@@ -350,7 +361,8 @@ impl Parser<'_, '_> {
             Ctx::File => "expected ';' after top level declarator",
             _ => "expected ';' at end of declaration",
         };
-        if self.expect_semi(message).is_err() {
+        if self.expect_semi(message).is_err() && !self.at_declaration_keyword() {
+            // A declaration keyword after the missing `;` begins the next declaration.
             self.recover_decl(ctx);
         }
         Some(ExternalDecl::Declaration(finish(self, declarators)))
@@ -449,7 +461,7 @@ impl Parser<'_, '_> {
                 self.attributes(&mut attributes)?;
                 continue;
             }
-            if self.qualifier(&mut qualifiers, &mut access)? {
+            if self.qualifier(&mut qualifiers, &mut access) {
                 continue;
             }
             if let Some(s) = keyword::storage(name) {
@@ -622,9 +634,9 @@ impl Parser<'_, '_> {
 
     /// Consumes one qualifier keyword into `q` (`access` records an access qualifier's
     /// token); false when the current token is none.
-    fn qualifier(&mut self, q: &mut Qualifiers, access: &mut Option<usize>) -> PResult<bool> {
+    fn qualifier(&mut self, q: &mut Qualifiers, access: &mut Option<usize>) -> bool {
         let Some(name) = self.ident() else {
-            return Ok(false);
+            return false;
         };
         if keyword::is_const(name) {
             if q.is_const {
@@ -652,10 +664,10 @@ impl Parser<'_, '_> {
             }
             *access = Some(self.pos);
         } else {
-            return Ok(false);
+            return false;
         }
         self.bump();
-        Ok(true)
+        true
     }
 
     // ---- struct, union, enum ----------------------------------------------------------------
@@ -742,8 +754,13 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        if !std::mem::take(&mut self.implicit_semi) {
-            self.expect_semi("expected ';' at end of declaration list")?;
+        if !std::mem::take(&mut self.implicit_semi) && !self.eat(Punct::Semi) {
+            // Before the closing brace compilers accept the omission with a warning.
+            const MISSING: &str = "expected ';' at end of declaration list";
+            if !self.at(Punct::RBrace) {
+                return Err(self.error_after_prev(MISSING));
+            }
+            self.warning_after_prev(MISSING);
         }
         Ok(FieldDecl {
             specs,
@@ -820,59 +837,71 @@ impl Parser<'_, '_> {
 
     // ---- attributes -------------------------------------------------------------------------
 
-    /// Any `__attribute__((...))` groups at the current token, appended to `out`.
+    /// Any `__attribute__((...))` groups at the current token, appended to `out`. A broken
+    /// group is reported and skipped.
     pub(super) fn attributes(&mut self, out: &mut Vec<Attribute>) -> PResult<()> {
         while self.ident().is_some_and(keyword::is_attribute) {
-            let kw = self.bump();
-            let outer = self.pos;
-            let message = format!("expected '(' after '{}'", self.toks[kw].text);
-            self.expect(Punct::LParen, &message)?;
-            let inner = self.pos;
-            self.expect(Punct::LParen, &message)?;
-            loop {
-                if self.eat(Punct::Comma) {
-                    continue;
+            let kw = self.pos;
+            if self.attribute_group(out).is_err() {
+                if self.fatal {
+                    return Err(Fail);
                 }
-                if self.at(Punct::RParen) {
-                    break;
-                }
-                if self.tok().kind != TokenKind::Ident {
-                    return Err(self.error("expected identifier"));
-                }
-                let start = self.bump();
-                let name = self.toks[start].text.clone();
-                let mut args = Vec::new();
-                if self.at(Punct::LParen) {
-                    let open = self.bump();
-                    if !self.at(Punct::RParen) {
-                        loop {
-                            args.push(self.attribute_arg()?);
-                            if !self.eat(Punct::Comma) {
-                                break;
-                            }
-                        }
-                    }
-                    self.expect_closing(Punct::RParen, open)?;
-                }
-                out.push(Attribute {
-                    name,
-                    args,
-                    span: self.span_from(start),
-                });
-                if !self.at(Punct::Comma) {
-                    break;
-                }
+                self.pos = self.pos.max(self.after_attributes(kw));
             }
-            self.expect_closing(Punct::RParen, inner)?;
-            self.expect_closing(Punct::RParen, outer)?;
         }
         Ok(())
+    }
+
+    fn attribute_group(&mut self, out: &mut Vec<Attribute>) -> PResult<()> {
+        let kw = self.bump();
+        let outer = self.pos;
+        let message = format!("expected '(' after '{}'", self.toks[kw].text);
+        self.expect(Punct::LParen, &message)?;
+        let inner = self.pos;
+        self.expect(Punct::LParen, &message)?;
+        loop {
+            if self.eat(Punct::Comma) {
+                continue;
+            }
+            if self.at(Punct::RParen) {
+                break;
+            }
+            if self.tok().kind != TokenKind::Ident {
+                return Err(self.error("expected identifier"));
+            }
+            let start = self.bump();
+            let name = self.toks[start].text.clone();
+            let mut args = Vec::new();
+            if self.at(Punct::LParen) {
+                let open = self.bump();
+                if !self.at(Punct::RParen) {
+                    loop {
+                        args.push(self.attribute_arg()?);
+                        if !self.eat(Punct::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect_closing(Punct::RParen, open)?;
+            }
+            out.push(Attribute {
+                name,
+                args,
+                span: self.span_from(start),
+            });
+            if !self.at(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_closing(Punct::RParen, inner)?;
+        self.expect_closing(Punct::RParen, outer)
     }
 
     fn attribute_arg(&mut self) -> PResult<Expr> {
         if self.starts_type_name_at(self.pos) {
             let start = self.pos;
-            let t = self.type_name()?;
+            let (t, height) = self.with_peak_height(|p| p.type_name())?;
+            self.set_height(height + 2)?;
             Ok(self.expr_at(ExprKind::TypeArg(Box::new(t)), start))
         } else {
             self.assign_expr()
@@ -907,7 +936,7 @@ impl Parser<'_, '_> {
             let mut q = Qualifiers::default();
             let mut access = None;
             loop {
-                if self.qualifier(&mut q, &mut access)? {
+                if self.qualifier(&mut q, &mut access) {
                     continue;
                 }
                 if self.ident().is_some_and(keyword::is_attribute) {
@@ -992,7 +1021,7 @@ impl Parser<'_, '_> {
         let mut q = Qualifiers::default();
         let mut access = None;
         let at = self.pos;
-        while self.at_kw("static") || self.qualifier(&mut q, &mut access)? {
+        while self.at_kw("static") || self.qualifier(&mut q, &mut access) {
             if self.at_kw("static") {
                 self.bump();
             }

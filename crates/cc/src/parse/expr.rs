@@ -2,7 +2,7 @@
 
 use super::literal::{self, LitError, Number};
 use super::{keyword, Fail, PResult, Parser};
-use crate::ast::{BinaryOp, Expr, ExprKind, Initializer, UnaryOp};
+use crate::ast::{BinaryOp, Expr, ExprKind, Initializer, TypeName, UnaryOp};
 use crate::diag::Diagnostic;
 use crate::token::{Punct, Token, TokenKind};
 
@@ -74,22 +74,25 @@ fn prefix_op(t: &Token) -> Option<(UnaryOp, bool)> {
 }
 
 impl Parser<'_, '_> {
+    /// A node of height `height` (one more than its tallest child) spanning the tokens
+    /// from `start`. Every function that returns an expression leaves its height in
+    /// `last_height`.
+    fn node(&mut self, kind: ExprKind, start: usize, height: u32) -> PResult<Expr> {
+        self.set_height(height)?;
+        Ok(self.expr_at(kind, start))
+    }
+
     /// An expression, commas included.
     pub(super) fn expr(&mut self) -> PResult<Expr> {
         let start = self.pos;
-        let mut chain = 0;
-        let r = self.comma_chain(start, &mut chain);
-        self.height -= chain;
-        r
-    }
-
-    fn comma_chain(&mut self, start: usize, chain: &mut u32) -> PResult<Expr> {
         let mut e = self.assign_expr()?;
+        let mut h = self.last_height;
         while self.eat(Punct::Comma) {
             let rhs = self.assign_expr()?;
-            self.grow(chain)?;
-            e = self.expr_at(ExprKind::Comma(Box::new(e), Box::new(rhs)), start);
+            h = h.max(self.last_height) + 1;
+            e = self.node(ExprKind::Comma(Box::new(e), Box::new(rhs)), start, h)?;
         }
+        self.last_height = h;
         Ok(e)
     }
 
@@ -104,30 +107,35 @@ impl Parser<'_, '_> {
         let Some(op) = assign_op(self.tok()) else {
             return Ok(lhs);
         };
+        let lh = self.last_height;
         self.bump();
         let rhs = self.assign_expr()?;
-        Ok(self.expr_at(
+        let h = lh.max(self.last_height) + 1;
+        self.node(
             ExprKind::Assign {
                 op,
                 lhs: Box::new(lhs),
                 rhs: Box::new(rhs),
             },
             start,
-        ))
+            h,
+        )
     }
 
     /// A conditional expression (what a constant expression is).
     pub(super) fn conditional_expr(&mut self) -> PResult<Expr> {
         let start = self.pos;
-        let cond = self.binary(1)?;
+        let cond = self.binary_expr()?;
         if !self.at(Punct::Question) {
             return Ok(cond);
         }
+        let mut h = self.last_height;
         let q = self.bump();
         if self.at(Punct::Colon) {
             return Err(self.unsupported_at(q, "conditional operator with omitted middle operand"));
         }
         let then = self.expr()?;
+        h = h.max(self.last_height);
         if !self.eat(Punct::Colon) {
             let d = self
                 .diag_at(self.pos, |s| Diagnostic::error(s, "expected ':'"))
@@ -136,37 +144,59 @@ impl Parser<'_, '_> {
             return Err(Fail);
         }
         let otherwise = self.nested(|p| p.conditional_expr())?;
-        Ok(self.expr_at(
+        h = h.max(self.last_height) + 1;
+        self.node(
             ExprKind::Conditional {
                 cond: Box::new(cond),
                 then: Box::new(then),
                 otherwise: Box::new(otherwise),
             },
             start,
-        ))
+            h,
+        )
     }
 
-    /// Binary operators of precedence `min` and higher, left-associative.
-    fn binary(&mut self, min: u8) -> PResult<Expr> {
-        let start = self.pos;
-        let mut chain = 0;
-        let r = self.binary_chain(start, min, &mut chain);
-        self.height -= chain;
-        r
-    }
-
-    fn binary_chain(&mut self, start: usize, min: u8, chain: &mut u32) -> PResult<Expr> {
-        let mut lhs = self.cast_expr()?;
-        while let Some((op, prec)) = binary_op(self.tok()) {
-            if prec < min {
-                break;
+    /// Binary operators, left-associative, by precedence. An explicit operator stack
+    /// rather than a recursion per precedence level keeps the parser's stack shallow.
+    fn binary_expr(&mut self) -> PResult<Expr> {
+        // Each operand with the token it began at and its height.
+        let mut operands = vec![(self.pos, self.cast_expr()?, self.last_height)];
+        let mut ops: Vec<(BinaryOp, u8)> = Vec::new();
+        loop {
+            let next = binary_op(self.tok());
+            while let Some(&(op, prec)) = ops.last() {
+                if next.is_some_and(|(_, p)| p > prec) {
+                    break;
+                }
+                ops.pop();
+                let (Some((_, rhs, rh)), Some((start, lhs, lh))) = (operands.pop(), operands.pop())
+                else {
+                    break;
+                };
+                let h = lh.max(rh) + 1;
+                let e = self.node(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), start, h)?;
+                operands.push((start, e, h));
             }
+            let Some((op, prec)) = next else { break };
             self.bump();
-            let rhs = self.binary(prec + 1)?;
-            self.grow(chain)?;
-            lhs = self.expr_at(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), start);
+            ops.push((op, prec));
+            let start = self.pos;
+            let e = self.cast_expr()?;
+            operands.push((start, e, self.last_height));
         }
-        Ok(lhs)
+        match operands.pop() {
+            Some((_, e, h)) => {
+                self.last_height = h;
+                Ok(e)
+            }
+            None => Err(Fail),
+        }
+    }
+
+    /// A type name inside an expression, with the height it adds to the expression (that
+    /// of the expressions in it, such as array sizes).
+    fn inner_type_name(&mut self) -> PResult<(TypeName, u32)> {
+        self.with_peak_height(|p| p.type_name())
     }
 
     /// A cast, compound literal or vector literal, or else a unary expression.
@@ -175,26 +205,27 @@ impl Parser<'_, '_> {
             return self.unary_expr();
         }
         let start = self.bump();
-        let ty = self.type_name()?;
+        let (ty, th) = self.inner_type_name()?;
         self.expect_closing(Punct::RParen, start)?;
-        if self.at(Punct::LBrace) {
-            let init = self.init_list()?;
-            let e = self.expr_at(
+        let literal = if self.at(Punct::LBrace) {
+            Some(self.with_peak_height(|p| p.init_list())?)
+        } else if self.at(Punct::LParen) && self.is_vector_type(&ty) {
+            Some(self.with_peak_height(|p| p.vector_literal())?)
+        } else {
+            None
+        };
+        if let Some((init, ih)) = literal {
+            let h = th.max(ih) + 2;
+            let e = self.node(
                 ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)),
                 start,
-            );
-            return self.postfix_tail(e, start);
-        }
-        if self.at(Punct::LParen) && self.is_vector_type(&ty) {
-            let init = self.vector_literal()?;
-            let e = self.expr_at(
-                ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)),
-                start,
-            );
+                h,
+            )?;
             return self.postfix_tail(e, start);
         }
         let operand = self.nested(|p| p.cast_expr())?;
-        Ok(self.expr_at(ExprKind::Cast(Box::new(ty), Box::new(operand)), start))
+        let h = th.max(self.last_height) + 1;
+        self.node(ExprKind::Cast(Box::new(ty), Box::new(operand)), start, h)
     }
 
     /// `( a, b, ... )` after a vector type in parentheses.
@@ -223,7 +254,8 @@ impl Parser<'_, '_> {
             } else {
                 self.nested(|p| p.unary_expr())?
             };
-            return Ok(self.expr_at(ExprKind::Unary(op, Box::new(operand)), start));
+            let h = self.last_height + 1;
+            return self.node(ExprKind::Unary(op, Box::new(operand)), start, h);
         }
         match self.ident() {
             Some("sizeof") => self.sizeof_expr(),
@@ -241,30 +273,33 @@ impl Parser<'_, '_> {
         let start = self.bump();
         if self.at(Punct::LParen) && self.starts_type_name_at(self.pos + 1) {
             let open = self.bump();
-            let ty = self.type_name()?;
+            let (ty, th) = self.inner_type_name()?;
             self.expect_closing(Punct::RParen, open)?;
             if !self.at(Punct::LBrace) {
-                return Ok(self.expr_at(ExprKind::SizeofType(Box::new(ty)), start));
+                return self.node(ExprKind::SizeofType(Box::new(ty)), start, th + 2);
             }
-            let init = self.init_list()?;
-            let lit = self.expr_at(
+            let (init, ih) = self.with_peak_height(|p| p.init_list())?;
+            let lit = self.node(
                 ExprKind::CompoundLiteral(Box::new(ty), Box::new(init)),
                 open,
-            );
+                th.max(ih) + 2,
+            )?;
             let lit = self.postfix_tail(lit, open)?;
-            return Ok(self.expr_at(ExprKind::SizeofExpr(Box::new(lit)), start));
+            let h = self.last_height + 1;
+            return self.node(ExprKind::SizeofExpr(Box::new(lit)), start, h);
         }
         let operand = self.nested(|p| p.unary_expr())?;
-        Ok(self.expr_at(ExprKind::SizeofExpr(Box::new(operand)), start))
+        let h = self.last_height + 1;
+        self.node(ExprKind::SizeofExpr(Box::new(operand)), start, h)
     }
 
     fn alignof_expr(&mut self) -> PResult<Expr> {
         let start = self.bump();
         if self.at(Punct::LParen) && self.starts_type_name_at(self.pos + 1) {
             let open = self.bump();
-            let ty = self.type_name()?;
+            let (ty, th) = self.inner_type_name()?;
             self.expect_closing(Punct::RParen, open)?;
-            return Ok(self.expr_at(ExprKind::AlignofType(Box::new(ty)), start));
+            return self.node(ExprKind::AlignofType(Box::new(ty)), start, th + 2);
         }
         let what = format!("'{}' of an expression", self.toks[start].text);
         Err(self.unsupported_at(start, what))
@@ -277,20 +312,22 @@ impl Parser<'_, '_> {
         let arg = if self.at(Punct::LParen) && self.starts_type_name_at(self.pos + 1) {
             let open = self.bump();
             let ty_start = self.pos;
-            let ty = self.type_name()?;
-            let arg = self.expr_at(ExprKind::TypeArg(Box::new(ty)), ty_start);
+            let (ty, th) = self.inner_type_name()?;
+            let arg = self.node(ExprKind::TypeArg(Box::new(ty)), ty_start, th + 2)?;
             self.expect_closing(Punct::RParen, open)?;
             arg
         } else {
             self.nested(|p| p.unary_expr())?
         };
-        Ok(self.expr_at(
+        let h = self.last_height + 1;
+        self.node(
             ExprKind::Call {
                 callee: Box::new(callee),
                 args: vec![arg],
             },
             start,
-        ))
+            h,
+        )
     }
 
     fn postfix_expr(&mut self) -> PResult<Expr> {
@@ -299,19 +336,15 @@ impl Parser<'_, '_> {
         self.postfix_tail(e, start)
     }
 
-    /// Postfix operators applied to `e`, which began at token `start`.
-    fn postfix_tail(&mut self, e: Expr, start: usize) -> PResult<Expr> {
-        let mut chain = 0;
-        let r = self.postfix_chain(e, start, &mut chain);
-        self.height -= chain;
-        r
-    }
-
-    fn postfix_chain(&mut self, mut e: Expr, start: usize, chain: &mut u32) -> PResult<Expr> {
+    /// Postfix operators applied to `e` (whose height is in `last_height`), which began at
+    /// token `start`.
+    fn postfix_tail(&mut self, mut e: Expr, start: usize) -> PResult<Expr> {
+        let mut h = self.last_height;
         loop {
             let kind = if self.at(Punct::LBracket) {
                 let open = self.bump();
                 let index = self.expr()?;
+                h = h.max(self.last_height);
                 self.expect_closing(Punct::RBracket, open)?;
                 ExprKind::Index(Box::new(e), Box::new(index))
             } else if self.at(Punct::LParen) {
@@ -320,6 +353,7 @@ impl Parser<'_, '_> {
                 if !self.at(Punct::RParen) {
                     loop {
                         args.push(self.assign_expr()?);
+                        h = h.max(self.last_height);
                         if !self.eat(Punct::Comma) {
                             break;
                         }
@@ -352,10 +386,11 @@ impl Parser<'_, '_> {
                 self.bump();
                 ExprKind::Unary(op, Box::new(e))
             } else {
+                self.last_height = h;
                 return Ok(e);
             };
-            self.grow(chain)?;
-            e = self.expr_at(kind, start);
+            h += 1;
+            e = self.node(kind, start, h)?;
         }
     }
 
@@ -385,6 +420,7 @@ impl Parser<'_, '_> {
                     Ok(Number::Float { text, suffix }) => ExprKind::FloatLit { text, suffix },
                     Err(e) => {
                         self.literal_error(start, e);
+                        self.set_height(1)?;
                         return Ok(self.placeholder(start));
                     }
                 }
@@ -425,13 +461,14 @@ impl Parser<'_, '_> {
                     return Err(self.unsupported_at(start, "statement expressions"));
                 }
                 let open = self.bump();
+                // The parenthesized expression itself, with its height.
                 let e = self.expr()?;
                 self.expect_closing(Punct::RParen, open)?;
                 return Ok(e);
             }
             _ => return Err(self.error("expected expression")),
         };
-        Ok(self.expr_at(kind, start))
+        self.node(kind, start, 1)
     }
 
     fn literal_error(&mut self, at: usize, e: LitError) {

@@ -41,7 +41,7 @@ pub(super) fn type_word(name: &str) -> Option<TypeWord> {
 }
 
 /// Types OpenCL names with one keyword that combines with no other type specifier.
-const UNSUPPORTED_TYPES: [&str; 17] = [
+const UNSUPPORTED_TYPES: [&str; 18] = [
     "image1d_t",
     "image1d_array_t",
     "image1d_buffer_t",
@@ -59,6 +59,7 @@ const UNSUPPORTED_TYPES: [&str; 17] = [
     "queue_t",
     "clk_event_t",
     "reserve_id_t",
+    "ndrange_t",
 ];
 
 /// The element type a vector type name starts with (`uint` of `uint4`).
@@ -79,20 +80,8 @@ fn vector_element(name: &str) -> Option<TypeSpec> {
     })
 }
 
-/// OpenCL's one-word type names: `uchar`, `uint`, ..., vector types (`float4`) and the
-/// image, sampler and event types.
-pub(super) fn builtin_type(name: &str) -> Option<TypeSpec> {
-    match name {
-        "uchar" => return Some(TypeSpec::UChar),
-        "ushort" => return Some(TypeSpec::UShort),
-        "uint" => return Some(TypeSpec::UInt),
-        "ulong" => return Some(TypeSpec::ULong),
-        "ndrange_t" => return Some(TypeSpec::Unsupported(name.to_string())),
-        _ => {}
-    }
-    if UNSUPPORTED_TYPES.contains(&name) {
-        return Some(TypeSpec::Unsupported(name.to_string()));
-    }
+/// A vector type name's element type name and width (`("uint", 4)` for `uint4`).
+fn vector_parts(name: &str) -> Option<(&str, u8)> {
     let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     let (elem, width) = name.split_at(name.len() - digits);
     let width = match width {
@@ -103,11 +92,30 @@ pub(super) fn builtin_type(name: &str) -> Option<TypeSpec> {
         "16" => 16,
         _ => return None,
     };
+    Some((elem, width))
+}
+
+/// OpenCL's one-word type names: `uchar`, `uint`, ..., vector types (`float4`) and the
+/// image, sampler and event types.
+pub(super) fn builtin_type(name: &str) -> Option<TypeSpec> {
+    match name {
+        "uchar" => return Some(TypeSpec::UChar),
+        "ushort" => return Some(TypeSpec::UShort),
+        "uint" => return Some(TypeSpec::UInt),
+        "ulong" => return Some(TypeSpec::ULong),
+        _ => {}
+    }
+    if UNSUPPORTED_TYPES.contains(&name) {
+        return Some(TypeSpec::Unsupported(name.to_string()));
+    }
+    let (elem, width) = vector_parts(name)?;
     Some(TypeSpec::Vector(Box::new(vector_element(elem)?), width))
 }
 
 pub(super) fn is_builtin_type(name: &str) -> bool {
-    builtin_type(name).is_some()
+    matches!(name, "uchar" | "ushort" | "uint" | "ulong")
+        || UNSUPPORTED_TYPES.contains(&name)
+        || vector_parts(name).is_some_and(|(elem, _)| vector_element(elem).is_some())
 }
 
 pub(super) fn addr_space(name: &str) -> Option<AddrSpaceQual> {
@@ -197,6 +205,12 @@ pub(super) fn begins_declaration(name: &str) -> bool {
         || is_inline(name)
         || is_attribute(name)
         || name == "__extension__"
+}
+
+/// Keywords that begin file-scope declarations and hardly occur inside one: where the
+/// parser resumes after an error.
+pub(super) fn begins_top_level(name: &str) -> bool {
+    is_kernel(name) || is_inline(name) || matches!(name, "typedef" | "static" | "extern")
 }
 
 /// Identifiers that are keywords: never a variable, function or typedef name. (`true` and

@@ -31,8 +31,23 @@
 //!   `vec_step`, the type as an [`ExprKind::TypeArg`].
 //! - A label directly followed by a declaration in a block (`case 1: int x = 0;`) labels an
 //!   empty statement, and the declaration follows as the next block item.
-//! - OpenCL access qualifiers (`read_only`, ...) are checked and dropped; statement
-//!   attributes are dropped with a warning.
+//! - Attributes among the specifiers (`__kernel __attribute__((...)) void k()`, also
+//!   after the type) are in `DeclSpecs::attributes`; those after a declarator or its `*`
+//!   (`void f(int) __attribute__((overloadable))`) in `Declarator::attributes`; those after
+//!   `struct` or the closing brace of its body in `RecordSpec::attributes`. A kernel's
+//!   `reqd_work_group_size` may be in the first two. Attributes of enums, enumerators,
+//!   labels and statements have no place in the tree and are dropped with a warning.
+//! - OpenCL access qualifiers (`read_only`, ...) are checked (only image types take them)
+//!   and dropped.
+//! - `true` and `false` are identifiers; adjacent string literals are one `StrLit`.
+//! - A K&R-style parameter list is reported and gives a function without parameters; its
+//!   declarations are dropped.
+//! - An abstract declarator with nothing in it has an empty span just after the
+//!   specifiers.
+//! - Expression trees are at most [`MAX_EXPR_HEIGHT`] tall (plus the few levels of a type
+//!   name inside them), statements nest at most [`MAX_NESTING`] deep: later passes may
+//!   recurse over the tree on an ordinary stack. (The parser itself runs on a thread of
+//!   its own, whose stack is sized for its deepest recursion.)
 //! - After an error the tree may hold placeholders (an `IntLit` 0 for a broken
 //!   expression, `int` for an unknown type name); it is well-formed, but only diagnostics
 //!   should be drawn from it.
@@ -60,13 +75,37 @@ use std::collections::HashMap;
 /// How deeply constructs may nest (parentheses, blocks, declarators, unary operators).
 pub const MAX_NESTING: u32 = 256;
 
-/// How tall an expression tree may grow, counting the links of left-associative chains
-/// (`a + b + c ...`, `a[i][j]...`) as well as nesting: later passes recurse over it.
+/// How tall an expression tree may grow: later passes recurse over it, and a flat
+/// left-associative chain (`a + b + c ...`, `a[i][j]...`) is as tall as it is long.
 pub const MAX_EXPR_HEIGHT: u32 = 1024;
 
 /// Parses a preprocessed token stream (ending with [`TokenKind::Eof`]; one is assumed if it
 /// is missing) into a translation unit, reporting syntax errors to `diags`.
 pub fn parse(tokens: &[Token], diags: &mut Diagnostics) -> TranslationUnit {
+    // Nesting recurses: the parser runs on a thread of its own whose stack holds
+    // MAX_NESTING levels of the worst construct in any build, whatever the caller's stack
+    // (a test thread has 2 MiB). Where no thread can be started it runs here.
+    let mut result = None;
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("warpkit-cc-parse".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(scope, || parse_here(tokens, diags));
+        if let Ok(worker) = worker {
+            result = Some(
+                worker
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+    });
+    result.unwrap_or_else(|| parse_here(tokens, diags))
+}
+
+/// The parser thread's stack size: the worst nesting needs about 4 MiB unoptimized.
+const PARSER_STACK: usize = 64 << 20;
+
+fn parse_here(tokens: &[Token], diags: &mut Diagnostics) -> TranslationUnit {
     let owned;
     let toks = if tokens.last().is_some_and(|t| t.kind == TokenKind::Eof) {
         tokens
@@ -90,7 +129,8 @@ pub fn parse(tokens: &[Token], diags: &mut Diagnostics) -> TranslationUnit {
         diags,
         scopes: vec![HashMap::new()],
         nest: 0,
-        height: 0,
+        last_height: 0,
+        peak_height: 0,
         fatal: false,
         knr_lists: 0,
         implicit_semi: false,
@@ -121,8 +161,11 @@ struct Parser<'t, 'd> {
     scopes: Vec<HashMap<String, Binding>>,
     /// Current nesting depth (see [`MAX_NESTING`]).
     nest: u32,
-    /// Current height budget in use (see [`MAX_EXPR_HEIGHT`]).
-    height: u32,
+    /// The height of the expression tree most recently built (see [`MAX_EXPR_HEIGHT`]).
+    last_height: u32,
+    /// The greatest height of the expression trees built since it was last reset (for the
+    /// expressions inside a type name or initializer list that is part of an expression).
+    peak_height: u32,
     /// Set when nesting overflowed: the rest of the input is abandoned and nothing more is
     /// reported.
     fatal: bool,
@@ -281,14 +324,24 @@ impl<'t> Parser<'t, '_> {
 
     /// An error just after the previous token, where something (a `;`) is missing.
     fn error_after_prev(&mut self, message: impl Into<String>) -> Fail {
-        let Some(p) = self.pos.checked_sub(1) else {
-            return self.error(message);
-        };
-        let t = &self.toks[p];
-        let at = Span::new(t.span.file, t.span.hi, t.span.hi);
-        let d = Diagnostic::error(at, message).in_expansion(t.expansion);
-        self.report(d);
+        self.after_prev(|s| Diagnostic::error(s, message));
         Fail
+    }
+
+    /// A warning just after the previous token.
+    fn warning_after_prev(&mut self, message: impl Into<String>) {
+        self.after_prev(|s| Diagnostic::warning(s, message));
+    }
+
+    fn after_prev(&mut self, d: impl FnOnce(Span) -> Diagnostic) {
+        let d = match self.pos.checked_sub(1) {
+            Some(p) => {
+                let t = &self.toks[p];
+                d(Span::new(t.span.file, t.span.hi, t.span.hi)).in_expansion(t.expansion)
+            }
+            None => self.diag_at(self.pos, d),
+        };
+        self.report(d);
     }
 
     /// Consumes `p` or reports `message` at the current token.
@@ -329,40 +382,46 @@ impl<'t> Parser<'t, '_> {
 
     /// Runs `f` one nesting level deeper.
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        if self.nest >= MAX_NESTING || self.height >= MAX_EXPR_HEIGHT {
-            return Err(self.too_deep());
+        if self.nest >= MAX_NESTING {
+            if !self.fatal {
+                self.error(format!("nesting level exceeded maximum of {MAX_NESTING}"));
+                self.fatal = true;
+            }
+            // Unwinding from this depth would report at every level: give up on the file.
+            self.pos = self.toks.len() - 1;
+            return Err(Fail);
         }
         self.nest += 1;
-        self.height += 1;
         let r = f(self);
         self.nest -= 1;
-        self.height -= 1;
         r
     }
 
-    /// Counts one more link of a left-associative chain against the height budget; the
-    /// caller gives back `chain` when the chain ends.
-    fn grow(&mut self, chain: &mut u32) -> PResult<()> {
-        if self.height >= MAX_EXPR_HEIGHT {
-            return Err(self.too_deep());
+    /// Records the height of the expression tree just built; a tree taller than
+    /// [`MAX_EXPR_HEIGHT`] is an error.
+    fn set_height(&mut self, height: u32) -> PResult<()> {
+        if height > MAX_EXPR_HEIGHT {
+            return Err(self.error(format!(
+                "expression is too complex (more than {MAX_EXPR_HEIGHT} nested operations)"
+            )));
         }
-        self.height += 1;
-        *chain += 1;
+        self.last_height = height;
+        self.peak_height = self.peak_height.max(height);
         Ok(())
     }
 
-    fn too_deep(&mut self) -> Fail {
-        if !self.fatal {
-            let message = if self.nest >= MAX_NESTING {
-                format!("nesting level exceeded maximum of {MAX_NESTING}")
-            } else {
-                format!("expression is too complex (more than {MAX_EXPR_HEIGHT} nested operations)")
-            };
-            self.error(message);
-            self.fatal = true;
-        }
-        self.pos = self.toks.len() - 1;
-        Fail
+    /// Runs `f`, and returns with its result the greatest height of the expressions it
+    /// built.
+    fn with_peak_height<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<(T, u32)> {
+        let saved = self.peak_height;
+        self.peak_height = 0;
+        let r = f(self);
+        let peak = self.peak_height;
+        self.peak_height = saved.max(peak);
+        r.map(|v| (v, peak))
     }
 
     // ---- scopes ---------------------------------------------------------------------------
@@ -438,11 +497,13 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// Skips the rest of a broken file-scope declaration: through its `;`, through a
-    /// bracketed group `{...}`, or up to a keyword that begins the next declaration.
+    /// braced group `{...}`, or up to a keyword that begins a file-scope declaration
+    /// (`__kernel`, `typedef`, ...) outside parentheses.
     fn skip_external(&mut self) {
         let start = self.pos;
+        let mut parens = 0usize;
         loop {
-            if self.at_eof() || self.eat(Punct::Semi) {
+            if self.at_eof() || self.at(Punct::RBrace) || self.eat(Punct::Semi) {
                 return;
             }
             if self.at(Punct::LBrace) {
@@ -451,12 +512,16 @@ impl<'t> Parser<'t, '_> {
                 self.eat(Punct::RBrace);
                 return;
             }
-            if self.pos > start
-                && self
-                    .ident()
-                    .is_some_and(|s| keyword::begins_declaration(s) && !keyword::is_qualifier(s))
+            if parens == 0
+                && self.pos > start
+                && self.ident().is_some_and(keyword::begins_top_level)
             {
                 return;
+            }
+            if self.at(Punct::LParen) || self.at(Punct::LBracket) {
+                parens += 1;
+            } else if self.at(Punct::RParen) || self.at(Punct::RBracket) {
+                parens = parens.saturating_sub(1);
             }
             self.bump();
         }

@@ -70,7 +70,7 @@ impl Parser<'_, '_> {
                 "case" => return self.case_statement(in_block),
                 "default" => {
                     self.bump();
-                    self.expect(Punct::Colon, "expected ':' after 'default'")?;
+                    self.label_colon("default");
                     let body = self.label_body(in_block);
                     return Ok(self.stmt(StmtKind::Default(body), start));
                 }
@@ -134,6 +134,21 @@ impl Parser<'_, '_> {
         let e = self.expr()?;
         self.expect_semi("expected ';' after expression")?;
         Ok(self.stmt(StmtKind::Expr(Some(e)), start))
+    }
+
+    /// The `:` after `case ...` or `default`. A missing one is reported and assumed (a `;`
+    /// in its place is taken for it), as clang does.
+    fn label_colon(&mut self, keyword: &str) {
+        if self.eat(Punct::Colon) {
+            return;
+        }
+        let message = format!("expected ':' after '{keyword}'");
+        if self.at(Punct::Semi) {
+            self.error(message);
+            self.bump();
+        } else {
+            self.error_after_prev(message);
+        }
     }
 
     /// The statement after a label. Directly in a block, a label may end the block or
@@ -219,7 +234,7 @@ impl Parser<'_, '_> {
         } else {
             None
         };
-        self.expect(Punct::Colon, "expected ':' after 'case'")?;
+        self.label_colon("case");
         let body = self.label_body(in_block);
         Ok(self.stmt(StmtKind::Case { value, high, body }, start))
     }

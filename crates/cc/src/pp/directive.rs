@@ -71,7 +71,8 @@ impl Preprocessor<'_> {
 
     fn skip_line(&mut self) {
         while !self.at_line_end() {
-            self.lex(false);
+            let frame = self.frames.last_mut().expect("a file is open");
+            frame.lexer.skip_token(self.diags);
         }
     }
 
@@ -413,7 +414,10 @@ impl Preprocessor<'_> {
             if self.fatal {
                 return;
             }
-            let tok = self.lex(false);
+            let tok = {
+                let frame = self.frames.last_mut().expect("a file is open");
+                frame.lexer.skip_token(self.diags)
+            };
             match tok.kind {
                 // The file layer sees the end and reports the open conditionals.
                 PpKind::FileEnd => return,

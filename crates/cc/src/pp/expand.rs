@@ -10,10 +10,7 @@
 //! at ([`Floor::Isolated`]).
 
 use super::macros::{stringify, Item, Macro, MacroKind};
-use super::{
-    Context, Floor, PpKind, PpToken, Preprocessor, MAX_ARGUMENT_NESTING, MAX_EXPANDED_TOKENS,
-    MAX_SYNTHESIZED_BYTES,
-};
+use super::{Context, Floor, PpKind, PpToken, Preprocessor};
 use crate::diag::Diagnostic;
 use crate::source::{Expansion, ExpnId, Span};
 use crate::token::Punct;
@@ -111,7 +108,7 @@ impl Preprocessor<'_> {
                 MacroKind::Object => {
                     let id = self.record_expansion(&m, &tok, tok.span);
                     let out = self.substitute(&m, &tok, &[], id, tok.span);
-                    self.push_expansion(out, &m, tok.span);
+                    self.push_expansion(out, &m, &tok, tok.span);
                 }
                 MacroKind::Function { .. } => {
                     match self.next_raw(floor) {
@@ -128,7 +125,7 @@ impl Preprocessor<'_> {
                     let call_site = tok.span.to(close);
                     let id = self.record_expansion(&m, &tok, call_site);
                     let out = self.substitute(&m, &tok, &args, id, call_site);
-                    self.push_expansion(out, &m, call_site);
+                    self.push_expansion(out, &m, &tok, call_site);
                 }
                 MacroKind::Line | MacroKind::File => return Some(self.builtin_macro(&m, tok)),
             }
@@ -136,22 +133,25 @@ impl Preprocessor<'_> {
     }
 
     /// Count an expansion's tokens against the limits and put them up for rescanning.
-    fn push_expansion(&mut self, out: Vec<PpToken>, m: &Macro, call_site: Span) {
+    fn push_expansion(&mut self, out: Vec<PpToken>, m: &Macro, name: &PpToken, call_site: Span) {
         self.expanded_tokens += out.len() as u64;
-        if self.expanded_tokens > MAX_EXPANDED_TOKENS {
+        let limit = self.limits.expanded_tokens;
+        if self.expanded_tokens > limit {
             self.fail(
                 call_site,
-                format!("macro expansion produced more than {MAX_EXPANDED_TOKENS} tokens"),
+                name.expansion,
+                format!("macro expansion produced more than {limit} tokens"),
             );
             return;
         }
         self.push_context(out, Some(m.name.clone()));
     }
 
-    /// A fatal error: preprocessing stops.
-    pub(super) fn fail(&mut self, span: Span, message: String) {
+    /// A fatal error at `span` (in `expansion`): preprocessing stops.
+    pub(super) fn fail(&mut self, span: Span, expansion: Option<ExpnId>, message: String) {
         if !self.fatal {
-            self.diags.push(Diagnostic::error(span, message));
+            self.diags
+                .push(Diagnostic::error(span, message).in_expansion(expansion));
         }
         self.fatal = true;
     }
@@ -351,12 +351,12 @@ impl Preprocessor<'_> {
                 }
             }
             out.append(&mut piece);
-            if self.synthesized_bytes > MAX_SYNTHESIZED_BYTES {
+            let limit = self.limits.synthesized_bytes;
+            if self.synthesized_bytes > limit {
                 self.fail(
                     call_site,
-                    format!(
-                        "'#' and '##' produced more than {MAX_SYNTHESIZED_BYTES} bytes of tokens"
-                    ),
+                    name.expansion,
+                    format!("'#' and '##' produced more than {limit} bytes of tokens"),
                 );
                 return Vec::new();
             }
@@ -411,11 +411,13 @@ impl Preprocessor<'_> {
         if toks.is_empty() || self.fatal {
             return toks;
         }
-        if self.nesting >= MAX_ARGUMENT_NESTING {
-            let at = toks[0].span;
+        let limit = self.limits.argument_nesting;
+        if self.nesting >= limit {
+            let (at, expansion) = (toks[0].span, toks[0].expansion);
             self.fail(
                 at,
-                format!("macro invocations nested more than {MAX_ARGUMENT_NESTING} deep"),
+                expansion,
+                format!("macro invocations nested more than {limit} deep"),
             );
             return toks;
         }

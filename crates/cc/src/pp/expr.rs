@@ -283,28 +283,28 @@ impl Eval<'_> {
     }
 
     /// `<<` and `>>`: the result has the left operand's type (no usual conversions). A
-    /// count that is negative or not below 64 is undefined in C; here it warns and shifts
-    /// everything out.
+    /// count that is negative or not below 64 is undefined in C; as in gcc, a negative
+    /// count shifts the other way and a large one shifts everything out (with a warning).
     fn shift(&mut self, op: Punct, t: &PpToken, l: Value, r: Value, live: bool) -> Value {
-        let count = match r {
-            Value::Signed(c) if c < 0 => None,
-            v => u32::try_from(v.bits()).ok().filter(|&c| c < 64),
+        let (left, count) = match r {
+            Value::Signed(c) if c < 0 => (op == Punct::Shr, c.unsigned_abs()),
+            v => (op == Punct::Shl, v.bits()),
         };
-        let Some(c) = count else {
-            if live {
-                self.warn(t, "shift count is negative or not less than 64");
-            }
-            return match (op, l) {
-                (Punct::Shr, Value::Signed(a)) if a < 0 => Value::Signed(-1),
-                (_, Value::Signed(_)) => Value::Signed(0),
-                _ => Value::Unsigned(0),
+        if live && (count >= 64 || matches!(r, Value::Signed(c) if c < 0)) {
+            self.warn(t, "shift count is negative or not less than 64");
+        }
+        let Ok(c @ 0..64) = u32::try_from(count) else {
+            return match l {
+                Value::Signed(a) if !left && a < 0 => Value::Signed(-1),
+                Value::Signed(_) => Value::Signed(0),
+                Value::Unsigned(_) => Value::Unsigned(0),
             };
         };
-        match (op, l) {
-            (Punct::Shl, Value::Signed(a)) => Value::Signed(((a as u64) << c) as i64),
-            (Punct::Shl, Value::Unsigned(a)) => Value::Unsigned(a << c),
-            (_, Value::Signed(a)) => Value::Signed(a >> c),
-            (_, Value::Unsigned(a)) => Value::Unsigned(a >> c),
+        match (left, l) {
+            (true, Value::Signed(a)) => Value::Signed(((a as u64) << c) as i64),
+            (true, Value::Unsigned(a)) => Value::Unsigned(a << c),
+            (false, Value::Signed(a)) => Value::Signed(a >> c),
+            (false, Value::Unsigned(a)) => Value::Unsigned(a >> c),
         }
     }
 

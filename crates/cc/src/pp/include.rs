@@ -1,7 +1,7 @@
 //! `#include` (C99 §6.10.2): finding and loading the file, `#pragma once`, and the limits
 //! that stop files including themselves.
 
-use super::{PpKind, PpToken, Preprocessor, MAX_FILE_BYTES, MAX_INCLUDES, MAX_INCLUDE_DEPTH};
+use super::{PpKind, PpToken, Preprocessor, MAX_FILE_BYTES};
 use crate::diag::Diagnostic;
 use crate::source::{FileId, Span};
 use crate::token::Punct;
@@ -73,18 +73,22 @@ impl Preprocessor<'_> {
             self.diags.push(Diagnostic::error(span, "empty filename"));
             return;
         }
-        if self.frames.len() > MAX_INCLUDE_DEPTH {
+        let depth = self.limits.include_depth;
+        if self.frames.len() > depth {
             self.fail(
                 span,
-                format!("#include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)"),
+                None,
+                format!("#include nested too deeply (more than {depth} levels)"),
             );
             return;
         }
         self.includes += 1;
-        if self.includes > MAX_INCLUDES {
+        let includes = self.limits.includes;
+        if self.includes > includes {
             self.fail(
                 span,
-                format!("more than {MAX_INCLUDES} #include directives carried out"),
+                None,
+                format!("more than {includes} #include directives carried out"),
             );
             return;
         }

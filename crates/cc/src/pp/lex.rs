@@ -22,6 +22,9 @@ pub(crate) struct Lexer {
     space: bool,
     /// A comment was skipped since the lexer was made (pasting must not form one).
     saw_comment: bool,
+    /// Tokens get their spelling (not while skipping, where only kinds matter).
+    spell: bool,
+    empty: Rc<str>,
 }
 
 impl Lexer {
@@ -34,6 +37,8 @@ impl Lexer {
             line_start: true,
             space: false,
             saw_comment: false,
+            spell: true,
+            empty: Rc::from(""),
         }
     }
 
@@ -70,8 +75,7 @@ impl Lexer {
         self.splice(self.pos) >= self.bytes().len()
     }
 
-    /// Skip whitespace and comments, noting newlines and spaces. An unterminated block
-    /// comment is always an error (also in skipped groups, as in every C compiler).
+    /// Skip whitespace and comments, noting newlines and spaces.
     fn skip_ws(&mut self, diags: &mut Diagnostics) {
         loop {
             let Some((c, next)) = self.at(self.pos) else {
@@ -79,67 +83,66 @@ impl Lexer {
                 return;
             };
             match c {
-                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {
-                    self.pos = next;
-                    self.space = true;
-                }
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos = next,
                 b'\n' => {
                     self.pos = next;
-                    self.space = true;
                     self.line_start = true;
                 }
-                b'/' => match self.at(next) {
-                    Some((b'/', mut p)) => {
-                        loop {
-                            match self.at(p) {
-                                None => {
-                                    p = self.bytes().len();
-                                    break;
-                                }
-                                Some((b'\n', _)) => {
-                                    p = self.splice(p);
-                                    break;
-                                }
-                                Some((_, n)) => p = n,
-                            }
-                        }
-                        self.pos = p;
-                        self.space = true;
-                        self.saw_comment = true;
-                    }
-                    Some((b'*', mut p)) => {
-                        let start = self.splice(self.pos);
-                        let mut star = false;
-                        loop {
-                            match self.at(p) {
-                                None => {
-                                    diags.push(Diagnostic::error(
-                                        self.span(start, start + 2),
-                                        "unterminated /* comment",
-                                    ));
-                                    p = self.bytes().len();
-                                    break;
-                                }
-                                Some((b'/', n)) if star => {
-                                    p = n;
-                                    break;
-                                }
-                                // A comment is one space (phase 3): a newline inside it does
-                                // not end a directive.
-                                Some((c, n)) => {
-                                    star = c == b'*';
-                                    p = n;
-                                }
-                            }
-                        }
-                        self.pos = p;
-                        self.space = true;
-                        self.saw_comment = true;
-                    }
-                    _ => return,
+                b'/' => match self.comment_end(self.pos, diags) {
+                    Some(end) => self.pos = end,
+                    None => return,
                 },
                 _ => return,
             }
+            self.space = true;
+        }
+    }
+
+    /// If a comment starts at `p`, the position after it (for `//`, the position of the
+    /// newline that ends it). A comment is one space (phase 3): a newline inside `/* */`
+    /// does not end a directive. An unterminated block comment is always an error (also in
+    /// skipped groups, as in every C compiler).
+    fn comment_end(&mut self, p: usize, diags: &mut Diagnostics) -> Option<usize> {
+        let start = self.splice(p);
+        let (b'/', next) = self.at(p)? else {
+            return None;
+        };
+        let (kind, mut p) = self.at(next)?;
+        match kind {
+            b'/' => loop {
+                match self.at(p) {
+                    None => {
+                        self.saw_comment = true;
+                        return Some(self.bytes().len());
+                    }
+                    Some((b'\n', _)) => {
+                        self.saw_comment = true;
+                        return Some(self.splice(p));
+                    }
+                    Some((_, n)) => p = n,
+                }
+            },
+            b'*' => {
+                let mut star = false;
+                self.saw_comment = true;
+                loop {
+                    match self.at(p) {
+                        None => {
+                            diags.push(Diagnostic::error(
+                                self.span(start, start + 2),
+                                "unterminated /* comment",
+                            ));
+                            return Some(self.bytes().len());
+                        }
+                        Some((b'/', n)) if star => return Some(n),
+                        Some((c, n)) => {
+                            star = c == b'*';
+                            p = n;
+                        }
+                    }
+                }
+            }
+            _ => None,
         }
     }
 
@@ -173,7 +176,11 @@ impl Lexer {
     fn token(&mut self, kind: PpKind, lo: usize, hi: usize) -> PpToken {
         PpToken {
             kind,
-            text: self.spelling(lo, hi),
+            text: if self.spell {
+                self.spelling(lo, hi)
+            } else {
+                self.empty.clone()
+            },
             span: self.span(lo, hi),
             expansion: None,
             space: std::mem::take(&mut self.space),
@@ -202,8 +209,8 @@ impl Lexer {
                     }
                     p = n;
                 }
-                let word = self.spelling(lo, p);
                 if let Some((q @ (b'"' | b'\''), n)) = self.at(p) {
+                    let word = self.spelling(lo, p);
                     let prefix = matches!(&*word, "L" | "u" | "U") || (&*word == "u8" && q == b'"');
                     if prefix {
                         return self.quoted(q, lo, n, report, diags);
@@ -227,6 +234,15 @@ impl Lexer {
                 self.token(PpKind::Stray, lo, lo + len)
             }
         }
+    }
+
+    /// The next token's kind and span, without its spelling and without errors (for
+    /// lines that a `#if` skips).
+    pub(crate) fn skip_token(&mut self, diags: &mut Diagnostics) -> PpToken {
+        self.spell = false;
+        let tok = self.next_token(false, diags);
+        self.spell = true;
+        tok
     }
 
     /// A pp-number from `lo` (C99 §6.4.8): digits, letters, `_`, `.`, and a sign after
@@ -399,25 +415,28 @@ impl Lexer {
         }
     }
 
-    /// The rest of the line as written (splices removed, comments replaced by a space,
-    /// whitespace trimmed), for `#error` and `#warning`, whose text need not be tokens.
+    /// The rest of the line as written (splices removed, each comment replaced by a
+    /// space, trimmed), for `#error` and `#warning`, whose text need not be tokens.
     pub(crate) fn rest_of_line(&mut self, diags: &mut Diagnostics) -> String {
         let mut out = Vec::new();
         loop {
-            // Comments (which may span lines) are skipped with the whitespace.
-            let before = self.pos;
-            self.skip_ws(diags);
-            if self.line_start || self.at_end() {
-                break;
-            }
-            if self.pos != before {
-                out.push(b' ');
-            }
             let Some((c, n)) = self.at(self.pos) else {
+                self.pos = self.bytes().len();
                 break;
             };
-            out.push(c);
-            self.pos = n;
+            if c == b'\n' {
+                break;
+            }
+            match self.comment_end(self.pos, diags) {
+                Some(end) => {
+                    out.push(b' ');
+                    self.pos = end;
+                }
+                None => {
+                    out.push(c);
+                    self.pos = n;
+                }
+            }
         }
         String::from_utf8_lossy(&out).trim().to_string()
     }
@@ -586,7 +605,7 @@ mod tests {
         );
         l.next_token(true, &mut diags);
         l.next_token(true, &mut diags);
-        assert_eq!(l.rest_of_line(&mut diags), "don't stop here");
+        assert_eq!(l.rest_of_line(&mut diags), "don't   stop here");
         assert!(diags.is_empty());
         assert_eq!(&*l.next_token(true, &mut diags).text, "next");
     }

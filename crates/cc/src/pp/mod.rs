@@ -88,6 +88,26 @@ pub const MAX_ARGUMENT_NESTING: u32 = 200;
 /// An included file may be at most this large.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
+/// The limits in force (the constants above; unit tests lower them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    include_depth: usize,
+    includes: u64,
+    expanded_tokens: u64,
+    synthesized_bytes: u64,
+    argument_nesting: u32,
+}
+
+impl Limits {
+    const DEFAULT: Limits = Limits {
+        include_depth: MAX_INCLUDE_DEPTH,
+        includes: MAX_INCLUDES,
+        expanded_tokens: MAX_EXPANDED_TOKENS,
+        synthesized_bytes: MAX_SYNTHESIZED_BYTES,
+        argument_nesting: MAX_ARGUMENT_NESTING,
+    };
+}
+
 /// The names of the compiler-made files.
 const BUILTIN_NAME: &str = "<built-in>";
 const COMMAND_LINE_NAME: &str = "<command line>";
@@ -102,10 +122,20 @@ pub fn preprocess(
     opts: &Options,
     diags: &mut Diagnostics,
 ) -> Vec<Token> {
+    preprocess_with(sources, main, opts, Limits::DEFAULT, diags)
+}
+
+fn preprocess_with(
+    sources: &mut SourceMap,
+    main: FileId,
+    opts: &Options,
+    limits: Limits,
+    diags: &mut Diagnostics,
+) -> Vec<Token> {
     let builtin = sources.add_file(BUILTIN_NAME, prelude::predefines(opts), true);
     let command_line = sources.add_file(COMMAND_LINE_NAME, prelude::command_line(opts), true);
     let prelude = sources.add_file(PRELUDE_NAME, PRELUDE, true);
-    let mut pp = Preprocessor::new(sources, diags, opts);
+    let mut pp = Preprocessor::new(sources, diags, opts, limits);
     pp.register_main(main);
     // The file stack is read from its top: main is at the bottom.
     let dir = pp.dir_of(main);
@@ -229,6 +259,7 @@ pub(crate) struct Preprocessor<'a> {
     sources: &'a mut SourceMap,
     diags: &'a mut Diagnostics,
     opts: &'a Options,
+    limits: Limits,
     macros: HashMap<Rc<str>, Rc<macros::Macro>>,
     frames: Vec<Frame>,
     contexts: Vec<Context>,
@@ -256,11 +287,13 @@ impl<'a> Preprocessor<'a> {
         sources: &'a mut SourceMap,
         diags: &'a mut Diagnostics,
         opts: &'a Options,
+        limits: Limits,
     ) -> Preprocessor<'a> {
         Preprocessor {
             sources,
             diags,
             opts,
+            limits,
             macros: HashMap::new(),
             frames: Vec::new(),
             contexts: Vec::new(),
@@ -415,6 +448,101 @@ fn number_kind(text: &str) -> TokenKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tokens and the errors of `src` under `limits`.
+    fn run_limited(src: &str, limits: Limits) -> (Vec<Token>, Vec<String>) {
+        let mut sources = SourceMap::new();
+        let main = sources.add_file("k.cl", src, false);
+        let mut diags = Diagnostics::new();
+        let opts = Options::default();
+        let toks = preprocess_with(&mut sources, main, &opts, limits, &mut diags);
+        assert_eq!(toks.last().map(|t| &t.kind), Some(&TokenKind::Eof));
+        // The first line of each rendered error (located at the user's line).
+        let errors = diags.list.iter().map(|d| {
+            let one = Diagnostics {
+                list: vec![d.clone()],
+            };
+            one.render(&sources)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        });
+        (toks, errors.collect())
+    }
+
+    #[test]
+    fn exponential_expansion_is_capped() {
+        // 2^40 tokens if nothing stopped it.
+        let mut src = String::from("#define m0 x x\n");
+        for i in 1..=40 {
+            src.push_str(&format!("#define m{i} m{} m{}\n", i - 1, i - 1));
+        }
+        src.push_str("before m40 after\n");
+        let limits = Limits {
+            expanded_tokens: 100_000,
+            ..Limits::DEFAULT
+        };
+        let (toks, errors) = run_limited(&src, limits);
+        assert_eq!(
+            errors,
+            ["k.cl:42:8: error: macro expansion produced more than 100000 tokens"]
+        );
+        assert!(toks.len() < 100_000);
+        assert!(
+            toks.iter().all(|t| t.text != "after"),
+            "preprocessing stops"
+        );
+    }
+
+    #[test]
+    fn pasting_growth_is_capped() {
+        // Each level doubles one token's text.
+        let mut src = String::from("#define P(a, b) a ## b\n#define D(a) P(a, a)\n");
+        src.push_str(&"D(".repeat(60));
+        src.push('x');
+        src.push_str(&")".repeat(60));
+        let limits = Limits {
+            synthesized_bytes: 1 << 16,
+            ..Limits::DEFAULT
+        };
+        let (_, errors) = run_limited(&src, limits);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].ends_with("'#' and '##' produced more than 65536 bytes of tokens"),
+            "{errors:?}"
+        );
+        // Stringizing grows too.
+        let mut src = String::from("#define S(a) #a\n#define D(a) S(a a)\n");
+        src.push_str(&"D(".repeat(60));
+        src.push('x');
+        src.push_str(&")".repeat(60));
+        let (_, errors) = run_limited(&src, limits);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+    }
+
+    #[test]
+    fn include_count_is_capped() {
+        let dir = std::env::temp_dir().join(format!("warpkit-cc-pp-count-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let main = dir.join("k.cl");
+        std::fs::write(&main, "#include \"k.cl\"\n#include \"k.cl\"\n").unwrap();
+        let mut sources = SourceMap::new();
+        let id = sources.add_file(
+            main.display().to_string(),
+            std::fs::read_to_string(&main).unwrap(),
+            false,
+        );
+        let mut diags = Diagnostics::new();
+        let limits = Limits {
+            includes: 50,
+            ..Limits::DEFAULT
+        };
+        preprocess_with(&mut sources, id, &Options::default(), limits, &mut diags);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let messages: Vec<_> = diags.list.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages, ["more than 50 #include directives carried out"]);
+    }
 
     #[test]
     fn numbers_are_classified() {

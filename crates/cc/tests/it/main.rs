@@ -1,9 +1,14 @@
-//! The integration tests of `warpkit-cc`, one test binary.
+//! The integration tests of `warpkit-cc`, one test binary with a module per part of the
+//! compiler.
 
 mod backend;
 mod build;
 mod ir_interp;
+mod lower;
 mod opencl;
 mod opt;
+mod parse;
+mod pp;
+mod pp_gcc;
 mod random_ir;
 mod verify;

@@ -176,6 +176,27 @@ kernel @k(out: ptr.global, n: i32) {
 }
 
 #[test]
+fn fold_complements() {
+    let mut b = B::new("k");
+    let out = b.param("out", ParamKind::PtrGlobal);
+    let n = b.param("n", ParamKind::I32);
+    let zero = b.i32(0);
+    let c = b.cmp(CmpPred::Slt, n, zero);
+    let nc = b.op(OpKind::Unary(warpkit_cc::ir::UnOp::Not), vec![c], Ty::I1);
+    let t = b.bin(BinOp::Or, nc, c); // true
+    let nn = b.op(OpKind::Unary(warpkit_cc::ir::UnOp::Not), vec![n], Ty::I32);
+    let z = b.bin(BinOp::And, n, nn); // 0
+    let v = b.select(t, z, n);
+    b.store(4, out, v);
+    let text = after(b.finish(), &[Pass::Fold, Pass::Dce]);
+    assert!(
+        text.contains("store.4 %0, %") && !text.contains("select") && !text.contains("and"),
+        "{text}"
+    );
+    assert!(text.contains("const 0x0 : i32"), "{text}");
+}
+
+#[test]
 fn fold_never_folds_undefined_division_or_approximate_math() {
     let mut b = B::new("k");
     let out = b.param("out", ParamKind::PtrGlobal);
