@@ -6,10 +6,14 @@
 //!   canonical NaNs). Integer divisions that are undefined (by zero, `MIN / -1`) and the
 //!   approximate `Math` operations are never folded.
 //! - Integer identities: `x+0 x-0 x*1 x/1 x&-1 x|0 x^0 x<<0` → `x`; `x*0 x&0 x-x x^x x%1
-//!   x&~x` → 0; `x|~x x^~x` → -1; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`; `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2`
-//!   and `ptradd(ptradd(p, c1), c2)` combine their constants; `x*2^k` → `x<<k`,
-//!   unsigned `x/2^k` → `x>>k`, `x%2^k` → `x&(2^k-1)`; constant shift amounts are reduced
-//!   modulo the width; constants move to the right of commutative operations.
+//!   x&~x` → 0; `x|~x x^~x` → -1; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`;
+//!   `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2` and `ptradd(ptradd(p, c1), c2)` combine their
+//!   constants; `x*2^k` → `x<<k`, unsigned `x/2^k` → `x>>k`, `x%2^k` → `x&(2^k-1)`;
+//!   constant shift amounts are reduced modulo the width; constants move to the right of
+//!   commutative operations. Constants move outward: `(x+c1)*c2` → `x*c2 + c1*c2`,
+//!   `(x+c1)<<c2` likewise, `p + (x+c)` and `(p+c) + x` → `(p+x) + c` (when the inner sum
+//!   has no other use), so that unrolled copies share `p+x` and keep `c` as an immediate
+//!   offset.
 //! - Comparisons: of a value with itself (integers only), constants to the right (the
 //!   predicate swapped), `i1` against constants, `zext(i1)` against constants, and 64-bit
 //!   comparisons of zero- or sign-extended 32-bit values (or constants that fit) become
@@ -48,7 +52,7 @@ use crate::source::Span;
 /// Run the pass; whether anything changed.
 pub(crate) fn run(func: &mut Function) -> bool {
     let mut f = Folder {
-        after_loop: Vec::new(),
+        after_op: Vec::new(),
         uses: super::util::use_counts(func),
         subst: Subst::default(),
         changed: false,
@@ -61,7 +65,7 @@ pub(crate) fn run(func: &mut Function) -> bool {
 
 struct Folder {
     /// Operations to place right after the `If` or `Loop` being processed.
-    after_loop: Vec<OpId>,
+    after_op: Vec<OpId>,
     uses: Vec<u32>,
     subst: Subst,
     changed: bool,
@@ -123,7 +127,7 @@ impl Folder {
         self.region(func, els);
         self.narrow_if_results(func, op, region);
         out.push(op);
-        out.append(&mut self.after_loop);
+        out.append(&mut self.after_op);
         let yield_of = |func: &Function, r: RegionId| *func.region(r).ops.last().unwrap();
         let (ty, ey) = (yield_of(func, then), yield_of(func, els));
         let results = func.op(op).results.clone();
@@ -168,7 +172,7 @@ impl Folder {
         if func.const_bits(func.op(end).operands[0]) != Some(0) {
             self.narrow_carried(func, op, region, out);
             out.push(op);
-            out.append(&mut self.after_loop);
+            out.append(&mut self.after_op);
             return;
         }
         // The body runs exactly once: it replaces the loop.
@@ -263,7 +267,7 @@ impl Folder {
                 span,
             );
             redefine(func, res, rext);
-            self.after_loop.push(rext);
+            self.after_op.push(rext);
             self.changed = true;
         }
     }
@@ -312,7 +316,7 @@ impl Folder {
                 span,
             );
             redefine(func, res, ext);
-            self.after_loop.push(ext);
+            self.after_op.push(ext);
             self.changed = true;
         }
     }
