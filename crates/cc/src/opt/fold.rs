@@ -226,7 +226,7 @@ impl Folder {
                 Ty::I32,
                 span,
             );
-            *self.uses_mut(init) -= 1;
+            self.unuse(init);
             func.op_mut(op).operands[i] = init32;
             // In the body: a new i32 argument; the old one becomes its zero extension.
             let arg32 = new_value(func, Ty::I32, ValueDef::Arg(body, i as u32));
@@ -328,7 +328,7 @@ impl Folder {
                 Simp::Value(v) => {
                     let r = func.op(op).results[0];
                     for x in func.op(op).operands.clone() {
-                        *self.uses_mut(x) -= 1;
+                        self.unuse(x);
                     }
                     self.replace(r, v);
                     self.changed = true;
@@ -336,7 +336,7 @@ impl Folder {
                 }
                 Simp::Const(bits) => {
                     for x in std::mem::take(&mut func.op_mut(op).operands) {
-                        *self.uses_mut(x) -= 1;
+                        self.unuse(x);
                     }
                     func.op_mut(op).kind = OpKind::Const(bits);
                     self.changed = true;
@@ -350,7 +350,7 @@ impl Folder {
                     let old = std::mem::replace(&mut o.operands, operands);
                     o.kind = kind;
                     for x in old {
-                        *self.uses_mut(x) -= 1;
+                        self.unuse(x);
                     }
                     self.changed = true;
                 }
@@ -361,6 +361,7 @@ impl Folder {
 
     /// Replace `r` by `v` everywhere (later), moving `r`'s uses to `v`.
     fn replace(&mut self, r: ValueId, v: ValueId) {
+        let v = self.subst.get(v);
         let moved = self.count(r);
         *self.uses_mut(v) += moved;
         self.subst.set(r, v);
@@ -370,6 +371,13 @@ impl Folder {
     /// the operands the pass gives them).
     fn count(&self, v: ValueId) -> u32 {
         self.uses.get(v.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// One use of `v` fewer. (The counts only steer narrowing and distribution; they
+    /// follow every change this pass makes, and saturate rather than trust that.)
+    fn unuse(&mut self, v: ValueId) {
+        let n = self.uses_mut(v);
+        *n = n.saturating_sub(1);
     }
 
     fn uses_mut(&mut self, v: ValueId) -> &mut u32 {

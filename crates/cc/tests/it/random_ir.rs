@@ -784,6 +784,19 @@ impl Gen {
             let lim = self.b.bin(BinOp::Sub, bound, two);
             self.b.cmp(pred, i, lim)
         };
+        // Sometimes an early exit as a front end lowers `break`: a flag and-ed in. A loop
+        // with a barrier must not exit early (the flag may differ between work-items).
+        let cont = if !self.uniform && self.r.chance(25) {
+            let flag = self.value(Ty::I1);
+            if self.r.chance(50) {
+                self.b.bin(BinOp::And, cont, flag)
+            } else {
+                let f = self.b.i1(false);
+                self.b.select(flag, f, cont)
+            }
+        } else {
+            cont
+        };
         self.scopes.pop();
         let mut operands = vec![cont, i2];
         operands.extend(next);
