@@ -235,7 +235,20 @@ fn fold_floats_exactly_and_without_identities() {
     let inf = b.f32(f32::INFINITY);
     let nan = b.bin(BinOp::FSub, inf, inf);
     b.store(4, out, nan);
+    // binary16: 1 + 2^-11 is a tie, rounded to even (1.0); 1 + 3*2^-11 is a tie too,
+    // rounded to even (1 + 2^-9).
+    let one = b.konst(Ty::F16, 0x3c00);
+    let tie = b.konst(Ty::F16, 0x1000); // 2^-11
+    let h = b.bin(BinOp::FAdd, one, tie);
+    b.store(2, out, h);
+    let three = b.konst(Ty::F16, 0x1600); // 3 * 2^-11: 1.5 ulp, a tie to even
+    let h = b.bin(BinOp::FAdd, one, three);
+    b.store(2, out, h);
     let text = after(b.finish(), &[Pass::Fold, Pass::Dce]);
+    assert!(
+        text.contains("const 0x3c00 : f16") && text.contains("const 0x3c02 : f16"),
+        "{text}"
+    );
     assert!(text.contains("fmul %1, %2"), "{text}");
     assert!(
         text.contains(&format!("const {:#x} : f32", (0.1f32 + 0.2f32).to_bits())),

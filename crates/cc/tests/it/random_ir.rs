@@ -377,7 +377,7 @@ impl Gen {
     }
 
     fn expr_f32(&mut self) -> ValueId {
-        match self.r.below(9) {
+        match self.r.below(10) {
             0..=2 => {
                 let op = self.r.pick(&[
                     BinOp::FAdd,
@@ -421,6 +421,23 @@ impl Gen {
                 self.b.select(c, a, d)
             }
             7 => self.load_any(Ty::F32),
+            8 => {
+                // Half precision, through conversions.
+                let a = self.value(Ty::F32);
+                let c = self.value(Ty::F32);
+                let ha = self.b.cast(CastOp::FTrunc, a, Ty::F16);
+                let hc = self.b.cast(CastOp::FTrunc, c, Ty::F16);
+                let op = self
+                    .r
+                    .pick(&[BinOp::FAdd, BinOp::FMul, BinOp::FDiv, BinOp::FMin]);
+                let h = self.b.bin(op, ha, hc);
+                let h = if self.r.chance(30) {
+                    self.b.op(OpKind::Fma, vec![h, ha, hc], Ty::F16)
+                } else {
+                    h
+                };
+                self.b.cast(CastOp::FExt, h, Ty::F32)
+            }
             _ => {
                 let a = self.value(Ty::F64);
                 self.b.cast(CastOp::FTrunc, a, Ty::F32)
