@@ -99,6 +99,8 @@ pub const SAVED_EXEC: u8 = 31;
 pub const LANE4: u8 = 63;
 /// The scratch base pair `u[62:63]` (reserved only when spilling).
 pub const SCRATCH_BASE: u8 = 62;
+/// Carries a uniform value to memory when it is spilled (reserved only then).
+pub const UNIFORM_SPILL: u8 = 62;
 
 fn u(n: u8) -> POp {
     POp::Reg(Phys {
@@ -150,9 +152,13 @@ fn mov(dst: Phys, src: Phys, span: Span) -> Option<PInst> {
 
 /// Build the physical function.
 pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
-    let spill_base = 32 * private_frame as i64;
+    let slots = Slots {
+        vector: 32 * i64::from(private_frame),
+        uniform: 32 * i64::from(private_frame) + 128 * i64::from(a.vector_slots),
+    };
+    let spilling = a.vector_slots > 0 || a.uniform_slots > 0;
     let mut blocks: Vec<Vec<PInst>> = vec![Vec::new(); m.blocks.len()];
-    let mut need_all_ones = a.vector_slots > 0;
+    let mut need_all_ones = spilling;
     // Moves by (block, inst, after).
     let mut moves: std::collections::HashMap<(u32, usize, bool), Vec<(Loc, Loc)>> =
         Default::default();
@@ -166,7 +172,7 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
             let reg = |j: usize| regs[j].expect("allocated register");
             let span = inst.span;
             if let Some(list) = moves.get(&(bi as u32, k, false)) {
-                need_all_ones |= emit_moves(out, list, inst.full_exec, spill_base, span);
+                need_all_ones |= emit_moves(out, list, inst.full_exec, slots, span);
             }
             match &inst.kind {
                 MKind::Isa(op) => {
@@ -206,7 +212,7 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
                 }
                 MKind::Jump { target, .. } => {
                     if let Some(list) = moves.get(&(bi as u32, k, true)) {
-                        need_all_ones |= emit_moves(out, list, inst.full_exec, spill_base, span);
+                        need_all_ones |= emit_moves(out, list, inst.full_exec, slots, span);
                     }
                     out.push(PInst::jump(*target, span));
                     continue;
@@ -232,7 +238,7 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
                     .insts
                     .get(k + 1)
                     .map_or(inst.full_exec, |n| n.full_exec);
-                need_all_ones |= emit_moves(out, list, full, spill_base, span);
+                need_all_ones |= emit_moves(out, list, full, slots, span);
             }
         }
     }
@@ -242,7 +248,7 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
     if need_all_ones {
         prologue.push(PInst::isa("umovi", vec![u(ALL_ONES), POp::Imm(-1)], span));
     }
-    if a.vector_slots > 0 {
+    if spilling {
         let base = Phys {
             class: RClass::U,
             num: SCRATCH_BASE,
@@ -274,10 +280,19 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
     let mut f = PFunc {
         blocks,
         layout: m.layout.clone(),
-        scratch_bytes: private_frame + 4 * a.vector_slots,
+        scratch_bytes: private_frame + 4 * (a.vector_slots + a.uniform_slots),
     };
     remove_jump_blocks(&mut f);
     f
+}
+
+/// Where the spill areas start in a warp's scratch region: after the lanes' private frames
+/// (32 × frame bytes), the vector slots (128 bytes each: 4 per lane), then the uniform slots
+/// (128 bytes each, of which lane 0's word counts).
+#[derive(Debug, Clone, Copy)]
+struct Slots {
+    vector: i64,
+    uniform: i64,
 }
 
 /// Emit the allocator's moves; returns whether `u30` (all ones) is needed.
@@ -285,10 +300,14 @@ fn emit_moves(
     out: &mut Vec<PInst>,
     list: &[(Loc, Loc)],
     full_exec: bool,
-    spill_base: i64,
+    slots: Slots,
     span: Span,
 ) -> bool {
-    let vector = list.iter().any(|(f, t)| is_vector(f) || is_vector(t));
+    // Vector moves run on every lane (see the module documentation); so does storing a
+    // uniform value, which goes through a vector register.
+    let vector = list.iter().any(|(f, t)| {
+        is_vector(f) || is_vector(t) || matches!(t, Loc::Slot(c, _) if !c.is_vector())
+    });
     let wrap = vector && !full_exec;
     if wrap {
         out.push(PInst::isa(
@@ -300,9 +319,32 @@ fn emit_moves(
     for &(from, to) in list {
         match (from, to) {
             (Loc::Reg(s), Loc::Reg(d)) => out.extend(mov(d, s, span)),
+            (Loc::Reg(s), Loc::Slot(_, slot)) if !s.class.is_vector() => {
+                // A uniform value goes out through v62, every lane storing its copy; lane 0's
+                // word is the one read back.
+                for (i, r) in halves(s).into_iter().enumerate() {
+                    let off = slots.uniform + 128 * (i64::from(slot) + i as i64);
+                    out.push(PInst::isa("mov.vu", vec![v(UNIFORM_SPILL), POp::Reg(r)], span));
+                    out.push(PInst::isa(
+                        "gstore.b32",
+                        vec![v(UNIFORM_SPILL), v(LANE4), POp::Reg(Phys { class: RClass::UPair, num: SCRATCH_BASE }), POp::Imm(off)],
+                        span,
+                    ));
+                }
+            }
+            (Loc::Slot(_, slot), Loc::Reg(d)) if !d.class.is_vector() => {
+                for (i, r) in halves(d).into_iter().enumerate() {
+                    let off = slots.uniform + 128 * (i64::from(slot) + i as i64);
+                    out.push(PInst::isa(
+                        "uload.b32",
+                        vec![POp::Reg(r), POp::Reg(Phys { class: RClass::UPair, num: SCRATCH_BASE }), POp::Imm(off)],
+                        span,
+                    ));
+                }
+            }
             (Loc::Reg(s), Loc::Slot(_, slot)) => {
                 for (i, r) in halves(s).into_iter().enumerate() {
-                    let off = spill_base + 128 * (i64::from(slot) + i as i64);
+                    let off = slots.vector + 128 * (i64::from(slot) + i as i64);
                     out.push(PInst::isa(
                         "gstore.b32",
                         vec![
@@ -320,7 +362,7 @@ fn emit_moves(
             }
             (Loc::Slot(_, slot), Loc::Reg(d)) => {
                 for (i, r) in halves(d).into_iter().enumerate() {
-                    let off = spill_base + 128 * (i64::from(slot) + i as i64);
+                    let off = slots.vector + 128 * (i64::from(slot) + i as i64);
                     out.push(PInst::isa(
                         "gload.b32",
                         vec![

@@ -50,6 +50,7 @@ pub fn legalize(f: &mut Function) {
                     Some(e.bin(BinOp::Or, left, right, Ty::I64))
                 }
                 OpKind::Cast(c) => e.cast(c, op.operands[0], ty),
+                OpKind::Unary(u) if ty == Ty::I64 => e.unary64(u, op.operands[0]),
                 _ => None,
             };
             v.map(|v| (v, e.out))
@@ -124,6 +125,52 @@ impl E<'_> {
                 self.f64_to_i64(a, c == CastOp::FToSI)
             }
             (CastOp::FToUI, Ty::F64, Ty::I32) => self.f64_to_u32(a),
+            _ => return None,
+        })
+    }
+
+    /// 64-bit bit counts, absolute value and bit reversal from the 32-bit halves.
+    fn unary64(&mut self, u: crate::ir::UnOp, a: ValueId) -> Option<ValueId> {
+        use crate::ir::UnOp;
+        let t = Ty::I32;
+        let widen = |s: &mut Self, v: ValueId| s.op(OpKind::Cast(CastOp::ZExt), vec![v], Ty::I64);
+        Some(match u {
+            UnOp::Popcount => {
+                let (lo, hi) = self.halves(a);
+                let pl = self.op(OpKind::Unary(UnOp::Popcount), vec![lo], t);
+                let ph = self.op(OpKind::Unary(UnOp::Popcount), vec![hi], t);
+                let sum = self.bin(BinOp::Add, pl, ph, t);
+                widen(self, sum)
+            }
+            UnOp::Clz | UnOp::Ctz => {
+                // clz: the high half's count unless it is zero; ctz: the low half's.
+                let (lo, hi) = self.halves(a);
+                let (first, second) = if u == UnOp::Clz { (hi, lo) } else { (lo, hi) };
+                let c1 = self.op(OpKind::Unary(u), vec![first], t);
+                let c2 = self.op(OpKind::Unary(u), vec![second], t);
+                let k32 = self.i32c(32);
+                let c2 = self.bin(BinOp::Add, c2, k32, t);
+                let zero = self.i32c(0);
+                let empty = self.cmp(CmpPred::Eq, first, zero);
+                let n = self.sel(empty, c2, c1, t);
+                widen(self, n)
+            }
+            UnOp::Brev => {
+                let (lo, hi) = self.halves(a);
+                let rl = self.op(OpKind::Unary(UnOp::Brev), vec![lo], t);
+                let rh = self.op(OpKind::Unary(UnOp::Brev), vec![hi], t);
+                let top = widen(self, rl);
+                let k32 = self.c(Ty::I64, 32);
+                let top = self.bin(BinOp::Shl, top, k32, Ty::I64);
+                let bottom = widen(self, rh);
+                self.bin(BinOp::Or, top, bottom, Ty::I64)
+            }
+            UnOp::Abs => {
+                let zero = self.c(Ty::I64, 0);
+                let neg = self.cmp(CmpPred::Slt, a, zero);
+                let m = self.bin(BinOp::Sub, zero, a, Ty::I64);
+                self.sel(neg, m, a, Ty::I64)
+            }
             _ => return None,
         })
     }

@@ -119,24 +119,19 @@ fn compile_kernel(
             )]
         };
         let mut a = regalloc::allocate(&m, regalloc::Reserved::default()).map_err(internal)?;
-        if a.uniform_spilled {
-            if prefer_vector {
-                return Err(vec![Diagnostic::unsupported(
-                    f.span,
-                    format!(
-                        "kernel '{}' needs more uniform registers than the ISA has",
-                        f.name
-                    ),
-                )]);
-            }
+        if a.uniform_slots > 0 && !prefer_vector {
+            // Fewer uniform values first: keep in vector registers what can live there.
             prefer_vector = true;
             continue;
         }
-        if a.vector_slots > 0 {
-            a = regalloc::allocate(&m, regalloc::Reserved { spill: true }).map_err(internal)?;
-            if a.uniform_spilled {
-                prefer_vector = true;
-                continue;
+        if a.uniform_slots > 0 || a.vector_slots > 0 {
+            let reserved = regalloc::Reserved {
+                spill: true,
+                uniform_spill: a.uniform_slots > 0,
+            };
+            a = regalloc::allocate(&m, reserved).map_err(internal)?;
+            if a.uniform_slots > 0 && !reserved.uniform_spill {
+                a = regalloc::allocate(&m, regalloc::Reserved { spill: true, uniform_spill: true }).map_err(internal)?;
             }
         }
         let mut p = finalize::finalize(&m, &a, layout.private_frame);

@@ -61,6 +61,8 @@ impl File {
 pub struct Reserved {
     /// Keep `v63` and `u[62:63]` for spill addressing.
     pub spill: bool,
+    /// Keep `v62` too: uniform spills pass through it.
+    pub uniform_spill: bool,
 }
 
 fn ra_class(class: RClass) -> RegClass {
@@ -124,7 +126,13 @@ fn env(file: File, reserved: Reserved) -> MachineEnv {
             }
         }
         File::V => {
-            let top = if reserved.spill { 62 } else { 63 };
+            let top = if reserved.uniform_spill {
+                61
+            } else if reserved.spill {
+                62
+            } else {
+                63
+            };
             for n in 0..=top {
                 preferred[1].add(preg_of(RClass::V, n));
             }
@@ -350,9 +358,8 @@ pub struct Assignment {
     pub moves: Vec<(BlockId, usize, bool, Loc, Loc)>,
     /// Vector spill slots used (4-byte units per lane).
     pub vector_slots: u32,
-    /// Whether the uniform file spilled (the caller then retries with fewer uniform
-    /// values).
-    pub uniform_spilled: bool,
+    /// Uniform spill slots used (4-byte units).
+    pub uniform_slots: u32,
 }
 
 /// Why allocation failed (a back-end bug: the input was not what regalloc2 accepts).
@@ -391,11 +398,9 @@ pub fn allocate(m: &MFunc, reserved: Reserved) -> Result<Assignment, AllocError>
                 }
             }
         }
-        if result.num_spillslots > 0 && file == File::U {
-            out.uniform_spilled = true;
-        }
-        if file == File::V {
-            out.vector_slots = result.num_spillslots as u32;
+        match file {
+            File::U => out.uniform_slots = result.num_spillslots as u32,
+            File::V => out.vector_slots = result.num_spillslots as u32,
         }
         for (point, edit) in &result.edits {
             let Edit::Move { from, to } = edit;

@@ -91,7 +91,7 @@ fn run(f: Function, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<(Stri
         .collect();
     let program = warpkit_asm::assemble(&text, "k.s")
         .unwrap_or_else(|e| panic!("{}\n{text}", e.render(&text)));
-    let prog = warpkit_sim::Program::new(program.text);
+    let prog = warpkit_sim::Program::with_data(program.text, program.data);
     let args = args
         .into_iter()
         .map(|(n, v)| Arg {
@@ -765,5 +765,41 @@ fn private_array() {
     for (l, &g) in got.iter().enumerate() {
         let l = l as u32;
         assert_eq!(g, (l & 15) * l, "lane {l}");
+    }
+}
+
+/// More live uniform values than uniform registers: they spill through scratch memory.
+#[test]
+fn uniform_spilling() {
+    let n = 45usize;
+    let mut text = String::from("kernel @k(out: ptr.global");
+    for i in 0..n {
+        text.push_str(&format!(", p{i}: i32"));
+    }
+    text.push_str(") {\n  %po = param 0 : ptr.global\n  %l = localid(0) : i32\n");
+    for i in 0..n {
+        text.push_str(&format!("  %x{i} = param {} : i32\n", i + 1));
+    }
+    text.push_str("  %k1 = const 1 : i32\n  %odd = and %l, %k1 : i32\n  %z = const 0 : i32\n  %g = cmp.ne %odd, %z : i1\n  %y = if %g : i32 {\n    %m = mul %x0, %x1 : i32\n    yield %m\n  } else {\n    yield %x2\n  }\n");
+    text.push_str("  %s0 = add %y, %z : i32\n");
+    for i in 0..n {
+        let k = n - 1 - i;
+        text.push_str(&format!("  %w{i} = const {} : i32\n  %t{i} = mul %x{k}, %w{i} : i32\n  %s{} = add %s{i}, %t{i} : i32\n", i + 1, i + 1));
+    }
+    text.push_str(&format!("  %l64 = zext %l : i64\n  %ko = const 2 : i64\n  %oo = shl %l64, %ko : i64\n  %q = ptradd %po, %oo : ptr.global\n  store.4 %q, %s{n}\n}}\n"));
+    let lanes = 40u32;
+    let values: Vec<u32> = (0..n as u32).map(|k| k.wrapping_mul(2654435761) ^ 0x5a5a).collect();
+    let mut args = vec![("out", ArgValue::Buffer(vec![0; 4 * lanes as usize]))];
+    for &v in &values {
+        args.push(("p", ArgValue::Int(u64::from(v))));
+    }
+    let out = run_ir(&text, one_group(lanes), args);
+    let got = words(buffer(&out, "out"));
+    for l in 0..lanes as usize {
+        let mut s = if l & 1 != 0 { values[0].wrapping_mul(values[1]) } else { values[2] };
+        for i in 0..n {
+            s = s.wrapping_add(values[n - 1 - i].wrapping_mul(i as u32 + 1));
+        }
+        assert_eq!(got[l], s, "lane {l}");
     }
 }

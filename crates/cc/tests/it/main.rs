@@ -3,6 +3,7 @@
 
 mod backend;
 mod build;
+mod differential;
 mod ir_interp;
 mod lower;
 mod opencl;

@@ -28,7 +28,7 @@ pub fn run_cl(src: &str, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<
         .collect();
     let program = warpkit_asm::assemble(&stripped, "k.s")
         .unwrap_or_else(|e| panic!("{}\n{text}", e.render(&stripped)));
-    let prog = warpkit_sim::Program::new(program.text);
+    let prog = warpkit_sim::Program::with_data(program.text, program.data);
     let args = args
         .into_iter()
         .map(|(n, v)| Arg {
