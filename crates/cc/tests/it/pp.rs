@@ -1205,13 +1205,10 @@ fn diagnostics_inside_macros_have_expansion_notes() {
         "k.cl:3:9: error: stray '@' in program\n\
          \x20   3 | int y = WRAP(1);\n\
          \x20     |         ^~~~~~~\n\
-         k.cl:1:9: note: expanded from macro 'AT'\n\
-         \x20   1 | #define AT @\n\
-         \x20     |         ^~\n\
-         k.cl:2:9: note: expanded from macro 'WRAP'\n\
+         k.cl:2:22: note: expanded from macro 'WRAP'\n\
          \x20   2 | #define WRAP(x) (x + AT)\n\
-         \x20     |         ^~~~\n\
-         k.cl:1:12: note: in this part of the expansion\n\
+         \x20     |                      ^~\n\
+         k.cl:1:12: note: expanded from macro 'AT'\n\
          \x20   1 | #define AT @\n\
          \x20     |            ^\n\
          1 error generated.\n"
@@ -1222,10 +1219,7 @@ fn diagnostics_inside_macros_have_expansion_notes() {
         "k.cl:2:1: error: pasting formed '->>', an invalid preprocessing token\n\
          \x20   2 | CAT(-, >>)\n\
          \x20     | ^~~~~~~~~~\n\
-         k.cl:1:9: note: expanded from macro 'CAT'\n\
-         \x20   1 | #define CAT(a, b) a ## b\n\
-         \x20     |         ^~~\n\
-         k.cl:1:21: note: in this part of the expansion\n\
+         k.cl:1:21: note: expanded from macro 'CAT'\n\
          \x20   1 | #define CAT(a, b) a ## b\n\
          \x20     |                     ^~\n\
          1 error generated.\n"
