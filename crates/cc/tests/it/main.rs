@@ -4,6 +4,7 @@
 mod build;
 mod ir_interp;
 mod lower;
+mod lower_clsmith;
 mod opt;
 mod parse;
 mod pp;
