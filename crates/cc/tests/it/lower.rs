@@ -1667,3 +1667,50 @@ fn deep_nesting() {
     let m = compile(&src);
     assert_eq!(count_ops(&m, |k| *k == ir::OpKind::Loop), 60);
 }
+
+/// Kernels calling kernels, struct `?:`, conversions and reinterpretations, alignment.
+#[test]
+fn kernels_calling_kernels_and_more() {
+    let src = "
+    typedef struct { int a; short b; } T;
+    static inline T pick(int c, T x, T y) { return c ? x : y; }
+    __kernel void fill(__global long *o, int v) { o[get_global_id(0)] = v; }
+    __kernel void k(__global long *o) {
+        __local int buf[4] __attribute__((aligned(64)));
+        int id = get_global_id(0);
+        fill(o, 7);
+        T x = { 1, 2 }, y = { 3, 4 };
+        T z = pick(id & 1, x, y);
+        o[id] += z.a * 10 + z.b * 100;
+        o[id] += convert_int(-2.5f) * 1000 + (long)convert_float(16777217) * 10000;
+        o[id] += as_char((uchar)200) * 100000000L;
+        char bytes[4] = { 1, 2, 3, 4 };
+        o[id] += *(int *)bytes * 1000000000L;
+        (void)buf;
+    }";
+    let m = compile(src);
+    assert_eq!(m.kernels.len(), 2);
+    let k = m.kernels.iter().find(|k| k.name == "k").unwrap();
+    assert_eq!(k.locals[0].align, 64);
+    let out = launch(&m, "k", [1, 1, 1], [2, 1, 1], vec![zeros(16)]);
+    let o = i64s(out.buffer(0).unwrap());
+    let rest = -2 * 1000 + 16777216 * 10000 - 56 * 100000000 + 0x04030201 * 1000000000;
+    assert_eq!(o, [7 + 3 * 10 + 400 + rest, 7 + 10 + 200 + rest]);
+}
+
+/// `const` scalars and `__constant` scalars with constant values size arrays and label cases.
+#[test]
+fn constant_variables_in_constant_expressions() {
+    let m = compile(
+        "__constant int TILE = 4;
+         __kernel void k(__global int *o) {
+             const int N = 2 * TILE;
+             __local float tile[N][TILE];
+             float priv[N];
+             switch (o[0]) { case N: o[1] = sizeof(tile) + sizeof(priv); break; case TILE: o[1] = 1; }
+         }",
+    );
+    assert_eq!(m.kernels[0].locals[0].size, 8 * 4 * 4);
+    let out = launch(&m, "k", [1, 1, 1], [1, 1, 1], vec![buf_i32(&[8, 0])]);
+    assert_eq!(i32s(out.buffer(0).unwrap()), [8, 128 + 32]);
+}
