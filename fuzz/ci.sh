@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint corpus/cc_preprocess
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -72,7 +72,13 @@ checkpoint_seed deadlock seeds/barrier_deadlock.s --grid 2 --block 64 --max-step
 checkpoint_seed ended ../examples/vadd.s --grid 1 --block 32 --arg a=buf:128 --arg b=buf:128 \
   --arg out=buf:128 --arg n=32 --stop-after-steps 100000
 
-targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint})
+# OpenCL C sources for the preprocessor: the prelude and the seeds.
+for s in ../crates/cc/src/pp/*.cl seeds/*.cl; do
+  [ -f "$s" ] || continue
+  cp "$s" corpus/cc_preprocess/
+done
+
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint cc_preprocess})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"
