@@ -6,10 +6,14 @@
 //!   canonical NaNs). Integer divisions that are undefined (by zero, `MIN / -1`) and the
 //!   approximate `Math` operations are never folded.
 //! - Integer identities: `x+0 x-0 x*1 x/1 x&-1 x|0 x^0 x<<0` → `x`; `x*0 x&0 x-x x^x x%1
-//!   x&~x` → 0; `x|~x x^~x` → -1; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`; `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2`
-//!   and `ptradd(ptradd(p, c1), c2)` combine their constants; `x*2^k` → `x<<k`,
-//!   unsigned `x/2^k` → `x>>k`, `x%2^k` → `x&(2^k-1)`; constant shift amounts are reduced
-//!   modulo the width; constants move to the right of commutative operations.
+//!   x&~x` → 0; `x|~x x^~x` → -1; `x&x x|x min(x,x)` → `x`; `x-c` → `x+(-c)`;
+//!   `(x+c1)+c2`, `(x*c1)*c2`, `(x&c1)&c2` and `ptradd(ptradd(p, c1), c2)` combine their
+//!   constants; `x*2^k` → `x<<k`, unsigned `x/2^k` → `x>>k`, `x%2^k` → `x&(2^k-1)`;
+//!   constant shift amounts are reduced modulo the width; constants move to the right of
+//!   commutative operations. Constants move outward: `(x+c1)*c2` → `x*c2 + c1*c2`,
+//!   `(x+c1)<<c2` likewise, `p + (x+c)` and `(p+c) + x` → `(p+x) + c` (when the inner sum
+//!   has no other use), so that unrolled copies share `p+x` and keep `c` as an immediate
+//!   offset.
 //! - Comparisons: of a value with itself (integers only), constants to the right (the
 //!   predicate swapped), `i1` against constants, `zext(i1)` against constants, and 64-bit
 //!   comparisons of zero- or sign-extended 32-bit values (or constants that fit) become
@@ -48,7 +52,7 @@ use crate::source::Span;
 /// Run the pass; whether anything changed.
 pub(crate) fn run(func: &mut Function) -> bool {
     let mut f = Folder {
-        after_loop: Vec::new(),
+        after_op: Vec::new(),
         uses: super::util::use_counts(func),
         subst: Subst::default(),
         changed: false,
@@ -61,7 +65,7 @@ pub(crate) fn run(func: &mut Function) -> bool {
 
 struct Folder {
     /// Operations to place right after the `If` or `Loop` being processed.
-    after_loop: Vec<OpId>,
+    after_op: Vec<OpId>,
     uses: Vec<u32>,
     subst: Subst,
     changed: bool,
@@ -123,7 +127,7 @@ impl Folder {
         self.region(func, els);
         self.narrow_if_results(func, op, region);
         out.push(op);
-        out.append(&mut self.after_loop);
+        out.append(&mut self.after_op);
         let yield_of = |func: &Function, r: RegionId| *func.region(r).ops.last().unwrap();
         let (ty, ey) = (yield_of(func, then), yield_of(func, els));
         let results = func.op(op).results.clone();
@@ -168,7 +172,7 @@ impl Folder {
         if func.const_bits(func.op(end).operands[0]) != Some(0) {
             self.narrow_carried(func, op, region, out);
             out.push(op);
-            out.append(&mut self.after_loop);
+            out.append(&mut self.after_op);
             return;
         }
         // The body runs exactly once: it replaces the loop.
@@ -222,7 +226,7 @@ impl Folder {
                 Ty::I32,
                 span,
             );
-            *self.uses_mut(init) -= 1;
+            self.unuse(init);
             func.op_mut(op).operands[i] = init32;
             // In the body: a new i32 argument; the old one becomes its zero extension.
             let arg32 = new_value(func, Ty::I32, ValueDef::Arg(body, i as u32));
@@ -263,7 +267,7 @@ impl Folder {
                 span,
             );
             redefine(func, res, rext);
-            self.after_loop.push(rext);
+            self.after_op.push(rext);
             self.changed = true;
         }
     }
@@ -312,7 +316,7 @@ impl Folder {
                 span,
             );
             redefine(func, res, ext);
-            self.after_loop.push(ext);
+            self.after_op.push(ext);
             self.changed = true;
         }
     }
@@ -324,7 +328,7 @@ impl Folder {
                 Simp::Value(v) => {
                     let r = func.op(op).results[0];
                     for x in func.op(op).operands.clone() {
-                        *self.uses_mut(x) -= 1;
+                        self.unuse(x);
                     }
                     self.replace(r, v);
                     self.changed = true;
@@ -332,7 +336,7 @@ impl Folder {
                 }
                 Simp::Const(bits) => {
                     for x in std::mem::take(&mut func.op_mut(op).operands) {
-                        *self.uses_mut(x) -= 1;
+                        self.unuse(x);
                     }
                     func.op_mut(op).kind = OpKind::Const(bits);
                     self.changed = true;
@@ -346,7 +350,7 @@ impl Folder {
                     let old = std::mem::replace(&mut o.operands, operands);
                     o.kind = kind;
                     for x in old {
-                        *self.uses_mut(x) -= 1;
+                        self.unuse(x);
                     }
                     self.changed = true;
                 }
@@ -357,6 +361,7 @@ impl Folder {
 
     /// Replace `r` by `v` everywhere (later), moving `r`'s uses to `v`.
     fn replace(&mut self, r: ValueId, v: ValueId) {
+        let v = self.subst.get(v);
         let moved = self.count(r);
         *self.uses_mut(v) += moved;
         self.subst.set(r, v);
@@ -366,6 +371,13 @@ impl Folder {
     /// the operands the pass gives them).
     fn count(&self, v: ValueId) -> u32 {
         self.uses.get(v.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// One use of `v` fewer. (The counts only steer narrowing and distribution; they
+    /// follow every change this pass makes, and saturate rather than trust that.)
+    fn unuse(&mut self, v: ValueId) {
+        let n = self.uses_mut(v);
+        *n = n.saturating_sub(1);
     }
 
     fn uses_mut(&mut self, v: ValueId) -> &mut u32 {

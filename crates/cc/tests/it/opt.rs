@@ -235,7 +235,20 @@ fn fold_floats_exactly_and_without_identities() {
     let inf = b.f32(f32::INFINITY);
     let nan = b.bin(BinOp::FSub, inf, inf);
     b.store(4, out, nan);
+    // binary16: 1 + 2^-11 is a tie, rounded to even (1.0); 1 + 3*2^-11 is a tie too,
+    // rounded to even (1 + 2^-9).
+    let one = b.konst(Ty::F16, 0x3c00);
+    let tie = b.konst(Ty::F16, 0x1000); // 2^-11
+    let h = b.bin(BinOp::FAdd, one, tie);
+    b.store(2, out, h);
+    let three = b.konst(Ty::F16, 0x1600); // 3 * 2^-11: 1.5 ulp, a tie to even
+    let h = b.bin(BinOp::FAdd, one, three);
+    b.store(2, out, h);
     let text = after(b.finish(), &[Pass::Fold, Pass::Dce]);
+    assert!(
+        text.contains("const 0x3c00 : f16") && text.contains("const 0x3c02 : f16"),
+        "{text}"
+    );
     assert!(text.contains("fmul %1, %2"), "{text}");
     assert!(
         text.contains(&format!("const {:#x} : f32", (0.1f32 + 0.2f32).to_bits())),
@@ -979,4 +992,60 @@ fn fold_narrows_size_t_loop_counters() {
         run(&with_kernel(&m, g), 0, &launch).unwrap().buffers,
         run(&m, 0, &launch).unwrap().buffers
     );
+}
+
+#[test]
+fn unroll_loops_with_breaks_under_guards() {
+    // int a[4]; for (k < 4) a[k] = in[k];
+    // s = 0; for (k = 0; k < 4; k++) { if (a[k] < 0) break; s += a[k]; } out = s;
+    let mut b = B::new("k");
+    let out = b.param("out", ParamKind::PtrGlobal);
+    let o = b.private_object("a", 16, 4);
+    let arr = b.op(OpKind::PrivateAddr(o), vec![], PRIVATE);
+    let four = b.i32(4);
+    b.for_(0, four, 1, &[], |b, k, _| {
+        let p = b.index(out, k, 4);
+        let x = b.load(Ty::I32, 4, p);
+        let q = b.index(arr, k, 4);
+        b.store(4, q, x);
+        vec![]
+    });
+    let z = b.i32(0);
+    let r = b.loop_(&[z, z], |b, a| {
+        let (k, s) = (a[0], a[1]);
+        let q = b.index(arr, k, 4);
+        let v = b.load(Ty::I32, 4, q);
+        let zero = b.i32(0);
+        let neg = b.cmp(CmpPred::Slt, v, zero);
+        let sum = b.add(s, v);
+        let s2 = b.select(neg, s, sum);
+        let one = b.i32(1);
+        let k2 = b.add(k, one);
+        let four = b.i32(4);
+        let more = b.cmp(CmpPred::Slt, k2, four);
+        let f = b.i1(false);
+        let cont = b.select(neg, f, more);
+        (cont, vec![k2, s2])
+    });
+    b.store(4, out, r[1]);
+    let f = b.finish();
+    let m = Module {
+        kernels: vec![f.clone()],
+        constants: vec![],
+    };
+    let mut g = f;
+    warpkit_cc::opt::optimize_function(&mut g, OptLevel::O2);
+    let text = g.to_string();
+    assert!(!text.contains("loop") && g.privates.is_empty(), "{text}");
+    for input in [[1, 2, 3, 4], [5, -1, 7, 8], [-3, 1, 1, 1], [1, 2, 3, -4]] {
+        let launch = Launch::new(
+            [1; 3],
+            [1; 3],
+            vec![Arg::Buffer(u32_bytes(&input.map(|x: i32| x as u32)))],
+        );
+        let got = outputs(&with_kernel(&m, g.clone()), &launch);
+        assert_eq!(got, outputs(&m, &launch));
+        let want: i32 = input.iter().take_while(|&&x| x >= 0).sum();
+        assert_eq!(bytes_u32(got[0].as_ref().unwrap())[0] as i32, want);
+    }
 }

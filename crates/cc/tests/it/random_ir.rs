@@ -377,7 +377,7 @@ impl Gen {
     }
 
     fn expr_f32(&mut self) -> ValueId {
-        match self.r.below(9) {
+        match self.r.below(10) {
             0..=2 => {
                 let op = self.r.pick(&[
                     BinOp::FAdd,
@@ -421,6 +421,23 @@ impl Gen {
                 self.b.select(c, a, d)
             }
             7 => self.load_any(Ty::F32),
+            8 => {
+                // Half precision, through conversions.
+                let a = self.value(Ty::F32);
+                let c = self.value(Ty::F32);
+                let ha = self.b.cast(CastOp::FTrunc, a, Ty::F16);
+                let hc = self.b.cast(CastOp::FTrunc, c, Ty::F16);
+                let op = self
+                    .r
+                    .pick(&[BinOp::FAdd, BinOp::FMul, BinOp::FDiv, BinOp::FMin]);
+                let h = self.b.bin(op, ha, hc);
+                let h = if self.r.chance(30) {
+                    self.b.op(OpKind::Fma, vec![h, ha, hc], Ty::F16)
+                } else {
+                    h
+                };
+                self.b.cast(CastOp::FExt, h, Ty::F32)
+            }
             _ => {
                 let a = self.value(Ty::F64);
                 self.b.cast(CastOp::FTrunc, a, Ty::F32)
@@ -783,6 +800,19 @@ impl Gen {
             let two = self.b.i32(2);
             let lim = self.b.bin(BinOp::Sub, bound, two);
             self.b.cmp(pred, i, lim)
+        };
+        // Sometimes an early exit as a front end lowers `break`: a flag and-ed in. A loop
+        // with a barrier must not exit early (the flag may differ between work-items).
+        let cont = if !self.uniform && self.r.chance(25) {
+            let flag = self.value(Ty::I1);
+            if self.r.chance(50) {
+                self.b.bin(BinOp::And, cont, flag)
+            } else {
+                let f = self.b.i1(false);
+                self.b.select(flag, f, cont)
+            }
+        } else {
+            cont
         };
         self.scopes.pop();
         let mut operands = vec![cont, i2];
