@@ -1,5 +1,6 @@
 //! The integration tests of `warpkit-clsmith`, one test binary.
 
+mod config;
 mod determinism;
 mod host_c;
 mod host_c_check;
