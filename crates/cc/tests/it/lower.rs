@@ -1854,9 +1854,9 @@ fn suite_style_kernels() {
         vec![Arg::Buffer(bytes.clone()), zeros(64), Arg::Scalar(200)],
     );
     let bins = i32s(out.buffer(1).unwrap());
-    for b in 0..16 {
+    for (b, &count) in bins.iter().enumerate() {
         assert_eq!(
-            bins[b] as usize,
+            count as usize,
             bytes.iter().filter(|&&x| (x & 15) as usize == b).count()
         );
     }
