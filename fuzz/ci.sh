@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint corpus/cc_parse
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint corpus/cc_parse corpus/cc_preprocess
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -78,7 +78,13 @@ for seed in 00 3f 5a 7e a5 c3; do
   printf "\x$seed\x30\x31\x32\x10\x11\x12\x1f\x2f\x40\x50\x60\x70\x80\x90" > "corpus/cc_parse/seed-$seed"
 done
 
-targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint cc_parse})
+# OpenCL C sources for the preprocessor: the prelude and the seeds.
+for s in ../crates/cc/src/pp/*.cl seeds/*.cl; do
+  [ -f "$s" ] || continue
+  cp "$s" corpus/cc_preprocess/
+done
+
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint cc_parse cc_preprocess})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"

@@ -467,6 +467,8 @@ pub enum Expr {
     Call(FnId, Vec<Expr>),
     /// A call of a built-in function.
     Builtin(Builtin, Vec<Expr>),
+    /// `sizeof(T)` (a `size_t`), for types whose size OpenCL C fixes.
+    SizeOf(Type),
 }
 
 /// An initializer.

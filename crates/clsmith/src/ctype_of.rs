@@ -56,6 +56,7 @@ pub fn static_type(p: &Program, f: Option<&Function>, e: &Expr) -> Type {
         Expr::Arrow(s, i) => field_type(p, &pointee(p, &decayed(p, f, s)), *i),
         Expr::Call(g, _) => p.functions[*g as usize].ret.clone(),
         Expr::Builtin(b, args) => builtin_type(p, f, *b, args),
+        Expr::SizeOf(_) => Type::Scalar(SIZE_T),
     }
 }
 
@@ -95,7 +96,9 @@ pub fn expand(body: &Expr, args: &[Expr]) -> Expr {
     let sub = |e: &Expr| Box::new(expand(e, args));
     match body {
         Expr::MacroParam(i) => args[*i as usize].clone(),
-        Expr::Int(_) | Expr::Float(_) | Expr::Var(_) | Expr::Const(_) => body.clone(),
+        Expr::Int(_) | Expr::Float(_) | Expr::Var(_) | Expr::Const(_) | Expr::SizeOf(_) => {
+            body.clone()
+        }
         Expr::Macro(m, a) => Expr::Macro(*m, a.iter().map(|x| expand(x, args)).collect()),
         Expr::Unary(op, x) => Expr::Unary(*op, sub(x)),
         Expr::IncDec(op, x) => Expr::IncDec(*op, sub(x)),

@@ -548,6 +548,7 @@ impl Printer<'_> {
                     ),
                 )
             }
+            Expr::SizeOf(t) => (14, format!("sizeof({})", self.type_name(t))),
             Expr::Builtin(b, args) => {
                 // Built-ins may be macros in an implementation: protect commas as in macro
                 // arguments.

@@ -95,10 +95,9 @@ fn unsupported_kind(name: &str) -> Option<&'static str> {
         | "normalize" | "fast_length" | "fast_distance" | "fast_normalize" | "any" | "all" => {
             "vector built-in"
         }
-        "async_work_group_copy"
-        | "async_work_group_strided_copy"
-        | "wait_group_events"
-        | "prefetch" => "asynchronous copy built-in",
+        "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" => {
+            "asynchronous copy built-in"
+        }
         _ => return None,
     })
 }
@@ -166,6 +165,7 @@ const DIRECT: &[&str] = &[
     "isunordered",
     "select",
     "bitselect",
+    "prefetch",
 ];
 
 fn int_kind_named(name: &str) -> Option<Type> {
@@ -220,6 +220,10 @@ impl<'a> Lowerer<'a> {
         let rvs: Vec<RV> = args.iter().map(|a| self.expr(a)).collect();
         if rvs.iter().any(|r| r.ty.is_error()) {
             return Some(RV::error());
+        }
+        if name == "prefetch" {
+            // A hint about the cache: no effect on what the program computes.
+            return Some(RV::void());
         }
         let r = if let Some(r) = self.work_item(name, &rvs, span) {
             r

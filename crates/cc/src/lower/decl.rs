@@ -729,7 +729,18 @@ impl<'a> Lowerer<'a> {
             );
             return error_var(self);
         };
-        let align = self.records.align(&ty.ty);
+        let mut align = self.records.align(&ty.ty);
+        for a in d.specs.attributes.iter().chain(&id.declarator.attributes) {
+            if attr_is(a, "aligned") {
+                match a.args.first().map(|e| (e.span, self.ice(e))) {
+                    Some((_, Some(v))) if v > 0 && (v as u64).is_power_of_two() => {
+                        align = align.max(v as u64);
+                    }
+                    Some((s, _)) => self.error(s, "requested alignment is not a power of 2"),
+                    None => align = align.max(16),
+                }
+            }
+        }
         if size > u64::from(u32::MAX) {
             self.error(
                 span,
@@ -821,7 +832,17 @@ impl<'a> Lowerer<'a> {
                     return;
                 }
                 let rv = self.expr(e);
-                let val = self.assign_convert(rv, &ty.ty, e, "initializing");
+                let mut val = self.assign_convert(rv, &ty.ty, e, "initializing");
+                // A `const` scalar with a constant value is that constant (usable in
+                // constant expressions, as GNU C folds it).
+                if ty.q.is_const && ty.ty.is_arith() {
+                    if let Some((c, cty)) = self.eval(e) {
+                        if let Some(c) = self.cv_convert(c, &cty, &ty.ty) {
+                            let ir = ty.ty.ir().expect("scalar");
+                            val = self.konst(ir, c.0, e.span);
+                        }
+                    }
+                }
                 self.write_var(v, val);
             }
             Storage::Private(_) => {

@@ -15,6 +15,20 @@ impl<'a> Lowerer<'a> {
         let span = e.span;
         match &e.kind {
             ExprKind::Ident(name) => match self.lookup(name) {
+                Some(Sym::Global(g)) if self.globals[g].ty.ty.is_arith() => {
+                    // `__constant` scalars never change: their value is a constant.
+                    let ty = self.globals[g].ty.ty.clone();
+                    match self.eval(e) {
+                        Some((c, _)) => {
+                            let v = self.konst(ty.ir().expect("scalar"), c.0, span);
+                            RV::val(ty, v)
+                        }
+                        None => {
+                            let lv = self.lvalue(e).expect("a variable is an lvalue");
+                            self.read_lv(&lv, span)
+                        }
+                    }
+                }
                 Some(Sym::Var(_) | Sym::Global(_)) => {
                     let lv = self.lvalue(e).expect("a variable is an lvalue");
                     self.read_lv(&lv, span)

@@ -316,6 +316,7 @@ impl<'a> Lowerer<'a> {
             addr_taken,
             is_kernel,
             scope_base: self.scopes.len() - 1,
+            var_base: self.vars.len(),
         });
         let ret = self.new_flag("return");
         let retval = match &ret_ty {
@@ -347,10 +348,10 @@ impl<'a> Lowerer<'a> {
         while self.scopes.len() > frame.scope_base {
             self.pop_scope();
         }
-        self.kill_var(frame.ret);
-        if let Some(RetSlot::Var(v)) = frame.retval {
-            self.kill_var(v);
-        }
+        // Nothing refers to a finished function's variables: dropping them keeps the
+        // state every `If` and loop merges as small as the live code's.
+        self.vars.truncate(frame.var_base);
+        self.cur.truncate(frame.var_base);
     }
 
     /// Bind parameter `name` of type `ty` to `value` (an aggregate's address is copied).

@@ -206,6 +206,8 @@ pub(crate) struct Frame {
     pub is_kernel: bool,
     /// Index of the frame's outermost scope in [`Lowerer::scopes`].
     pub scope_base: usize,
+    /// [`Lowerer::vars`]' length when the frame began: its variables come after.
+    pub var_base: usize,
 }
 
 /// A typed rvalue: a scalar's value, an aggregate's address, or nothing (`void`, errors).

@@ -333,8 +333,19 @@ impl Preprocessor<'_> {
                     toks
                 }
                 Item::Stringify(p, hash) => {
-                    let text = stringify(&args[*p]);
+                    let mut text = stringify(&args[*p]);
                     self.synthesized_bytes += text.len() as u64;
+                    // A stray `\` can leave the literal open (C99 §6.10.3.2p2: undefined).
+                    if super::lex::Lexer::single_token(&text) != Some(PpKind::Str) {
+                        self.diags.push(
+                            Diagnostic::error(
+                                hash.span,
+                                format!("'#' formed {text}, an invalid string literal"),
+                            )
+                            .in_expansion(Some(id)),
+                        );
+                        text = "\"\"".to_string();
+                    }
                     let mut t = PpToken::synthesized(PpKind::Str, text, call_site);
                     t.expansion = Some(id);
                     t.space = hash.space;

@@ -1667,3 +1667,197 @@ fn deep_nesting() {
     let m = compile(&src);
     assert_eq!(count_ops(&m, |k| *k == ir::OpKind::Loop), 60);
 }
+
+/// Kernels calling kernels, struct `?:`, conversions and reinterpretations, alignment.
+#[test]
+fn kernels_calling_kernels_and_more() {
+    let src = "
+    typedef struct { int a; short b; } T;
+    static inline T pick(int c, T x, T y) { return c ? x : y; }
+    __kernel void fill(__global long *o, int v) { o[get_global_id(0)] = v; }
+    __kernel void k(__global long *o) {
+        __local int buf[4] __attribute__((aligned(64)));
+        int id = get_global_id(0);
+        fill(o, 7);
+        T x = { 1, 2 }, y = { 3, 4 };
+        T z = pick(id & 1, x, y);
+        o[id] += z.a * 10 + z.b * 100;
+        o[id] += convert_int(-2.5f) * 1000 + (long)convert_float(16777217) * 10000;
+        o[id] += as_char((uchar)200) * 100000000L;
+        char bytes[4] = { 1, 2, 3, 4 };
+        o[id] += *(int *)bytes * 1000000000L;
+        (void)buf;
+    }";
+    let m = compile(src);
+    assert_eq!(m.kernels.len(), 2);
+    let k = m.kernels.iter().find(|k| k.name == "k").unwrap();
+    assert_eq!(k.locals[0].align, 64);
+    let out = launch(&m, "k", [1, 1, 1], [2, 1, 1], vec![zeros(16)]);
+    let o = i64s(out.buffer(0).unwrap());
+    let rest = -2 * 1000 + 16777216 * 10000 - 56 * 100000000 + 0x04030201 * 1000000000;
+    assert_eq!(o, [7 + 3 * 10 + 400 + rest, 7 + 10 + 200 + rest]);
+}
+
+/// `const` scalars and `__constant` scalars with constant values size arrays and label cases.
+#[test]
+fn constant_variables_in_constant_expressions() {
+    let m = compile(
+        "__constant int TILE = 4;
+         __kernel void k(__global int *o) {
+             const int N = 2 * TILE;
+             __local float tile[N][TILE];
+             float priv[N];
+             switch (o[0]) { case N: o[1] = sizeof(tile) + sizeof(priv); break; case TILE: o[1] = 1; }
+         }",
+    );
+    assert_eq!(m.kernels[0].locals[0].size, 8 * 4 * 4);
+    let out = launch(&m, "k", [1, 1, 1], [1, 1, 1], vec![buf_i32(&[8, 0])]);
+    assert_eq!(i32s(out.buffer(0).unwrap()), [8, 128 + 32]);
+}
+
+/// Kernels in the style of the public suites (PolyBench/GPU, Rodinia, SHOC, SDK samples)
+/// compile without a diagnostic and run.
+#[test]
+fn suite_style_kernels() {
+    let src = r#"
+    #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+    #define DATA_TYPE float
+    #define BLOCK_SIZE 4
+    typedef struct { float x, y; } float2_t;
+
+    __kernel void mm2_kernel1(__global DATA_TYPE *tmp, __global DATA_TYPE *A, __global DATA_TYPE *B,
+                              int ni, int nj, int nk, DATA_TYPE alpha, DATA_TYPE beta) {
+        int j = get_global_id(0);
+        int i = get_global_id(1);
+        if ((i < ni) && (j < nj)) {
+            tmp[i * nj + j] = 0;
+            int k;
+            for (k = 0; k < nk; k++) {
+                tmp[i * nj + j] += alpha * A[i * nk + k] * B[k * nj + j];
+            }
+        }
+    }
+
+    __kernel void reduce(__global const float *g_idata, __global float *g_odata,
+                         __local volatile float *sdata, const unsigned int n) {
+        const unsigned int tid = get_local_id(0);
+        unsigned int i = get_group_id(0) * (get_local_size(0) * 2) + tid;
+        const unsigned int gridSize = get_local_size(0) * 2 * get_num_groups(0);
+        sdata[tid] = 0.0f;
+        while (i < n) {
+            sdata[tid] += g_idata[i];
+            if (i + get_local_size(0) < n) sdata[tid] += g_idata[i + get_local_size(0)];
+            i += gridSize;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (unsigned int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+            if (tid < s) sdata[tid] += sdata[tid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (tid == 0) g_odata[get_group_id(0)] = sdata[0];
+    }
+
+    __kernel void histogram(__global const uchar *data, __global uint *bins, int n) {
+        __local uint local_bins[16];
+        int lid = get_local_id(0);
+        if (lid < 16) local_bins[lid] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = get_global_id(0); i < n; i += get_global_size(0))
+            atomic_inc(&local_bins[data[i] & 15]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < 16) atomic_add(&bins[lid], local_bins[lid]);
+    }
+
+    __kernel void stencil(__global const float *in, __global float *out, const int width, const int height) {
+        const int x = get_global_id(0), y = get_global_id(1);
+        if (x <= 0 || y <= 0 || x >= width - 1 || y >= height - 1) return;
+        float c = in[y * width + x];
+        float s = in[(y - 1) * width + x] + in[(y + 1) * width + x]
+                + in[y * width + x - 1] + in[y * width + x + 1];
+        out[y * width + x] = 0.5f * c + 0.125f * s;
+    }
+
+    __kernel void matmul_tiled(__global const float *A, __global const float *B, __global float *C, int N) {
+        __local float As[BLOCK_SIZE][BLOCK_SIZE];
+        __local float Bs[BLOCK_SIZE][BLOCK_SIZE];
+        int bx = get_group_id(0), by = get_group_id(1);
+        int tx = get_local_id(0), ty = get_local_id(1);
+        float acc = 0.0f;
+        for (int t = 0; t < N / BLOCK_SIZE; ++t) {
+            As[ty][tx] = A[(by * BLOCK_SIZE + ty) * N + t * BLOCK_SIZE + tx];
+            Bs[ty][tx] = B[(t * BLOCK_SIZE + ty) * N + bx * BLOCK_SIZE + tx];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            #pragma unroll
+            for (int k = 0; k < BLOCK_SIZE; ++k) acc += As[ty][k] * Bs[k][tx];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        C[(by * BLOCK_SIZE + ty) * N + bx * BLOCK_SIZE + tx] = acc;
+    }
+
+    float2_t cmul(float2_t a, float2_t b) { float2_t r = { a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x }; return r; }
+    __kernel void complex_square(__global float2_t *z) {
+        size_t i = get_global_id(0);
+        z[i] = cmul(z[i], z[i]);
+    }
+    "#;
+    let (m, text, errors) = compile_with(src, &Options::default());
+    assert!(!errors && !text.contains("warning"), "{text}");
+    ir::verify::verify_module(&m).unwrap();
+    assert_eq!(m.kernels.len(), 6);
+    // The tiled matrix product on 8x8 matrices, 2x2 workgroups of 4x4.
+    let n = 8usize;
+    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32 * 0.5).collect();
+    let fb = |v: &[f32]| Arg::Buffer(v.iter().flat_map(|x| x.to_le_bytes()).collect());
+    let out = launch(
+        &m,
+        "matmul_tiled",
+        [2, 2, 1],
+        [4, 4, 1],
+        vec![fb(&a), fb(&b), zeros(n * n * 4), Arg::Scalar(n as u64)],
+    );
+    let c: Vec<f32> = out
+        .buffer(2)
+        .unwrap()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for i in 0..n {
+        for j in 0..n {
+            let want: f32 = (0..n).fold(0.0, |acc, k| acc + a[i * n + k] * b[k * n + j]);
+            assert_eq!(c[i * n + j], want, "C[{i}][{j}]");
+        }
+    }
+    // The reduction over 100 values in 2 groups of 8.
+    let data: Vec<f32> = (0..100).map(|i| i as f32).collect();
+    let out = launch(
+        &m,
+        "reduce",
+        [2, 1, 1],
+        [8, 1, 1],
+        vec![fb(&data), zeros(8), Arg::Local(32), Arg::Scalar(100)],
+    );
+    let sums: Vec<f32> = out
+        .buffer(1)
+        .unwrap()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(sums[0] + sums[1], 4950.0);
+    // The histogram.
+    let bytes: Vec<u8> = (0..200u32).map(|i| (i * 37 % 256) as u8).collect();
+    let out = launch(
+        &m,
+        "histogram",
+        [2, 1, 1],
+        [32, 1, 1],
+        vec![Arg::Buffer(bytes.clone()), zeros(64), Arg::Scalar(200)],
+    );
+    let bins = i32s(out.buffer(1).unwrap());
+    for (b, &count) in bins.iter().enumerate() {
+        assert_eq!(
+            count as usize,
+            bytes.iter().filter(|&&x| (x & 15) as usize == b).count()
+        );
+    }
+}

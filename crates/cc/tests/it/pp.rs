@@ -304,7 +304,7 @@ fn stringizing_spacing_and_escapes() {
     let out = clean(
         r#"#define s(x) #x
 s(  a   +   b  ) s(a+b) s("a\n" 'b' '\'') s() s(a
-b) s(/* c */ x /* c */ y) s(<: %:) s(\) s(L"w")"#,
+b) s(/* c */ x /* c */ y) s(<: %:) s(L"w")"#,
     );
     let expected = [
         r#""a + b""#,
@@ -314,10 +314,19 @@ b) s(/* c */ x /* c */ y) s(<: %:) s(\) s(L"w")"#,
         r#""a b""#,
         r#""x y""#,
         r#""<: %:""#,
-        r#""\""#,
         r#""L\"w\"""#,
     ];
     assert_eq!(out, expected.join(" "));
+    // A stray backslash would leave the literal open.
+    let out = run("#define s(x) #x\ns(\\) s(a\\)");
+    assert_eq!(
+        out.errors(),
+        [
+            "error: '#' formed \"\\\", an invalid string literal",
+            "error: '#' formed \"a\\\", an invalid string literal",
+        ]
+    );
+    assert_eq!(out.text(), "\"\" \"\"");
     // Variadic arguments keep their commas and spacing.
     same("#define s(...) #__VA_ARGS__\ns( a ,b,  c )", r#""a ,b, c""#);
     // Spacing survives an expansion passed on to `#`.

@@ -219,6 +219,7 @@ impl Gen<'_> {
                 3 => self.memory_read(want, cons),
                 4 => self.aggregate_read(want, cons),
                 5 => self.pointer_read(want, cons),
+                6 if self.rng.chance(1, 3) => self.size_of(want),
                 6 => self.macro_const(want),
                 _ => None,
             };
@@ -625,6 +626,50 @@ impl Gen<'_> {
                 u.1 |= write;
             }
         }
+    }
+
+    /// `sizeof(T)` for a type of fixed size: an arithmetic type other than `bool` (by
+    /// any name but `size_t`, whose width is the implementation's), an array of one, or a
+    /// struct of such members (laid out with natural alignment).
+    fn size_of(&mut self, want: Want) -> Option<GExpr> {
+        if want == Want::Float {
+            return None;
+        }
+        let mut opts: Vec<Type> = Scalar::ALL
+            .iter()
+            .filter(|s| {
+                **s != Scalar::Bool
+                    && (self.cfg.floats || !s.is_float())
+                    && (self.cfg.doubles || **s != Scalar::Double)
+            })
+            .map(|s| Type::Scalar(*s))
+            .collect();
+        for (i, a) in self.p.aliases.iter().enumerate() {
+            if a.name != "size_t" && a.target != Type::Scalar(Scalar::Bool) {
+                opts.push(Type::Alias(i as u32));
+            }
+        }
+        for (i, st) in self.p.structs.iter().enumerate() {
+            if st
+                .fields
+                .iter()
+                .all(|f| self.field_scalar(&f.ty).is_some_and(|s| s != Scalar::Bool))
+            {
+                opts.push(Type::Struct(i as u32));
+            }
+        }
+        let mut t = self.rng.pick(&opts).clone();
+        if self.rng.chance(1, 4) {
+            t = Type::Array(Box::new(t), *self.rng.pick(&[2u32, 3, 4]));
+        }
+        let n = crate::ctype::layout(&self.p, &t).0 as i128;
+        Some(GExpr {
+            e: Expr::SizeOf(t),
+            ty: Type::Scalar(crate::ctype_of::SIZE_T),
+            range: Range::Int(n, n),
+            eff: Effects::default(),
+            uniform: true,
+        })
     }
 
     fn macro_const(&mut self, want: Want) -> Option<GExpr> {

@@ -1004,7 +1004,16 @@ impl Gen<'_> {
                 }
             }
         }
-        let ctx = std::mem::replace(&mut self.f, FnCtx::new(String::new(), false, Type::Void));
+        let mut ctx = std::mem::replace(&mut self.f, FnCtx::new(String::new(), false, Type::Void));
+        if !self.cfg.macros {
+            // Without macros the slot counts are literals (the only macros were theirs).
+            let p = std::mem::take(&mut self.p.macros);
+            let mut body = std::mem::take(&mut ctx.func.body);
+            for st in &mut body.stmts {
+                crate::gen::program::inline_macros_stmt(st, &p);
+            }
+            ctx.func.body = body;
+        }
         let id = self.p.functions.len() as FnId;
         self.p.functions.push(ctx.func);
         id
@@ -1203,5 +1212,97 @@ fn strip_cast(e: Expr) -> Expr {
     match e {
         Expr::Cast(_, inner) => *inner,
         e => e,
+    }
+}
+
+/// Replaces object-like macro uses by their bodies.
+fn inline_macros_stmt(s: &mut Stmt, macros: &[Macro]) {
+    let e = |x: &mut Expr| inline_macros(x, macros);
+    match s {
+        Stmt::Decl(_, Some(init)) => inline_init(init, macros),
+        Stmt::Decl(_, None)
+        | Stmt::Break
+        | Stmt::Continue
+        | Stmt::Barrier(_)
+        | Stmt::Return(None) => {}
+        Stmt::Expr(x) | Stmt::Return(Some(x)) => e(x),
+        Stmt::Block(b) => b
+            .stmts
+            .iter_mut()
+            .for_each(|s| inline_macros_stmt(s, macros)),
+        Stmt::If(c, t, el) => {
+            e(c);
+            t.stmts
+                .iter_mut()
+                .for_each(|s| inline_macros_stmt(s, macros));
+            if let Some(el) = el {
+                el.stmts
+                    .iter_mut()
+                    .for_each(|s| inline_macros_stmt(s, macros));
+            }
+        }
+        Stmt::For(init, c, step, b) => {
+            if let Some(i) = init {
+                inline_macros_stmt(i, macros);
+            }
+            c.iter_mut().chain(step.iter_mut()).for_each(e);
+            b.stmts
+                .iter_mut()
+                .for_each(|s| inline_macros_stmt(s, macros));
+        }
+        Stmt::While(c, b) | Stmt::DoWhile(b, c) => {
+            e(c);
+            b.stmts
+                .iter_mut()
+                .for_each(|s| inline_macros_stmt(s, macros));
+        }
+        Stmt::Switch(c, arms) => {
+            e(c);
+            arms.iter_mut()
+                .flat_map(|a| a.body.iter_mut())
+                .for_each(|s| inline_macros_stmt(s, macros));
+        }
+        Stmt::PpIf { then, els, .. } => {
+            then.stmts
+                .iter_mut()
+                .chain(els.stmts.iter_mut())
+                .for_each(|s| inline_macros_stmt(s, macros));
+        }
+    }
+}
+
+fn inline_init(i: &mut Init, macros: &[Macro]) {
+    match i {
+        Init::Expr(x) => inline_macros(x, macros),
+        Init::List(items) => items.iter_mut().for_each(|i| inline_init(i, macros)),
+    }
+}
+
+fn inline_macros(e: &mut Expr, macros: &[Macro]) {
+    if let Expr::Macro(m, args) = e {
+        if args.is_empty() {
+            *e = macros[*m as usize].body.clone();
+            return;
+        }
+    }
+    match e {
+        Expr::Unary(_, a)
+        | Expr::IncDec(_, a)
+        | Expr::Cast(_, a)
+        | Expr::Member(a, _)
+        | Expr::Arrow(a, _) => inline_macros(a, macros),
+        Expr::Binary(_, a, b) | Expr::Assign(_, a, b) | Expr::Comma(a, b) | Expr::Index(a, b) => {
+            inline_macros(a, macros);
+            inline_macros(b, macros);
+        }
+        Expr::Cond(a, b, c) => {
+            inline_macros(a, macros);
+            inline_macros(b, macros);
+            inline_macros(c, macros);
+        }
+        Expr::Call(_, xs) | Expr::Builtin(_, xs) | Expr::Macro(_, xs) => {
+            xs.iter_mut().for_each(|x| inline_macros(x, macros))
+        }
+        _ => {}
     }
 }

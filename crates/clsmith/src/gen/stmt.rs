@@ -1250,12 +1250,12 @@ impl Gen<'_> {
 
     /// `#if COND` / `#else` / `#endif` on a macro's value; both branches are valid code.
     fn pp_if(&mut self, out: &mut Vec<Stmt>) {
-        let consts: Vec<(String, i128)> = self
+        let consts: Vec<(String, i128, bool)> = self
             .macros
             .iter()
             .filter_map(|m| {
                 m.value
-                    .map(|(v, _)| (self.p.macros[m.id as usize].name.clone(), v))
+                    .map(|(v, t)| (self.p.macros[m.id as usize].name.clone(), v, !t.is_signed()))
             })
             .collect();
         // Only the program's own macros: predefined ones (`__OPENCL_VERSION__`) differ
@@ -1263,12 +1263,19 @@ impl Gen<'_> {
         if consts.is_empty() {
             return self.assignment(out);
         }
-        let (name, v) = self.rng.pick(&consts).clone();
+        let (name, v, unsigned) = self.rng.pick(&consts).clone();
         let c = v + self.rng.range(-2, 2) as i128;
+        // `#if` computes in intmax_t, or in uintmax_t when an operand is unsigned: then
+        // `0u > -2` is false.
+        let (pv, pc) = if unsigned {
+            (v as u64 as i128, c as i64 as u64 as i128)
+        } else {
+            (v, c)
+        };
         let (cond, taken) = match self.rng.below(5) {
-            0 => (format!("{name} > {c}"), v > c),
-            1 => (format!("{name} == {c}"), v == c),
-            2 => (format!("defined({name}) && {name} < {c}"), v < c),
+            0 => (format!("{name} > {c}"), pv > pc),
+            1 => (format!("{name} == {c}"), pv == pc),
+            2 => (format!("defined({name}) && {name} < {c}"), pv < pc),
             3 => (format!("!defined({name})"), false),
             _ => ("defined(CLSMITH_NEVER_DEFINED)".to_string(), false),
         };

@@ -107,6 +107,7 @@ impl Machine<'_> {
                 }
                 self.call(*g, vals)
             }
+            Expr::SizeOf(t) => Ok(Value::Int(SIZE_T, layout(self.p, t).0 as i128)),
             Expr::Builtin(b, args) => self.builtin(*b, args, true),
         }
     }

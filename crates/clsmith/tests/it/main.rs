@@ -1,8 +1,10 @@
 //! The integration tests of `warpkit-clsmith`, one test binary.
 
+mod config;
 mod determinism;
 mod host_c;
 mod host_c_check;
+mod interp_rules;
 mod ub_free;
 
 /// A fresh scratch directory for one test.
