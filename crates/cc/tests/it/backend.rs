@@ -797,7 +797,7 @@ fn uniform_spilling() {
     }
     let out = run_ir(&text, one_group(lanes), args);
     let got = words(buffer(&out, "out"));
-    for l in 0..lanes as usize {
+    for (l, &g) in got.iter().enumerate() {
         let mut s = if l & 1 != 0 {
             values[0].wrapping_mul(values[1])
         } else {
@@ -806,6 +806,6 @@ fn uniform_spilling() {
         for i in 0..n {
             s = s.wrapping_add(values[n - 1 - i].wrapping_mul(i as u32 + 1));
         }
-        assert_eq!(got[l], s, "lane {l}");
+        assert_eq!(g, s, "lane {l}");
     }
 }

@@ -132,7 +132,9 @@ fn result_bank(
                 Bank::Mask
             }
         }
-        OpKind::Binary(BinOp::And | BinOp::Or | BinOp::Xor) | OpKind::Unary(UnOp::Not)
+        OpKind::Binary(BinOp::And | BinOp::Or | BinOp::Xor)
+        | OpKind::Unary(UnOp::Not)
+        | OpKind::Select
             if ty == Ty::I1 =>
         {
             if op

@@ -183,7 +183,7 @@ impl Isel<'_> {
         );
 
         self.switch_to(else_start);
-        let mut out = r1.clone();
+        let out;
         if else_has_code {
             self.def1("saveexec.andn1", RClass::U, vec![MOp::Use(saved)]);
             self.exec_changed();
@@ -422,8 +422,17 @@ impl Isel<'_> {
                 results[i] = Some(nexts[i]);
             }
         }
-        let cont = self.mask(end[0]);
-        self.ins("exec.set", vec![MOp::Use(cont)]);
+        // `exec &= ~x` when the loop continues while `x` does not hold (a break flag).
+        match self.negated_exit(end[0]) {
+            Some(x) => {
+                let m = self.mask(x);
+                self.def1("saveexec.andn2", RClass::U, vec![MOp::Use(m)]);
+            }
+            None => {
+                let cont = self.mask(end[0]);
+                self.ins("exec.set", vec![MOp::Use(cont)]);
+            }
+        }
         self.exec_changed();
         let back = self.m.block();
         let exit = self.m.block();
@@ -476,5 +485,37 @@ impl Isel<'_> {
             }
         }
         false
+    }
+}
+
+impl Isel<'_> {
+    /// If `cont` is `not(x)` and used only as a divergent loop's continuation condition: `x`.
+    pub(super) fn negated_exit(&self, cont: ValueId) -> Option<ValueId> {
+        let op = self.f.def_op(cont)?;
+        self.exit_negation(op).then(|| self.f.op(op).operands[0])
+    }
+
+    /// Whether op `id` is a `not` whose only use is a divergent loop's continuation
+    /// condition (selected there as `saveexec.andn2`).
+    pub(super) fn exit_negation(&self, id: OpId) -> bool {
+        let op = self.f.op(id);
+        if !matches!(op.kind, OpKind::Unary(crate::ir::UnOp::Not))
+            || self.ty(op.results[0]) != Ty::I1
+        {
+            return false;
+        }
+        let r = op.results[0];
+        self.uses_of(r) == 1
+            && self.f.walk().into_iter().any(|u| {
+                let user = self.f.op(u);
+                matches!(user.kind, OpKind::LoopEnd)
+                    && user.operands[0] == r
+                    && !user.operands[1..].contains(&r)
+                    && self
+                        .f
+                        .region(user.parent)
+                        .parent
+                        .is_some_and(|l| self.uni.is_divergent_op(l))
+            })
     }
 }

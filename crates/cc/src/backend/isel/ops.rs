@@ -202,7 +202,9 @@ impl Isel<'_> {
     /// Select an operation without regions.
     pub(super) fn simple(&mut self, id: OpId) {
         let op = self.f.op(id).clone();
-        if !op.results.is_empty() && (self.address_only(id) || self.branch_only(id)) {
+        if !op.results.is_empty()
+            && (self.address_only(id) || self.branch_only(id) || self.exit_negation(id))
+        {
             return;
         }
         let r = op.results.first().copied();
@@ -958,6 +960,21 @@ impl Isel<'_> {
                 self.def1("uor", RClass::U, vec![MOp::Use(t), MOp::Use(f)])
             }
             Bank::Mask => {
+                // Identities first: c ? true : b = c | b, c ? a : false = c & a (also with the
+                // condition itself as an operand).
+                let is_true =
+                    |s: &Self, v: ValueId| v == c || s.konst(v).is_some_and(|k| k & 1 == 1);
+                let is_false = |s: &Self, v: ValueId| s.konst(v).is_some_and(|k| k & 1 == 0);
+                if is_true(self, a) {
+                    let m = self.mask(c);
+                    let y = self.mask(b);
+                    return self.def1("uor", RClass::U, vec![MOp::Use(m), MOp::Use(y)]);
+                }
+                if is_false(self, b) || b == c {
+                    let m = self.mask(c);
+                    let x = self.mask(a);
+                    return self.def1("uand", RClass::U, vec![MOp::Use(m), MOp::Use(x)]);
+                }
                 // (m & a) | (~m & b) on masks.
                 let m = self.mask(c);
                 let x = self.mask(a);
