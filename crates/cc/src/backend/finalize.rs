@@ -324,10 +324,22 @@ fn emit_moves(
                 // word is the one read back.
                 for (i, r) in halves(s).into_iter().enumerate() {
                     let off = slots.uniform + 128 * (i64::from(slot) + i as i64);
-                    out.push(PInst::isa("mov.vu", vec![v(UNIFORM_SPILL), POp::Reg(r)], span));
+                    out.push(PInst::isa(
+                        "mov.vu",
+                        vec![v(UNIFORM_SPILL), POp::Reg(r)],
+                        span,
+                    ));
                     out.push(PInst::isa(
                         "gstore.b32",
-                        vec![v(UNIFORM_SPILL), v(LANE4), POp::Reg(Phys { class: RClass::UPair, num: SCRATCH_BASE }), POp::Imm(off)],
+                        vec![
+                            v(UNIFORM_SPILL),
+                            v(LANE4),
+                            POp::Reg(Phys {
+                                class: RClass::UPair,
+                                num: SCRATCH_BASE,
+                            }),
+                            POp::Imm(off),
+                        ],
                         span,
                     ));
                 }
@@ -337,7 +349,14 @@ fn emit_moves(
                     let off = slots.uniform + 128 * (i64::from(slot) + i as i64);
                     out.push(PInst::isa(
                         "uload.b32",
-                        vec![POp::Reg(r), POp::Reg(Phys { class: RClass::UPair, num: SCRATCH_BASE }), POp::Imm(off)],
+                        vec![
+                            POp::Reg(r),
+                            POp::Reg(Phys {
+                                class: RClass::UPair,
+                                num: SCRATCH_BASE,
+                            }),
+                            POp::Imm(off),
+                        ],
                         span,
                     ));
                 }

@@ -131,7 +131,14 @@ fn compile_kernel(
             };
             a = regalloc::allocate(&m, reserved).map_err(internal)?;
             if a.uniform_slots > 0 && !reserved.uniform_spill {
-                a = regalloc::allocate(&m, regalloc::Reserved { spill: true, uniform_spill: true }).map_err(internal)?;
+                a = regalloc::allocate(
+                    &m,
+                    regalloc::Reserved {
+                        spill: true,
+                        uniform_spill: true,
+                    },
+                )
+                .map_err(internal)?;
             }
         }
         let mut p = finalize::finalize(&m, &a, layout.private_frame);

@@ -788,18 +788,24 @@ fn uniform_spilling() {
     }
     text.push_str(&format!("  %l64 = zext %l : i64\n  %ko = const 2 : i64\n  %oo = shl %l64, %ko : i64\n  %q = ptradd %po, %oo : ptr.global\n  store.4 %q, %s{n}\n}}\n"));
     let lanes = 40u32;
-    let values: Vec<u32> = (0..n as u32).map(|k| k.wrapping_mul(2654435761) ^ 0x5a5a).collect();
+    let values: Vec<u32> = (0..n as u32)
+        .map(|k| k.wrapping_mul(2654435761) ^ 0x5a5a)
+        .collect();
     let mut args = vec![("out", ArgValue::Buffer(vec![0; 4 * lanes as usize]))];
     for &v in &values {
         args.push(("p", ArgValue::Int(u64::from(v))));
     }
     let out = run_ir(&text, one_group(lanes), args);
     let got = words(buffer(&out, "out"));
-    for l in 0..lanes as usize {
-        let mut s = if l & 1 != 0 { values[0].wrapping_mul(values[1]) } else { values[2] };
+    for (l, &g) in got.iter().enumerate().take(lanes as usize) {
+        let mut s = if l & 1 != 0 {
+            values[0].wrapping_mul(values[1])
+        } else {
+            values[2]
+        };
         for i in 0..n {
             s = s.wrapping_add(values[n - 1 - i].wrapping_mul(i as u32 + 1));
         }
-        assert_eq!(got[l], s, "lane {l}");
+        assert_eq!(g, s, "lane {l}");
     }
 }

@@ -9,19 +9,30 @@ use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig};
 use warpkit_sim::Engine;
 
 /// Compile and run `case`; the buffers by parameter name, or why it failed.
-pub fn run_case(case: &TestCase, engine: Engine, level: warpkit_cc::OptLevel) -> Result<Vec<(String, Vec<u8>)>, String> {
+pub fn run_case(
+    case: &TestCase,
+    engine: Engine,
+    level: warpkit_cc::OptLevel,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
     let opts = warpkit_cc::Options {
         kernels: Some(vec![case.kernel.clone()]),
         opt_level: level,
         ..warpkit_cc::Options::default()
     };
-    let compiled = warpkit_cc::compile_source("case.cl", &case.source, &opts).map_err(|f| f.render())?;
+    let compiled =
+        warpkit_cc::compile_source("case.cl", &case.source, &opts).map_err(|f| f.render())?;
     let text = compiled.assembly;
     let field = |key: &str| -> u32 {
         text.lines()
             .find(|l| l.trim_start().starts_with(".kernel"))
             .and_then(|l| l.split(key).nth(1))
-            .map_or(0, |rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap())
+            .map_or(0, |rest| {
+                rest.split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
     };
     let (static_shared, scratch) = (field("shared="), field("scratch="));
     let stripped: String = text
@@ -48,7 +59,10 @@ pub fn run_case(case: &TestCase, engine: Engine, level: warpkit_cc::OptLevel) ->
                 CArg::F32(f) => ArgValue::Int(u64::from(f.to_bits())),
                 CArg::F64(f) => ArgValue::Int(f.to_bits()),
             };
-            Arg { name: a.name.clone(), value }
+            Arg {
+                name: a.name.clone(),
+                value,
+            }
         })
         .collect();
     let cfg = LaunchConfig {
@@ -67,7 +81,10 @@ pub fn run_case(case: &TestCase, engine: Engine, level: warpkit_cc::OptLevel) ->
     if !r.hazards.is_empty() {
         return Err(format!("hazards: {:?}", r.hazards));
     }
-    Ok(r.buffers.iter().map(|b| (b.name.clone(), b.bytes.to_vec())).collect())
+    Ok(r.buffers
+        .iter()
+        .map(|b| (b.name.clone(), b.bytes.to_vec()))
+        .collect())
 }
 
 /// The first difference between a run and the case's expectations.
@@ -77,7 +94,11 @@ pub fn check(case: &TestCase, got: &[(String, Vec<u8>)]) -> Result<(), String> {
             return Err(format!("buffer `{name}` missing"));
         };
         if have.len() < want.len() {
-            return Err(format!("buffer `{name}` has {} bytes, expected {}", have.len(), want.len()));
+            return Err(format!(
+                "buffer `{name}` has {} bytes, expected {}",
+                have.len(),
+                want.len()
+            ));
         }
         if let Some(i) = (0..want.len()).find(|&i| have[i] != want[i]) {
             let w = i / 4 * 4;
@@ -94,7 +115,10 @@ pub fn check(case: &TestCase, got: &[(String, Vec<u8>)]) -> Result<(), String> {
 }
 
 fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]
@@ -109,12 +133,21 @@ fn random_kernels_agree_with_the_reference() {
             Err(e) => panic!("seed {seed}: the generator failed: {e}"),
         };
         for engine in [Engine::Interp, Engine::Jit] {
-            let outcome = run_case(&case, engine, warpkit_cc::OptLevel::O2).and_then(|got| check(&case, &got));
+            let outcome = run_case(&case, engine, warpkit_cc::OptLevel::O2)
+                .and_then(|got| check(&case, &got));
             if let Err(e) = outcome {
-                failures.push(format!("seed {seed} ({engine:?}): {}", e.lines().take(12).collect::<Vec<_>>().join("\n")));
+                failures.push(format!(
+                    "seed {seed} ({engine:?}): {}",
+                    e.lines().take(12).collect::<Vec<_>>().join("\n")
+                ));
                 break;
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {seeds} seeds failed:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {seeds} seeds failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

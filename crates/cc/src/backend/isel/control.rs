@@ -183,7 +183,7 @@ impl Isel<'_> {
         );
 
         self.switch_to(else_start);
-        let mut out = r1.clone();
+        let out;
         if else_has_code {
             self.def1("saveexec.andn1", RClass::U, vec![MOp::Use(saved)]);
             self.exec_changed();
