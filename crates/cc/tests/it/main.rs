@@ -6,6 +6,7 @@ mod build;
 mod differential;
 mod ir_interp;
 mod lower;
+mod mathlib;
 mod opencl;
 mod opt;
 mod parse;
