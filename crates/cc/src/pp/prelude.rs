@@ -6,7 +6,7 @@ use super::Options;
 /// The prelude: OpenCL C text preprocessed and parsed before every program (limits, math
 /// constants, `size_t` and friends). Parts are appended in order: the base definitions
 /// first, later the OpenCL C library written in OpenCL C.
-pub const PRELUDE: &str = concat!(include_str!("prelude.cl"));
+pub const PRELUDE: &str = concat!(include_str!("prelude.cl"), include_str!("mathlib.cl"));
 
 /// The extensions the compiler supports: each is a predefined macro with value 1, and
 /// `#pragma OPENCL EXTENSION` accepts them (any other name is warned about and ignored).

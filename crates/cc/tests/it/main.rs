@@ -7,6 +7,7 @@ mod differential;
 mod ir_interp;
 mod lower;
 mod lower_clsmith;
+mod mathlib;
 mod opencl;
 mod opt;
 mod parse;
