@@ -1,7 +1,7 @@
 //! The differential test of the whole compiler: random OpenCL C kernels from
 //! `warpkit-clsmith`, whose expected results its own reference interpreter computes, are
 //! compiled and run on the functional model with both engines; every buffer must match.
-//! `WARPKIT_CC_DIFF_SEEDS=N` runs N seeds (default 120); `WARPKIT_CC_DIFF_START=S` starts
+//! `WARPKIT_CC_DIFF_SEEDS=N` runs N seeds (default 60); `WARPKIT_CC_DIFF_START=S` starts
 //! at seed S.
 
 use warpkit_clsmith::{ArgValue as CArg, Config, TestCase};
@@ -123,7 +123,7 @@ fn env(name: &str, default: u64) -> u64 {
 
 #[test]
 fn random_kernels_agree_with_the_reference() {
-    let seeds = env("WARPKIT_CC_DIFF_SEEDS", 120);
+    let seeds = env("WARPKIT_CC_DIFF_SEEDS", 60);
     let start = env("WARPKIT_CC_DIFF_START", 1);
     let config = Config::default();
     let mut failures = Vec::new();

@@ -14,7 +14,7 @@ fn seeds() -> u64 {
     std::env::var("CLSMITH_SEEDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(120)
+        .unwrap_or(60)
 }
 
 /// The library functions the generated kernels call, as the prelude provides them: exact

@@ -28,8 +28,21 @@ impl Out {
         self.tokens
             .iter()
             .filter(|t| t.kind != TokenKind::Eof)
-            .filter(|t| t.expansion.is_some() || !self.sources.file(t.span.file).builtin)
+            .filter(|t| !self.sources.file(self.outermost(t)).builtin)
             .collect()
+    }
+
+    /// The file a token comes from as the user sees it: where its outermost macro
+    /// invocation is, or where it is spelled.
+    fn outermost(&self, t: &Token) -> warpkit_cc::source::FileId {
+        let mut at = t.span;
+        let mut e = t.expansion;
+        while let Some(id) = e {
+            let x = self.sources.expansion(id);
+            at = x.call_site;
+            e = x.parent;
+        }
+        at.file
     }
 
     /// `severity: message` of every diagnostic.
