@@ -1,5 +1,6 @@
 //! The integration tests of `warpkit-clsmith`, one test binary.
 
+mod cli_args;
 mod config;
 mod determinism;
 mod host_c;
