@@ -6,6 +6,7 @@ mod determinism;
 mod host_c;
 mod host_c_check;
 mod interp_rules;
+mod order;
 mod ub_free;
 
 /// A fresh scratch directory for one test.
