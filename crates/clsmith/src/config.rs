@@ -2,7 +2,9 @@
 
 /// Sizes and feature switches of the generator. [`Config::default`] enables every feature;
 /// [`Config::host_c`] is the subset whose meaning a host C compiler shares (the
-/// cross-check of the interpreter against `cc`).
+/// cross-check of the interpreter against `cc`). Some things are never generated
+/// whatever the switches: `goto`, recursion, `half`, vectors, images, `printf`, unions,
+/// variable-length arrays, `get_global_offset`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// Statement budget of the tested kernel's body (helpers get a quarter each).

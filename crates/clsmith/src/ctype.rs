@@ -227,27 +227,6 @@ pub fn field_offset(p: &Program, id: u32, field: u32) -> u32 {
     unreachable!("field index within the struct")
 }
 
-/// Two types are the same after following names (arrays, pointers and structs compared
-/// structurally by their parts).
-pub fn same_type(p: &Program, a: &Type, b: &Type) -> bool {
-    match (p.resolve(a), p.resolve(b)) {
-        (Type::Array(x, n), Type::Array(y, m)) => n == m && same_type(p, x, y),
-        (
-            Type::Ptr {
-                space: s1,
-                pointee: x,
-                ..
-            },
-            Type::Ptr {
-                space: s2,
-                pointee: y,
-                ..
-            },
-        ) => s1 == s2 && same_type(p, x, y),
-        (x, y) => x == y,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,7 +91,9 @@ impl Gen<'_> {
         let v = if single { v as f32 as f64 } else { v };
         let mag = v.abs();
         // A short exact decimal when the value is a small dyadic number, otherwise hex.
-        let dyadic_short = mag == 0.0 || (mag.log2().abs() < 20.0 && (mag * 1024.0).fract() == 0.0);
+        // (Exact comparisons only: the choice reaches the source text, which must not depend
+        // on the host's libm.)
+        let dyadic_short = mag == 0.0 || (mag < 1048576.0 && (mag * 1024.0).fract() == 0.0);
         let hex = !dyadic_short || self.rng.chance(1, 5);
         let lit = Expr::Float(FloatLit {
             value: mag,
@@ -141,9 +143,9 @@ impl Gen<'_> {
             2 => 0.5,
             3 => (self.rng.range(-64, 64) as f64) * 0.25,
             4 => (self.rng.range(-1000, 1000) as f64) / 8.0,
-            5 => 2f64.powi(self.rng.range(-30, 30) as i32),
+            5 => pow2(self.rng.range(-30, 30)),
             6 if single => f32::MAX as f64,
-            6 => 2f64.powi(self.rng.range(100, 1000) as i32),
+            6 => pow2(self.rng.range(100, 1000)),
             7 if self.cfg.subnormals && single => {
                 f32::from_bits(self.rng.range(1, 0x7fffff) as u32) as f64
             }
@@ -398,4 +400,10 @@ impl Gen<'_> {
             },
         }
     }
+}
+
+/// 2^k for a normal exponent, built from its bits (exact on every host).
+fn pow2(k: i64) -> f64 {
+    debug_assert!((-1022..=1023).contains(&k));
+    f64::from_bits(((k + 1023) as u64) << 52)
 }

@@ -831,10 +831,28 @@ impl Gen<'_> {
         let op = *self.rng.pick(&[BinOp::LogAnd, BinOp::LogOr]);
         let a = self.expr(Want::Arith, d, cons);
         // The right operand runs after the left one (a sequence point): it may have side
-        // effects on what the left one touched.
-        let b = self.expr(Want::Arith, d, cons);
+        // effects on what the left one touched, and often does, so that skipping them
+        // matters.
+        let b = self.maybe_side_effect(Want::Arith, d, cons);
         self.try_binary(op, &a, &b)
             .expect("logical operators are defined")
+    }
+
+    /// An operand evaluated only sometimes (of `&&`, `||`, `?:`): a third of the time an
+    /// assignment, `++`/`--` or a call of a helper, when the constraints allow.
+    fn maybe_side_effect(&mut self, want: Want, d: u32, cons: &Cons) -> GExpr {
+        if !cons.pure && !cons.uniform && self.rng.chance(1, 3) {
+            let g = if self.rng.chance(1, 3) {
+                self.call_expr(want, d, cons)
+            } else {
+                self.side_effect_expr(want, d, cons)
+            };
+            if let Some(g) = g.filter(|g| self.scalar(&g.ty).is_some_and(|s| self.want_ok(want, s)))
+            {
+                return g;
+            }
+        }
+        self.expr(want, d, cons)
     }
 
     fn unary_expr(&mut self, want: Want, d: u32, cons: &Cons) -> GExpr {
@@ -852,8 +870,8 @@ impl Gen<'_> {
 
     fn ternary(&mut self, want: Want, d: u32, cons: &Cons) -> GExpr {
         let c = self.expr(Want::Arith, d, cons);
-        let a = self.expr(want, d, cons);
-        let b = self.expr(want, d, cons);
+        let a = self.maybe_side_effect(want, d, cons);
+        let b = self.maybe_side_effect(want, d, cons);
         let (sa, sb) = (
             self.scalar(&a.ty).expect("arith"),
             self.scalar(&b.ty).expect("arith"),

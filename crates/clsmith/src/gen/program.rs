@@ -827,18 +827,14 @@ impl Gen<'_> {
         }
         let total = self.shape.total() as i128;
         let group = self.shape.group_size() as i128;
-        let id_type = |g: &mut Gen, max: i128| {
-            let opts: Vec<Type> = vec![
-                Type::Alias(0),
-                Type::Scalar(Scalar::UInt),
-                Type::Scalar(Scalar::Int),
-                Type::Scalar(Scalar::ULong),
-            ];
-            let t = g.rng.pick(&opts).clone();
-            let _ = max;
-            t
-        };
-        let gty = id_type(self, total);
+        // The ids fit every one of these types: `size_t`, `uint`, `int`, `ulong`.
+        let id_types = [
+            Type::Alias(0),
+            Type::Scalar(Scalar::UInt),
+            Type::Scalar(Scalar::Int),
+            Type::Scalar(Scalar::ULong),
+        ];
+        let gty = self.rng.pick(&id_types).clone();
         let gid_e = add(
             wi(WorkItem::GlobalId, 0),
             mul(
@@ -858,7 +854,7 @@ impl Gen<'_> {
         stmts.push(Stmt::Decl(gid, Some(Init::Expr(gid_e))));
         self.f.gid = Some(gid);
         self.f.scope.push(gid);
-        let lty = id_type(self, group);
+        let lty = self.rng.pick(&id_types).clone();
         let lid_e = add(
             wi(WorkItem::LocalId, 0),
             mul(

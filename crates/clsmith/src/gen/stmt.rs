@@ -927,13 +927,13 @@ impl Gen<'_> {
             ..Cons::default()
         };
         let c = self.cond_expr(&cons);
-        // Rarely true, so most work-items go on.
-        let rare = self.int_const(Scalar::Int, 0);
+        // Often made rarer (`c && (x & 3) == 0`), so that most work-items go on.
         let c = if !uniform && self.rng.chance(1, 2) {
             let m = self.int_const(Scalar::Int, 3);
             let x = self.expr(Want::Int, 1, &Cons::default());
             let xm = self.try_binary(BinOp::And, &x, &m).expect("mask");
-            let eq = self.try_binary(BinOp::Eq, &xm, &rare).expect("cmp");
+            let zero = self.int_const(Scalar::Int, 0);
+            let eq = self.try_binary(BinOp::Eq, &xm, &zero).expect("cmp");
             self.try_binary(BinOp::LogAnd, &c, &eq).expect("and")
         } else {
             c

@@ -4,7 +4,7 @@
 
 use crate::ast::{BinOp, Builtin, Expr, IncDec, Scalar, Space, Type, UnOp, WorkItem};
 use crate::ctype::{field_offset, layout, literal_type, promote, usual};
-use crate::ctype_of::{expand, static_type, PTRDIFF_T, SIZE_T};
+use crate::ctype_of::{expand, PTRDIFF_T, SIZE_T};
 use crate::interp::builtins;
 use crate::interp::machine::{Machine, Place};
 use crate::interp::memory::{atomic_access, decode, encode, read_scalar, Who};
@@ -406,15 +406,6 @@ impl Machine<'_> {
             WorkItem::GlobalSize => dim(g.grid, 1) as i128 * dim(g.block, 1) as i128,
         };
         Value::Int(SIZE_T, v)
-    }
-
-    /// The static type of `e` in the running function.
-    pub fn type_of(&self, e: &Expr) -> Type {
-        static_type(
-            self.p,
-            Some(&self.p.functions[self.frame().func as usize]),
-            e,
-        )
     }
 }
 

@@ -32,6 +32,10 @@ pub struct Options {
     pub step_limit: u64,
     /// Record every helper call of this work-item (global linear id) for [`run_traced`].
     pub trace_lane: Option<u32>,
+    /// Run workgroups, and the work-items of a workgroup between barriers, last first. A
+    /// program free of races and of order-dependent atomics gives the same buffers either
+    /// way.
+    pub reverse_order: bool,
 }
 
 impl Default for Options {
@@ -40,6 +44,7 @@ impl Default for Options {
             shift_rule: ShiftRule::OpenCl,
             step_limit: 2_000_000,
             trace_lane: None,
+            reverse_order: false,
         }
     }
 }
@@ -242,44 +247,54 @@ fn run_inner(
     let per_group = (block[0] * block[1] * block[2]) as usize;
     let global_x = grid[0] * block[0];
     let global_y = grid[1] * block[1];
+    let mut groups = Vec::new();
     for gz in 0..grid[2] {
         for gy in 0..grid[1] {
             for gx in 0..grid[0] {
-                m.geo.group = [gx, gy, gz];
-                m.locals = m
-                    .local_sizes
-                    .iter()
-                    .map(|&s| Storage::uninit(s as usize, true))
-                    .collect();
-                let mut lanes = Vec::with_capacity(per_group);
-                for lz in 0..block[2] {
-                    for ly in 0..block[1] {
-                        for lx in 0..block[0] {
-                            let gid = [gx * block[0] + lx, gy * block[1] + ly, gz * block[2] + lz];
-                            let serial = m.next_serial;
-                            m.next_serial += 1;
-                            let slots = f.vars.iter().map(|d| m.new_slot(&d.ty)).collect();
-                            lanes.push(Lane {
-                                global_id: gid,
-                                local_id: [lx, ly, lz],
-                                linear: gid[0] + global_x * (gid[1] + global_y * gid[2]),
-                                frames: vec![Frame {
-                                    serial,
-                                    func: kernel,
-                                    slots,
-                                }],
-                                resume: None,
-                                done: false,
-                                steps: 0,
-                            });
-                        }
-                    }
-                }
-                if let Err(t) = run_group(&mut m, &mut lanes, &params) {
-                    *trace = std::mem::take(&mut m.trace);
-                    return Err(t);
+                groups.push([gx, gy, gz]);
+            }
+        }
+    }
+    if opts.reverse_order {
+        groups.reverse();
+    }
+    for [gx, gy, gz] in groups {
+        m.geo.group = [gx, gy, gz];
+        m.locals = m
+            .local_sizes
+            .iter()
+            .map(|&s| Storage::uninit(s as usize, true))
+            .collect();
+        let mut lanes = Vec::with_capacity(per_group);
+        for lz in 0..block[2] {
+            for ly in 0..block[1] {
+                for lx in 0..block[0] {
+                    let gid = [gx * block[0] + lx, gy * block[1] + ly, gz * block[2] + lz];
+                    let serial = m.next_serial;
+                    m.next_serial += 1;
+                    let slots = f.vars.iter().map(|d| m.new_slot(&d.ty)).collect();
+                    lanes.push(Lane {
+                        global_id: gid,
+                        local_id: [lx, ly, lz],
+                        linear: gid[0] + global_x * (gid[1] + global_y * gid[2]),
+                        frames: vec![Frame {
+                            serial,
+                            func: kernel,
+                            slots,
+                        }],
+                        resume: None,
+                        done: false,
+                        steps: 0,
+                    });
                 }
             }
+        }
+        if opts.reverse_order {
+            lanes.reverse();
+        }
+        if let Err(t) = run_group(&mut m, &mut lanes, &params) {
+            *trace = std::mem::take(&mut m.trace);
+            return Err(t);
         }
     }
     *trace = std::mem::take(&mut m.trace);

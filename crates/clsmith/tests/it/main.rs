@@ -1,10 +1,12 @@
 //! The integration tests of `warpkit-clsmith`, one test binary.
 
+mod cli_args;
 mod config;
 mod determinism;
 mod host_c;
 mod host_c_check;
 mod interp_rules;
+mod order;
 mod ub_free;
 
 /// A fresh scratch directory for one test.
