@@ -1,7 +1,7 @@
 //! The interpreter against a host C compiler: kernels without `__local` memory, compiled
 //! with the prelude of `host_c.rs` by `cc -O1 -fwrapv -ffp-contract=off`, run one
 //! work-item after another; every final buffer must match the interpreter's bit for bit.
-//! `CLSMITH_CC_SEEDS=N` runs more seeds (default 160), `CLSMITH_CC_BASE=S` starts elsewhere.
+//! `CLSMITH_CC_SEEDS=N` runs more seeds (default 48), `CLSMITH_CC_BASE=S` starts elsewhere.
 
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -84,7 +84,7 @@ fn interpreter_agrees_with_a_c_compiler() {
         eprintln!("skipped: no `cc` on PATH (.ci/run installs gcc)");
         return;
     }
-    let n = crate::env_u64("CLSMITH_CC_SEEDS", 160);
+    let n = crate::env_u64("CLSMITH_CC_SEEDS", 48);
     let base = crate::env_u64("CLSMITH_CC_BASE", 0);
     let dir = crate::scratch("cc");
     let next = AtomicU64::new(0);

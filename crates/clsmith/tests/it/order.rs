@@ -2,14 +2,14 @@
 //! work-items run: the same with the interpreter running them last first. This checks the
 //! generator's discipline (no races, commuting atomics, barriers before reading others'
 //! `__local` slots) independently of the interpreter's race detector.
-//! `CLSMITH_ORDER_SEEDS=N` runs more seeds (default 300).
+//! `CLSMITH_ORDER_SEEDS=N` runs more seeds (default 120).
 
 use warpkit_clsmith::interp::{run, Options};
 use warpkit_clsmith::{ArgValue, Config};
 
 #[test]
 fn results_do_not_depend_on_execution_order() {
-    let n = crate::env_u64("CLSMITH_ORDER_SEEDS", 300);
+    let n = crate::env_u64("CLSMITH_ORDER_SEEDS", 120);
     for seed in 0..n {
         let g = warpkit_clsmith::generate_program(2_000_000 + seed, &Config::default())
             .expect("program");
