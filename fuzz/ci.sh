@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint corpus/cc_parse corpus/cc_preprocess
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -72,7 +72,19 @@ checkpoint_seed deadlock seeds/barrier_deadlock.s --grid 2 --block 64 --max-step
 checkpoint_seed ended ../examples/vadd.s --grid 1 --block 32 --arg a=buf:128 --arg b=buf:128 \
   --arg out=buf:128 --arg n=32 --stop-after-steps 100000
 
-targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint})
+# The parser target reads one token per byte (fuzz_targets/cc_parse.rs); a few fixed byte
+# strings start it off.
+for seed in 00 3f 5a 7e a5 c3; do
+  printf "\x$seed\x30\x31\x32\x10\x11\x12\x1f\x2f\x40\x50\x60\x70\x80\x90" > "corpus/cc_parse/seed-$seed"
+done
+
+# OpenCL C sources for the preprocessor: the prelude and the seeds.
+for s in ../crates/cc/src/pp/*.cl seeds/*.cl; do
+  [ -f "$s" ] || continue
+  cp "$s" corpus/cc_preprocess/
+done
+
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint cc_parse cc_preprocess})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"

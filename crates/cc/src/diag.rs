@@ -163,7 +163,10 @@ impl Diagnostics {
 }
 
 fn render_one(out: &mut String, d: &Diagnostic, sources: &SourceMap) {
-    // Inside a macro expansion the user's line is the outermost invocation.
+    // Inside macro expansions the message is located at the outermost invocation (the
+    // user's line), then, as clang does, one note per expansion from the outermost in,
+    // each pointing at where the next one happens inside that macro's definition, the last
+    // at the offending token itself.
     let mut chain = Vec::new();
     let mut e = d.expansion;
     while let Some(id) = e {
@@ -173,28 +176,19 @@ fn render_one(out: &mut String, d: &Diagnostic, sources: &SourceMap) {
     }
     let primary = chain.last().map(|x| x.call_site).or(d.span);
     located(out, d.severity, &d.message, primary, sources);
-    for expansion in chain.iter().rev().skip(1).chain(chain.last()) {
-        let at = expansion.definition;
+    for (i, expansion) in chain.iter().enumerate().rev() {
+        let at = if i == 0 {
+            d.span.filter(|s| !sources.file(s.file).builtin)
+        } else {
+            Some(chain[i - 1].call_site)
+        };
         located(
             out,
             Severity::Note,
             &format!("expanded from macro '{}'", expansion.name),
-            at,
+            at.or(expansion.definition),
             sources,
         );
-    }
-    if !chain.is_empty() {
-        if let Some(span) = d.span.filter(|s| !sources.file(s.file).builtin) {
-            if Some(span) != primary {
-                located(
-                    out,
-                    Severity::Note,
-                    "in this part of the expansion",
-                    Some(span),
-                    sources,
-                );
-            }
-        }
     }
     for (message, span) in &d.notes {
         located(out, Severity::Note, message, *span, sources);

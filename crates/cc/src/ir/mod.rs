@@ -25,7 +25,11 @@
 //! work-item of a warp (uniformity), which register file holds it, and how divergent `If`s
 //! and `Loop`s become EXEC manipulation are the back end's business.
 
+pub mod eval;
+pub mod interp;
+pub mod parse;
 mod print;
+pub mod verify;
 
 use crate::source::Span;
 use std::fmt;
@@ -399,7 +403,7 @@ pub struct MemTy {
 }
 
 /// What an operation does. Operand and result conventions are given per kind.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum OpKind {
     /// A constant: result of any non-pointer type; `bits` holds the value's bits
     /// (zero-extended; floats as their IEEE encoding; `I1` as 0/1).
@@ -777,6 +781,12 @@ impl Function {
             },
             ValueDef::Arg(..) => None,
         }
+    }
+
+    /// Operation `id` as the first line of its IR text (results, name, operands, result
+    /// types; no regions), for messages.
+    pub fn op_text(&self, id: OpId) -> String {
+        print::op_line(self, id)
     }
 
     /// Every operation reachable from the body, in pre-order (an `If`/`Loop` before the

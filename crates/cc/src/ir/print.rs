@@ -17,8 +17,8 @@
 //! }
 //! ```
 
-use super::{Function, OpKind, RegionId};
-use std::fmt::{self, Write};
+use super::{Function, OpId, OpKind, RegionId};
+use std::fmt;
 
 pub(super) fn function(func: &Function, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     write!(f, "kernel @{}(", func.name)?;
@@ -66,24 +66,7 @@ fn region(func: &Function, id: RegionId, depth: usize, f: &mut fmt::Formatter<'_
     }
     for &op_id in &r.ops {
         let op = func.op(op_id);
-        let mut line = String::new();
-        line.push_str(&indent);
-        if !op.results.is_empty() {
-            let names: Vec<String> = op.results.iter().map(|v| format!("%{}", v.0)).collect();
-            write!(line, "{} = ", names.join(", "))?;
-        }
-        line.push_str(&op_name(&op.kind));
-        for (i, v) in op.operands.iter().enumerate() {
-            line.push_str(if i == 0 { " " } else { ", " });
-            write!(line, "%{}", v.0)?;
-        }
-        if matches!(op.kind, OpKind::Loop) {
-            line.push_str(if op.operands.is_empty() { " ()" } else { "" });
-        }
-        if !op.results.is_empty() {
-            let tys: Vec<String> = op.results.iter().map(|v| func.ty(*v).to_string()).collect();
-            write!(line, " : {}", tys.join(", "))?;
-        }
+        let line = format!("{indent}{}", op_line(func, op_id));
         match op.kind {
             OpKind::If => {
                 writeln!(f, "{line} {{")?;
@@ -101,6 +84,32 @@ fn region(func: &Function, id: RegionId, depth: usize, f: &mut fmt::Formatter<'_
         }
     }
     Ok(())
+}
+
+/// One operation as its first line of IR text (results, name, operands, result types),
+/// without its regions: how messages quote an operation.
+pub(crate) fn op_line(func: &Function, op_id: OpId) -> String {
+    let op = func.op(op_id);
+    let mut line = String::new();
+    if !op.results.is_empty() {
+        let names: Vec<String> = op.results.iter().map(|v| format!("%{}", v.0)).collect();
+        line.push_str(&names.join(", "));
+        line.push_str(" = ");
+    }
+    line.push_str(&op_name(&op.kind));
+    for (i, v) in op.operands.iter().enumerate() {
+        line.push_str(if i == 0 { " " } else { ", " });
+        line.push_str(&format!("%{}", v.0));
+    }
+    if matches!(op.kind, OpKind::Loop) && op.operands.is_empty() {
+        line.push_str(" ()");
+    }
+    if !op.results.is_empty() {
+        let tys: Vec<String> = op.results.iter().map(|v| func.ty(*v).to_string()).collect();
+        line.push_str(" : ");
+        line.push_str(&tys.join(", "));
+    }
+    line
 }
 
 fn op_name(kind: &OpKind) -> String {

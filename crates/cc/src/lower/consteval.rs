@@ -1,0 +1,517 @@
+//! Constant expressions: integer constant expressions (array sizes, case labels,
+//! enumerators, attribute arguments) and the arithmetic constants of `__constant`
+//! initializers, evaluated with exactly the semantics the generated code would have
+//! (two's complement wrap, IEEE arithmetic rounded to nearest even).
+
+use super::types::{FloatKind, IntKind, Type};
+use super::{floatlit, Lowerer, Storage, Sym, VarVal};
+use crate::ast::{self, BinaryOp, Expr, ExprKind, IntSuffix, UnaryOp};
+use warpkit_float as wf;
+use warpkit_float::Round;
+
+/// A constant's bits: integers sign- or zero-extended to 64 bits per their type, floats in
+/// their IEEE encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CV(pub u64);
+
+/// The type of an integer literal by C99 6.4.4.1 (`long long` is `long`), and whether a
+/// decimal literal had to become unsigned. `None` when no type holds it.
+pub(crate) fn int_lit_type(
+    value: u128,
+    suffix: IntSuffix,
+    decimal: bool,
+) -> Option<(IntKind, bool)> {
+    let candidates: &[IntKind] = match (suffix.unsigned, suffix.long > 0, decimal) {
+        (false, false, true) => &[IntKind::Int, IntKind::Long],
+        (false, false, false) => &[IntKind::Int, IntKind::UInt, IntKind::Long, IntKind::ULong],
+        (true, false, _) => &[IntKind::UInt, IntKind::ULong],
+        (false, true, true) => &[IntKind::Long],
+        (false, true, false) => &[IntKind::Long, IntKind::ULong],
+        (true, true, _) => &[IntKind::ULong],
+    };
+    if let Some(k) = candidates.iter().find(|k| k.fits(value as i128)) {
+        return Some((*k, false));
+    }
+    if value <= u128::from(u64::MAX) {
+        return Some((IntKind::ULong, true));
+    }
+    None
+}
+
+macro_rules! by_format {
+    ($kind:expr, $F:ident, $t:ident, $body:expr) => {
+        match $kind {
+            FloatKind::Half => {
+                type $F = wf::F16;
+                type $t = u16;
+                $body
+            }
+            FloatKind::Float => {
+                type $F = wf::F32;
+                type $t = u32;
+                $body
+            }
+            FloatKind::Double => {
+                type $F = wf::F64;
+                type $t = u64;
+                $body
+            }
+        }
+    };
+}
+
+/// `a op b` in float format `kind` (`op` one of `+ - * /`).
+pub(crate) fn float_arith(kind: FloatKind, op: char, a: u64, b: u64) -> u64 {
+    by_format!(kind, F, T, {
+        let (a, b) = (a as T, b as T);
+        let r = match op {
+            '+' => wf::add::<F>(a, b, Round::Rne).0,
+            '-' => wf::sub::<F>(a, b, Round::Rne).0,
+            '*' => wf::mul::<F>(a, b, Round::Rne).0,
+            _ => wf::div::<F>(a, b, Round::Rne).0,
+        };
+        r as u64
+    })
+}
+
+/// IEEE comparison: `op` is `<`, `<=`, `==`.
+pub(crate) fn float_cmp(kind: FloatKind, op: &str, a: u64, b: u64) -> bool {
+    by_format!(kind, F, T, {
+        let (a, b) = (a as T, b as T);
+        match op {
+            "<" => wf::lt::<F>(a, b).0,
+            "<=" => wf::le::<F>(a, b).0,
+            _ => wf::eq::<F>(a, b).0,
+        }
+    })
+}
+
+pub(crate) fn float_neg(kind: FloatKind, a: u64) -> u64 {
+    by_format!(kind, F, T, wf::neg::<F>(a as T) as u64)
+}
+
+/// Integer (sign-extended when `signed`) to float, rounded to nearest even.
+pub(crate) fn int_to_float(kind: FloatKind, v: u64, signed: bool) -> u64 {
+    by_format!(kind, F, T, {
+        let r: T = if signed {
+            wf::from_i64::<F>(v as i64, Round::Rne).0
+        } else {
+            wf::from_u64::<F>(v, Round::Rne).0
+        };
+        r as u64
+    })
+}
+
+/// Float to integer rounding toward zero; `None` when the value is out of range or NaN.
+pub(crate) fn float_to_int(kind: FloatKind, a: u64, to: IntKind) -> Option<u64> {
+    by_format!(kind, F, T, {
+        let int = wf::Int::new(to.signed(), to.bits());
+        let (r, flags) = wf::to_int::<F>(a as T, int, Round::Rtz);
+        if flags.contains(wf::Flags::NV) {
+            None
+        } else {
+            Some(r)
+        }
+    })
+}
+
+/// Float to float.
+pub(crate) fn float_to_float(from: FloatKind, to: FloatKind, a: u64) -> u64 {
+    by_format!(from, F, T, {
+        let a = a as T;
+        by_format!(to, G, U, {
+            let r: U = wf::convert::<F, G>(a, Round::Rne).0;
+            r as u64
+        })
+    })
+}
+
+/// Usual arithmetic conversions (C99 6.3.1.8) on two arithmetic types.
+pub(crate) fn usual_arith(a: &Type, b: &Type) -> Type {
+    if a.is_error() || b.is_error() {
+        return Type::Error;
+    }
+    match (a, b) {
+        (Type::Float(x), Type::Float(y)) => return Type::Float((*x).max(*y)),
+        (Type::Float(x), _) | (_, Type::Float(x)) => return Type::Float(*x),
+        _ => {}
+    }
+    let (Type::Int(x), Type::Int(y)) = (a.promoted(), b.promoted()) else {
+        return Type::Error;
+    };
+    if x == y {
+        return Type::Int(x);
+    }
+    if x.signed() == y.signed() {
+        return Type::Int(if x.rank() >= y.rank() { x } else { y });
+    }
+    let (s, u) = if x.signed() { (x, y) } else { (y, x) };
+    if u.rank() >= s.rank() {
+        Type::Int(u)
+    } else if s.bits() > u.bits() {
+        Type::Int(s)
+    } else {
+        Type::Int(s.to_unsigned())
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// `e`'s value if it is an integer constant expression.
+    pub(crate) fn eval_int(&mut self, e: &Expr) -> Option<i128> {
+        match self.eval(e)? {
+            (CV(bits), Type::Int(k)) => Some(k.value(bits)),
+            (CV(bits), Type::Bool) => Some(i128::from(bits & 1)),
+            _ => None,
+        }
+    }
+
+    /// `e`'s value, which must be an integer constant expression.
+    pub(crate) fn ice(&mut self, e: &Expr) -> Option<i128> {
+        let v = self.eval_int(e);
+        if v.is_none() {
+            self.error_in(
+                e.span,
+                e.expansion,
+                "expression is not an integer constant expression",
+            );
+        }
+        v
+    }
+
+    pub(crate) fn is_constant_expr(&mut self, e: &Expr) -> bool {
+        self.eval(e).is_some()
+    }
+
+    /// The truth of `e` if it is a constant.
+    pub(crate) fn const_truth(&mut self, e: &Expr) -> Option<bool> {
+        let (v, ty) = self.eval(e)?;
+        Some(match ty {
+            Type::Float(k) => !float_cmp(k, "==", v.0, 0),
+            _ => v.0 != 0,
+        })
+    }
+
+    /// Evaluate a constant expression silently: `None` when it is not one.
+    pub(crate) fn eval(&mut self, e: &Expr) -> Option<(CV, Type)> {
+        self.mute += 1;
+        let r = self.eval_inner(e);
+        self.mute -= 1;
+        r
+    }
+
+    fn eval_inner(&mut self, e: &Expr) -> Option<(CV, Type)> {
+        Some(match &e.kind {
+            ExprKind::IntLit {
+                value,
+                suffix,
+                decimal,
+            } => {
+                let (k, _) = int_lit_type(*value, *suffix, *decimal)?;
+                (CV(k.wrap(*value as u64)), Type::Int(k))
+            }
+            ExprKind::CharLit(v) => (CV(IntKind::Int.wrap(*v as u64)), Type::INT),
+            ExprKind::FloatLit { text, suffix } => {
+                let kind = match suffix {
+                    ast::FloatSuffix::None => FloatKind::Double,
+                    ast::FloatSuffix::F => FloatKind::Float,
+                    ast::FloatSuffix::H => FloatKind::Half,
+                    ast::FloatSuffix::L => return None,
+                };
+                let (bits, _) = floatlit::parse(text, kind)?;
+                (CV(bits), Type::Float(kind))
+            }
+            ExprKind::Ident(name) => match self.lookup(name)? {
+                Sym::EnumConst(v) => (CV(IntKind::Int.wrap(v as u64)), Type::INT),
+                Sym::Var(v) => {
+                    let var = self.var(v);
+                    if !var.ty.q.is_const || var.storage != Storage::Ssa || !var.ty.ty.is_arith() {
+                        return None;
+                    }
+                    let ty = var.ty.ty.clone();
+                    let VarVal::Val(x) = self.cur[v.0 as usize] else {
+                        return None;
+                    };
+                    let bits = self.const_of(x)?;
+                    let bits = match &ty {
+                        Type::Int(k) => k.wrap(bits),
+                        _ => bits,
+                    };
+                    (CV(bits), ty)
+                }
+                Sym::Global(g) => {
+                    let gv = &self.globals[g];
+                    let ty = gv.ty.ty.clone();
+                    if !ty.is_arith() {
+                        return None;
+                    }
+                    let size = self.records.size(&ty)? as usize;
+                    let mut raw = [0u8; 8];
+                    raw[..size].copy_from_slice(gv.bytes.get(..size)?);
+                    let bits = u64::from_le_bytes(raw);
+                    let bits = match &ty {
+                        Type::Int(k) => k.wrap(bits),
+                        Type::Bool => u64::from(bits != 0),
+                        _ => bits,
+                    };
+                    (CV(bits), ty)
+                }
+                _ => return None,
+            },
+            ExprKind::Unary(op, x) => {
+                let (v, ty) = self.eval_inner(x)?;
+                match op {
+                    UnaryOp::Plus if ty.is_arith() => {
+                        let to = ty.promoted();
+                        (self.cv_convert(v, &ty, &to)?, to)
+                    }
+                    UnaryOp::Minus if ty.is_arith() => {
+                        let to = ty.promoted();
+                        let v = self.cv_convert(v, &ty, &to)?;
+                        match &to {
+                            Type::Int(k) => (CV(k.wrap(v.0.wrapping_neg())), to),
+                            Type::Float(k) => (CV(float_neg(*k, v.0)), to),
+                            _ => return None,
+                        }
+                    }
+                    UnaryOp::BitNot if ty.is_integer() => {
+                        let to = ty.promoted();
+                        let v = self.cv_convert(v, &ty, &to)?;
+                        let k = to.int_kind()?;
+                        (CV(k.wrap(!v.0)), to)
+                    }
+                    UnaryOp::Not if ty.is_scalar() => {
+                        let t = self.cv_truth(v, &ty);
+                        (CV(u64::from(!t)), Type::INT)
+                    }
+                    _ => return None,
+                }
+            }
+            ExprKind::Binary(op, l, r) => self.eval_binary(*op, l, r)?,
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let (c, cty) = self.eval_inner(cond)?;
+                let (a, at) = self.eval_inner(then)?;
+                let (b, bt) = self.eval_inner(otherwise)?;
+                if !at.is_arith() || !bt.is_arith() {
+                    return None;
+                }
+                let ty = usual_arith(&at, &bt);
+                if self.cv_truth(c, &cty) {
+                    (self.cv_convert(a, &at, &ty)?, ty)
+                } else {
+                    (self.cv_convert(b, &bt, &ty)?, ty)
+                }
+            }
+            ExprKind::Cast(tn, x) => {
+                let to = self.type_name(tn).ty;
+                let (v, from) = self.eval_inner(x)?;
+                if to.is_pointer() && from.is_integer() && v.0 == 0 {
+                    return Some((CV(0), to));
+                }
+                if !to.is_arith() || !from.is_arith() {
+                    return None;
+                }
+                (self.cv_convert(v, &from, &to)?, to)
+            }
+            ExprKind::SizeofType(tn) => {
+                let t = self.type_name(tn);
+                (CV(self.records.size(&t.ty)?), Type::ULONG)
+            }
+            ExprKind::AlignofType(tn) => {
+                let t = self.type_name(tn);
+                (CV(self.records.align(&t.ty)), Type::ULONG)
+            }
+            ExprKind::SizeofExpr(x) => {
+                let t = self.type_of_object(x);
+                (CV(self.records.size(&t)?), Type::ULONG)
+            }
+            _ => return None,
+        })
+    }
+
+    fn eval_binary(&mut self, op: BinaryOp, l: &Expr, r: &Expr) -> Option<(CV, Type)> {
+        let (a, at) = self.eval_inner(l)?;
+        if matches!(op, BinaryOp::LogAnd | BinaryOp::LogOr) {
+            let ta = self.cv_truth(a, &at);
+            if ta == (op == BinaryOp::LogOr) {
+                return Some((CV(u64::from(ta)), Type::INT));
+            }
+            let (b, bt) = self.eval_inner(r)?;
+            return Some((CV(u64::from(self.cv_truth(b, &bt))), Type::INT));
+        }
+        let (b, bt) = self.eval_inner(r)?;
+        if !at.is_arith() || !bt.is_arith() {
+            return None;
+        }
+        if matches!(op, BinaryOp::Shl | BinaryOp::Shr) {
+            let lt = at.promoted();
+            let k = lt.int_kind()?;
+            bt.int_kind()
+                .or(matches!(bt, Type::Bool).then_some(IntKind::Int))?;
+            let a = self.cv_convert(a, &at, &lt)?.0;
+            let n = (b.0 % u64::from(k.bits())) as u32;
+            let v = match op {
+                BinaryOp::Shl => a << n,
+                _ if k.signed() => ((a as i64) >> n) as u64,
+                _ => {
+                    (a & if k.bits() == 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << k.bits()) - 1
+                    }) >> n
+                }
+            };
+            return Some((CV(k.wrap(v)), lt));
+        }
+        let ty = usual_arith(&at, &bt);
+        let a = self.cv_convert(a, &at, &ty)?.0;
+        let b = self.cv_convert(b, &bt, &ty)?.0;
+        let cmp_result = |c: bool| Some((CV(u64::from(c)), Type::INT));
+        match &ty {
+            Type::Float(k) => {
+                let k = *k;
+                match op {
+                    BinaryOp::Add => Some((CV(float_arith(k, '+', a, b)), ty)),
+                    BinaryOp::Sub => Some((CV(float_arith(k, '-', a, b)), ty)),
+                    BinaryOp::Mul => Some((CV(float_arith(k, '*', a, b)), ty)),
+                    BinaryOp::Div => Some((CV(float_arith(k, '/', a, b)), ty)),
+                    BinaryOp::Lt => cmp_result(float_cmp(k, "<", a, b)),
+                    BinaryOp::Gt => cmp_result(float_cmp(k, "<", b, a)),
+                    BinaryOp::Le => cmp_result(float_cmp(k, "<=", a, b)),
+                    BinaryOp::Ge => cmp_result(float_cmp(k, "<=", b, a)),
+                    BinaryOp::Eq => cmp_result(float_cmp(k, "==", a, b)),
+                    BinaryOp::Ne => cmp_result(!float_cmp(k, "==", a, b)),
+                    _ => None,
+                }
+            }
+            Type::Int(k) => {
+                let k = *k;
+                let (sa, sb) = (k.value(a), k.value(b));
+                let v: i128 = match op {
+                    BinaryOp::Add => sa + sb,
+                    BinaryOp::Sub => sa - sb,
+                    BinaryOp::Mul => sa.wrapping_mul(sb),
+                    BinaryOp::Div | BinaryOp::Rem => {
+                        if sb == 0 {
+                            return None;
+                        }
+                        let q = sa / sb;
+                        if !k.fits(q) && op == BinaryOp::Div {
+                            return None;
+                        }
+                        if op == BinaryOp::Div {
+                            q
+                        } else {
+                            sa % sb
+                        }
+                    }
+                    BinaryOp::BitAnd => (a & b) as i128,
+                    BinaryOp::BitOr => (a | b) as i128,
+                    BinaryOp::BitXor => (a ^ b) as i128,
+                    BinaryOp::Lt => return cmp_result(sa < sb),
+                    BinaryOp::Gt => return cmp_result(sa > sb),
+                    BinaryOp::Le => return cmp_result(sa <= sb),
+                    BinaryOp::Ge => return cmp_result(sa >= sb),
+                    BinaryOp::Eq => return cmp_result(sa == sb),
+                    BinaryOp::Ne => return cmp_result(sa != sb),
+                    _ => return None,
+                };
+                Some((CV(k.wrap(v as u64)), ty))
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn cv_truth(&self, v: CV, ty: &Type) -> bool {
+        match ty {
+            Type::Float(k) => !float_cmp(*k, "==", v.0, 0),
+            _ => v.0 != 0,
+        }
+    }
+
+    /// Convert a constant between arithmetic types; `None` when the result is undefined
+    /// (a float out of an integer type's range).
+    pub(crate) fn cv_convert(&self, v: CV, from: &Type, to: &Type) -> Option<CV> {
+        Some(CV(match (from, to) {
+            (_, Type::Bool) => u64::from(self.cv_truth(v, from)),
+            (Type::Bool, Type::Int(_)) => v.0 & 1,
+            (Type::Int(_), Type::Int(k)) => k.wrap(v.0),
+            (Type::Bool, Type::Float(k)) => int_to_float(*k, v.0 & 1, false),
+            (Type::Int(s), Type::Float(k)) => int_to_float(*k, v.0, s.signed()),
+            (Type::Float(f), Type::Int(k)) => float_to_int(*f, v.0, *k)?,
+            (Type::Float(f), Type::Float(g)) => float_to_float(*f, *g, v.0),
+            (Type::Pointer(_), Type::Pointer(_)) => v.0,
+            _ => return None,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_types_follow_c99() {
+        let none = IntSuffix::default();
+        let u = IntSuffix {
+            unsigned: true,
+            long: 0,
+        };
+        let l = IntSuffix {
+            unsigned: false,
+            long: 1,
+        };
+        assert_eq!(int_lit_type(1, none, true), Some((IntKind::Int, false)));
+        assert_eq!(
+            int_lit_type(0x8000_0000, none, true),
+            Some((IntKind::Long, false))
+        );
+        assert_eq!(
+            int_lit_type(0x8000_0000, none, false),
+            Some((IntKind::UInt, false))
+        );
+        assert_eq!(
+            int_lit_type(0x1_0000_0000, none, false),
+            Some((IntKind::Long, false))
+        );
+        assert_eq!(
+            int_lit_type(1 << 63, none, false),
+            Some((IntKind::ULong, false))
+        );
+        assert_eq!(
+            int_lit_type(1 << 63, none, true),
+            Some((IntKind::ULong, true))
+        );
+        assert_eq!(int_lit_type(5, u, true), Some((IntKind::UInt, false)));
+        assert_eq!(
+            int_lit_type(1 << 32, u, true),
+            Some((IntKind::ULong, false))
+        );
+        assert_eq!(int_lit_type(5, l, true), Some((IntKind::Long, false)));
+        assert_eq!(
+            int_lit_type(1 << 63, l, false),
+            Some((IntKind::ULong, false))
+        );
+        assert_eq!(int_lit_type(1 << 64, none, true), None);
+    }
+
+    #[test]
+    fn usual_arithmetic_conversions() {
+        let c = Type::Int(IntKind::Char);
+        let uc = Type::Int(IntKind::UChar);
+        assert_eq!(usual_arith(&c, &uc), Type::INT);
+        assert_eq!(usual_arith(&Type::INT, &Type::UINT), Type::UINT);
+        assert_eq!(usual_arith(&Type::LONG, &Type::UINT), Type::LONG);
+        assert_eq!(usual_arith(&Type::ULONG, &Type::INT), Type::ULONG);
+        assert_eq!(usual_arith(&Type::LONG, &Type::ULONG), Type::ULONG);
+        assert_eq!(usual_arith(&Type::FLOAT, &Type::LONG), Type::FLOAT);
+        assert_eq!(usual_arith(&Type::FLOAT, &Type::DOUBLE), Type::DOUBLE);
+        assert_eq!(
+            usual_arith(&Type::Float(FloatKind::Half), &Type::INT),
+            Type::Float(FloatKind::Half)
+        );
+    }
+}

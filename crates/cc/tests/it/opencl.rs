@@ -1,0 +1,232 @@
+//! OpenCL C source to results on the functional model.
+
+use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig};
+
+/// Compile `src`, assemble, launch with `args`; the buffers by name.
+pub fn run_cl(src: &str, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<(String, Vec<u8>)> {
+    let compiled = warpkit_cc::compile_source("k.cl", src, &warpkit_cc::Options::default())
+        .unwrap_or_else(|f| panic!("{}", f.render()));
+    let text = compiled.assembly;
+    let scratch = text
+        .lines()
+        .find_map(|l| l.split("scratch=").nth(1))
+        .map_or(0, |rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        });
+    let cfg = LaunchConfig {
+        scratch_bytes: scratch,
+        ..cfg
+    };
+    let stripped: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let program = warpkit_asm::assemble(&stripped, "k.s")
+        .unwrap_or_else(|e| panic!("{}\n{text}", e.render(&stripped)));
+    let prog = warpkit_sim::Program::with_data(program.text, program.data);
+    let args = args
+        .into_iter()
+        .map(|(n, v)| Arg {
+            name: n.into(),
+            value: v,
+        })
+        .collect();
+    let r = launch(&prog, &cfg, args).unwrap();
+    assert!(r.ok(), "traps: {:?}\n{text}", r.traps);
+    assert!(r.hazards.is_empty(), "hazards: {:?}\n{text}", r.hazards);
+    eprintln!("{text}");
+    r.buffers
+        .iter()
+        .map(|b| (b.name.clone(), b.bytes.to_vec()))
+        .collect()
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn buffer<'a>(out: &'a [(String, Vec<u8>)], name: &str) -> &'a [u8] {
+    &out.iter().find(|(n, _)| n == name).expect("buffer").1
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+#[test]
+fn vadd() {
+    let src = r#"
+__kernel void vadd(__global const float *a, __global const float *b, __global float *out, int n)
+{
+    int i = get_global_id(0);
+    if (i < n)
+        out[i] = a[i] + b[i];
+}
+"#;
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|k| k as f32 * 0.25).collect();
+    let b: Vec<f32> = (0..n).map(|k| 1.0 - k as f32).collect();
+    let cfg = LaunchConfig {
+        grid: [4, 1, 1],
+        block: [256, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let out = run_cl(
+        src,
+        cfg,
+        vec![
+            ("a", ArgValue::Buffer(f32s(&a))),
+            ("b", ArgValue::Buffer(f32s(&b))),
+            ("out", ArgValue::Buffer(vec![0; 4 * n])),
+            ("n", ArgValue::Int(n as u64)),
+        ],
+    );
+    let got = words(buffer(&out, "out"));
+    for k in 0..n {
+        assert_eq!(f32::from_bits(got[k]), a[k] + b[k], "{k}");
+    }
+}
+
+fn u32s(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// A workgroup reduction through `__local` memory with barriers in a uniform loop.
+#[test]
+fn reduce_local() {
+    let src = r#"
+#define BLOCK 128
+__kernel void reduce(__global const uint *in, __global uint *out, uint n)
+{
+    __local uint sdata[BLOCK];
+    uint tid = get_local_id(0);
+    uint i = get_group_id(0) * get_local_size(0) * 2 + tid;
+    uint sum = 0;
+    if (i < n) sum = in[i];
+    if (i + get_local_size(0) < n) sum += in[i + get_local_size(0)];
+    sdata[tid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (tid < s)
+            sdata[tid] += sdata[tid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (tid == 0) out[get_group_id(0)] = sdata[0];
+}
+"#;
+    let n = 5000u32;
+    let input: Vec<u32> = (0..n).map(|k| k.wrapping_mul(2654435761) >> 8).collect();
+    let groups = n.div_ceil(256);
+    let cfg = LaunchConfig {
+        grid: [groups, 1, 1],
+        block: [128, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let out = run_cl(
+        src,
+        cfg,
+        vec![
+            ("in", ArgValue::Buffer(u32s(&input))),
+            ("out", ArgValue::Buffer(vec![0; 4 * groups as usize])),
+            ("n", ArgValue::Int(u64::from(n))),
+        ],
+    );
+    let got = words(buffer(&out, "out"));
+    for g in 0..groups as usize {
+        let want = input[g * 256..((g + 1) * 256).min(n as usize)]
+            .iter()
+            .fold(0u32, |a, &b| a.wrapping_add(b));
+        assert_eq!(got[g], want, "group {g}");
+    }
+}
+
+/// Tiled matrix multiply with `__local` tiles, 2-D ids, and an inner loop of constant trip
+/// count.
+#[test]
+fn matmul_tiled() {
+    let src = r#"
+#define TILE 16
+__kernel void matmul(__global const float *A, __global const float *B, __global float *C, int M, int N, int K)
+{
+    __local float As[TILE][TILE];
+    __local float Bs[TILE][TILE];
+    int tx = get_local_id(0), ty = get_local_id(1);
+    int row = get_group_id(1) * TILE + ty;
+    int col = get_group_id(0) * TILE + tx;
+    float acc = 0.0f;
+    for (int t = 0; t < K; t += TILE) {
+        As[ty][tx] = A[row * K + t + tx];
+        Bs[ty][tx] = B[(t + ty) * N + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; ++k)
+            acc += As[ty][k] * Bs[k][tx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[row * N + col] = acc;
+}
+"#;
+    let (m, n, k) = (32usize, 48usize, 64usize);
+    let a: Vec<f32> = (0..m * k)
+        .map(|i| ((i * 7 % 13) as f32) * 0.5 - 3.0)
+        .collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|i| ((i * 5 % 11) as f32) * 0.25 - 1.0)
+        .collect();
+    let cfg = LaunchConfig {
+        grid: [(n / 16) as u32, (m / 16) as u32, 1],
+        block: [16, 16, 1],
+        ..LaunchConfig::default()
+    };
+    let out = run_cl(
+        src,
+        cfg,
+        vec![
+            ("A", ArgValue::Buffer(f32s(&a))),
+            ("B", ArgValue::Buffer(f32s(&b))),
+            ("C", ArgValue::Buffer(vec![0; 4 * m * n])),
+            ("M", ArgValue::Int(m as u64)),
+            ("N", ArgValue::Int(n as u64)),
+            ("K", ArgValue::Int(k as u64)),
+        ],
+    );
+    let got = words(buffer(&out, "C"));
+    for r in 0..m {
+        for c in 0..n {
+            let mut acc = 0.0f32;
+            for kk in 0..k {
+                acc += a[r * k + kk] * b[kk * n + c];
+            }
+            assert_eq!(f32::from_bits(got[r * n + c]), acc, "C[{r}][{c}]");
+        }
+    }
+}
+
+/// Every OpenCL example kernel compiles.
+#[test]
+fn examples_compile() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/opencl");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "cl") {
+            let c = warpkit_cc::compile_file(&path, &warpkit_cc::Options::default())
+                .unwrap_or_else(|f| panic!("{}: {}", path.display(), f.render()));
+            let text = c.assembly;
+            let count = text
+                .lines()
+                .filter(|l| l.starts_with("    ") && !l.trim_start().starts_with('.'))
+                .count();
+            eprintln!("{}: {count} instructions", path.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 9);
+}
