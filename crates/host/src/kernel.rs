@@ -1,4 +1,5 @@
-//! Kernels from files or bytes: assembly source, an ELF code object, or raw code.
+//! Kernels from files or bytes: OpenCL C source (compiled by `warpkit-cc`), assembly source,
+//! an ELF code object, or raw code.
 
 use std::io::Read;
 use std::path::Path;
@@ -7,6 +8,8 @@ use warpkit_asm::{AsmErrors, Program, MAX_SOURCE_BYTES};
 /// What a kernel file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelKind {
+    /// OpenCL C source, compiled and assembled on load.
+    OpenCl,
     /// Assembly source, assembled on load.
     Source,
     /// An ELF code object (`warpkit asm --format elf`).
@@ -18,12 +21,15 @@ pub enum KernelKind {
 }
 
 impl KernelKind {
-    /// The kind of the file at `path` holding `bytes`: source by extension (`.s`, `.S`,
-    /// `.asm`), ELF by its magic number or the extension `.elf`, hex by the extension
-    /// `.hex` or text that [`parse_hex`] reads, raw otherwise.
+    /// The kind of the file at `path` holding `bytes`: OpenCL C by the extension `.cl`,
+    /// assembly source by extension (`.s`, `.S`, `.asm`), ELF by its magic number or the
+    /// extension `.elf`, hex by the extension `.hex` or text that [`parse_hex`] reads, raw
+    /// otherwise.
     pub fn detect(path: &Path, bytes: &[u8]) -> KernelKind {
         let ext = path.extension().and_then(|e| e.to_str());
-        if matches!(ext, Some("s" | "S" | "asm")) {
+        if ext == Some("cl") {
+            KernelKind::OpenCl
+        } else if matches!(ext, Some("s" | "S" | "asm")) {
             KernelKind::Source
         } else if bytes.starts_with(b"\x7fELF") || ext == Some("elf") {
             KernelKind::Elf
@@ -65,6 +71,21 @@ pub enum LoadError {
         /// The source text (invalid UTF-8 replaced), for the excerpts.
         text: String,
     },
+    /// The OpenCL C source did not compile; `rendered` holds every diagnostic as clang
+    /// prints them.
+    #[error("{rendered}")]
+    Compile {
+        /// The diagnostics with source excerpts and the count line.
+        rendered: String,
+    },
+    /// The compiler's output did not assemble: a compiler bug, reported with the text.
+    #[error("internal compiler error: the generated assembly of {name} does not assemble:\n{rendered}")]
+    CompilerOutput {
+        /// The kernel's name in messages.
+        name: String,
+        /// The assembler's diagnostics.
+        rendered: String,
+    },
     /// [`KernelKind::Hex`] was asked for, but the bytes are not hex text [`parse_hex`] reads.
     #[error(
         "{name}: not hex text as `warpkit asm --format hex` writes it (one 8- or 16-digit \
@@ -91,6 +112,7 @@ impl LoadError {
     pub fn render(&self) -> String {
         match self {
             LoadError::Assembly { errors, text } => errors.render(text),
+            LoadError::Compile { rendered } => rendered.clone(),
             other => format!("{other}\n"),
         }
     }
@@ -111,8 +133,15 @@ fn too_large(size: Option<u64>) -> String {
 }
 
 /// The kernel in the file at `path` (kind detected by [`KernelKind::detect`]); files larger
-/// than [`MAX_SOURCE_BYTES`] are refused without being read in full.
+/// than [`MAX_SOURCE_BYTES`] are refused without being read in full. OpenCL C is compiled
+/// with the default options ([`load_kernel_with`] takes others).
 pub fn load_kernel(path: &Path) -> Result<Program, LoadError> {
+    load_kernel_with(path, &warpkit_cc::Options::default())
+}
+
+/// [`load_kernel`] compiling OpenCL C with `cl` (defines, include directories, optimisation
+/// level, build options).
+pub fn load_kernel_with(path: &Path, cl: &warpkit_cc::Options) -> Result<Program, LoadError> {
     let name = path.display().to_string();
     let cannot = |error| LoadError::Read {
         path: name.clone(),
@@ -134,13 +163,24 @@ pub fn load_kernel(path: &Path) -> Result<Program, LoadError> {
     if bytes.len() > MAX_SOURCE_BYTES {
         return Err(LoadError::TooLarge { name, size: None });
     }
-    load_kernel_bytes(&bytes, &name, KernelKind::detect(path, &bytes))
+    load_kernel_bytes_with(&bytes, &name, KernelKind::detect(path, &bytes), cl)
 }
 
 /// The kernel held by `bytes` of the given kind; `name` names it in messages (the file
 /// name of assembly diagnostics).
 pub fn load_kernel_bytes(bytes: &[u8], name: &str, kind: KernelKind) -> Result<Program, LoadError> {
+    load_kernel_bytes_with(bytes, name, kind, &warpkit_cc::Options::default())
+}
+
+/// [`load_kernel_bytes`] compiling OpenCL C with `cl`.
+pub fn load_kernel_bytes_with(
+    bytes: &[u8],
+    name: &str,
+    kind: KernelKind,
+    cl: &warpkit_cc::Options,
+) -> Result<Program, LoadError> {
     match kind {
+        KernelKind::OpenCl => compile_opencl(bytes, name, cl),
         KernelKind::Source => {
             warpkit_asm::assemble_bytes(bytes, name).map_err(|errors| LoadError::Assembly {
                 errors,
@@ -159,6 +199,44 @@ pub fn load_kernel_bytes(bytes: &[u8], name: &str, kind: KernelKind) -> Result<P
             name: name.to_string(),
         }),
     }
+}
+
+/// Compile OpenCL C and assemble the result: the program with its kernels' metadata and
+/// the source's lines; the compiler's warnings become the program's warnings.
+pub fn compile_opencl(bytes: &[u8], name: &str, cl: &warpkit_cc::Options) -> Result<Program, LoadError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| LoadError::Compile {
+        rendered: format!(
+            "{name}: error: the source is not UTF-8 text (byte offset {})\n",
+            e.valid_up_to()
+        ),
+    })?;
+    let compiled = warpkit_cc::compile_source(name, text, cl).map_err(|f| LoadError::Compile {
+        rendered: f.render(),
+    })?;
+    let asm_name = format!("{name}.s");
+    let mut program = warpkit_asm::assemble(&compiled.assembly, &asm_name).map_err(|errors| {
+        LoadError::CompilerOutput {
+            name: name.to_string(),
+            rendered: errors.render(&compiled.assembly),
+        }
+    })?;
+    program.warnings = compiled
+        .warnings
+        .list
+        .iter()
+        .filter(|d| d.severity == warpkit_cc::diag::Severity::Warning)
+        .map(|d| {
+            let loc = d.span.and_then(|s| compiled.sources.loc(s));
+            warpkit_asm::AsmWarning {
+                file: loc.as_ref().map_or_else(|| name.to_string(), |l| l.file.clone()),
+                line: loc.as_ref().map_or(0, |l| l.line as usize),
+                column: loc.as_ref().map_or(0, |l| l.col as usize),
+                message: d.message.clone(),
+                notes: Vec::new(),
+            }
+        })
+        .collect();
+    Ok(program)
 }
 
 /// The program in hex text as `warpkit asm --format hex` writes it: `// .text`, then one

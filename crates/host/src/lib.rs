@@ -24,7 +24,10 @@ pub mod spec;
 pub mod stepper;
 
 pub use args::{parse_arg, ArgError, MemoryBudget, MemoryError};
-pub use kernel::{load_kernel, load_kernel_bytes, KernelKind, LoadError};
+pub use kernel::{
+    compile_opencl, load_kernel, load_kernel_bytes, load_kernel_bytes_with, load_kernel_with, KernelKind,
+    LoadError,
+};
 pub use launch::{Launch, Limits, Prepared, SetupError};
 pub use params::{select_kernel, ParamError, ParamValue};
 pub use stepper::{StateError, StepState, Stepper, StopReason};
