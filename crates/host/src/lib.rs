@@ -4,8 +4,8 @@
 //! - [`kernel`]: read a kernel from assembly source, an ELF code object or raw bytes;
 //! - [`args`]: kernel arguments in the `NAME=VALUE` text form (`--arg`) and the memory
 //!   budget every buffer is charged to before it is allocated;
-//! - [`launch`]: the [`Launch`] builder (grid, block, shared memory, arguments in slot
-//!   order, entry symbol, limits) that checks everything before running the model;
+//! - [`launch`]: the [`Launch`] builder (grid, block, shared and scratch memory, arguments
+//!   in slot order, entry symbol, limits) that checks everything before running the model;
 //! - [`number`]: the number syntax of every numeric option and argument;
 //! - [`params`]: kernel metadata applied to a launch: which kernel, and each argument
 //!   checked against its parameter;

