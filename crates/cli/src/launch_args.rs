@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 pub use warpkit_host::launch::MAX_THREADS;
 use warpkit_host::number::parse_u64;
 use warpkit_host::{
-    load_kernel, load_kernel_bytes, select_kernel, KernelKind, Launch, Limits, LoadError,
+    load_kernel_bytes, load_kernel_with, select_kernel, KernelKind, Launch, Limits, LoadError,
     ParamError, SetupError,
 };
 use warpkit_sim::launch::{MAX_SCRATCH_BYTES, MAX_SHARED_BYTES};
@@ -20,8 +20,9 @@ pub const DEFAULT_MAX_WORKGROUPS: u64 = warpkit_host::launch::DEFAULT_MAX_WORKGR
 
 #[derive(clap::Args)]
 pub struct LaunchArgs {
-    /// The kernel: assembly source (.s), an ELF code object, or a raw binary (its bytes are
-    /// the code, PC 0 = the first byte); `-` reads source (or ELF) from standard input.
+    /// The kernel: OpenCL C (.cl, compiled first; docs/opencl.md), assembly source (.s), an
+    /// ELF code object, or a raw binary (its bytes are the code, PC 0 = the first byte); `-`
+    /// reads assembly source (or ELF) from standard input.
     #[arg(required = true)]
     pub file: Option<PathBuf>,
     /// Workgroups in the grid: X[,Y[,Z]]. With any launch option, registers start as
@@ -77,6 +78,8 @@ pub struct LaunchArgs {
     /// profiles, breakpoints and watched hazards always run on the interpreter.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<warpkit_sim::Engine>,
+    #[command(flatten)]
+    pub compile: crate::cc_cmd::CompileArgs,
 }
 
 impl LaunchArgs {
@@ -150,7 +153,7 @@ impl LaunchArgs {
     /// declares the kernel to run (`--kernel`, the entry's, or its only one), that kernel
     /// governs the launch. Before [`LaunchArgs::add_args`].
     pub fn load(&self, launch: &mut Launch) -> Result<warpkit_asm::Program, Failure> {
-        let object = load(self.file())?;
+        let object = load(self.file(), &self.compile.options()?)?;
         let chosen = select_kernel(&object, self.kernel.as_deref(), self.entry.as_deref())
             .map_err(|e| {
                 Failure::BadInput(match (&e, &self.kernel) {
@@ -183,7 +186,7 @@ impl LaunchArgs {
 
 /// The kernel at `path`: its code and symbols. Assembly diagnostics are printed here with
 /// their source excerpts.
-fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
+fn load(path: &Path, cl: &warpkit_cc::Options) -> Result<warpkit_asm::Program, Failure> {
     let loaded = if is_stdin(path) {
         // Standard input holds source unless it is an ELF object.
         let bytes = read_bounded(path, warpkit_asm::MAX_SOURCE_BYTES)?;
@@ -196,10 +199,10 @@ fn load(path: &Path) -> Result<warpkit_asm::Program, Failure> {
         };
         load_kernel_bytes(&bytes, &shown(path), kind)
     } else {
-        load_kernel(path)
+        load_kernel_with(path, cl)
     };
     let program = loaded.map_err(|e| match e {
-        LoadError::Assembly { .. } => {
+        LoadError::Assembly { .. } | LoadError::Compile { .. } => {
             report_raw!("{}", e.render());
             Failure::Exit(2)
         }

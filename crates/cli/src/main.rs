@@ -5,6 +5,7 @@
 mod macros;
 
 mod asm_cmd;
+mod cc_cmd;
 mod checkpoint_cmd;
 mod color;
 mod debug;
@@ -75,6 +76,8 @@ enum Command {
     Doc(doc_cmd::Args),
     /// Assemble a source file.
     Asm(asm_cmd::Args),
+    /// Compile OpenCL C kernels to warpkit assembly or an ELF code object (docs/opencl.md).
+    Cc(cc_cmd::Args),
     /// Disassemble a raw binary or ELF code object.
     Dis(dis_cmd::Args),
     /// Assemble (if needed) and run a kernel on the functional model.
@@ -108,7 +111,8 @@ fn command() -> clap::Command {
 }
 
 fn main() -> ExitCode {
-    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&command().get_matches())
+    let argv = cc_cmd::rewrite_build_options(std::env::args_os());
+    let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&command().get_matches_from(argv))
         .unwrap_or_else(|e| e.exit());
     verbosity::set_quiet(cli.quiet);
     color::init(cli.color);
@@ -116,6 +120,7 @@ fn main() -> ExitCode {
         Command::Spec(a) => spec_cmd::run(a),
         Command::Doc(a) => doc_cmd::run(a),
         Command::Asm(a) => asm_cmd::run(a),
+        Command::Cc(a) => cc_cmd::run(a),
         Command::Dis(a) => dis_cmd::run(a),
         Command::Run(a) => run_cmd::run(*a),
         Command::Debug(a) => debug_cmd::run(*a),
