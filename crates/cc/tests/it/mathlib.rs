@@ -85,7 +85,6 @@ pub struct Inputs {
 
 /// A compiled and assembled program of many kernels.
 pub struct Program {
-    text: String,
     prog: warpkit_sim::Program,
     entries: HashMap<String, (u32, u32)>,
 }
@@ -126,11 +125,7 @@ impl Program {
             })
             .collect();
         let prog = warpkit_sim::Program::with_data(program.text, program.data);
-        Program {
-            text,
-            prog,
-            entries,
-        }
+        Program { prog, entries }
     }
 
     /// Run kernel `k_NAME` of element size `size` (4 or 8) over `inp`.
@@ -198,11 +193,6 @@ impl Program {
                 .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
                 .collect(),
         }
-    }
-
-    /// The assembly (for failure messages).
-    pub fn text(&self) -> &str {
-        &self.text
     }
 }
 
@@ -953,8 +943,11 @@ fn float_accuracy() {
     eprint!("{report}");
 }
 
-/// The double reference values of `mathlib_f64.txt`: (x, y or n, hi, lo) by function.
-fn f64_vectors() -> HashMap<String, Vec<(f64, f64, i32, f64, f64)>> {
+/// One reference value: x, y, n, and the exact result hi + lo.
+type Vector = (f64, f64, i32, f64, f64);
+
+/// The double reference values of `mathlib_f64.txt` by function.
+fn f64_vectors() -> HashMap<String, Vec<Vector>> {
     let text = include_str!("mathlib_f64.txt");
     let hex = |s: &str| -> f64 {
         let (neg, s) = s.strip_prefix('-').map_or((false, s), |r| (true, r));
@@ -1069,6 +1062,614 @@ fn double_accuracy() {
             worst.2,
             worst.3,
             f.f64_bound
+        );
+    }
+    eprint!("{report}");
+}
+
+fn frexp_ref(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let e = ilogb_ref(x) + 1;
+    (ldexp(x, -e), e)
+}
+
+fn ilogb_ref(x: f64) -> i32 {
+    if x == 0.0 {
+        return i32::MIN;
+    }
+    if !x.is_finite() {
+        return i32::MAX;
+    }
+    let b = x.abs().to_bits();
+    let e = (b >> 52) as i32;
+    if e == 0 {
+        63 - b.leading_zeros() as i32 - 1074
+    } else {
+        e - 1023
+    }
+}
+
+fn nextafter_ref(x: f64, y: f64, float: bool) -> f64 {
+    if x.is_nan() || y.is_nan() {
+        return f64::NAN;
+    }
+    if x == y {
+        return y;
+    }
+    let up = x < y;
+    if float {
+        let v = x as f32;
+        f64::from(if up { v.next_up() } else { v.next_down() })
+    } else if up {
+        x.next_up()
+    } else {
+        x.next_down()
+    }
+}
+
+/// The exact functions of both types (and `fma`, `mad`, `fmax`, `fmin`, `sincos`,
+/// `lgamma_r`) against host references, bit for bit; remquo's quotient in its low 7 bits
+/// and sign.
+#[test]
+fn exact_functions() {
+    let funcs: &[(&str, Sig)] = &[
+        ("frexp", Sig::PI),
+        ("ldexp", Sig::FI),
+        ("ilogb", Sig::IF),
+        ("logb", Sig::U),
+        ("modf", Sig::PT),
+        ("fract", Sig::PT),
+        ("nextafter", Sig::B),
+        ("fdim", Sig::B),
+        ("maxmag", Sig::B),
+        ("minmag", Sig::B),
+        ("fmax", Sig::B),
+        ("fmin", Sig::B),
+        ("remainder", Sig::B),
+        ("remquo", Sig::RQ),
+        ("fma", Sig::T),
+        ("mad", Sig::T),
+        ("nan", Sig::N),
+        ("sincos", Sig::PT),
+        ("sin", Sig::U),
+        ("cos", Sig::U),
+        ("lgamma_r", Sig::PI),
+        ("lgamma", Sig::U),
+    ];
+    let mut rng = Rng::new(5);
+    for float in [true, false] {
+        let (t, size) = if float { ("float", 4) } else { ("double", 8) };
+        let p = Program::new(&source(funcs, t));
+        let xs: Vec<f64> = if float {
+            f32_inputs(&mut rng, 300)
+                .into_iter()
+                .map(f64::from)
+                .collect()
+        } else {
+            f64_inputs(&mut rng, 300)
+        };
+        let ys: Vec<f64> = (0..xs.len())
+            .map(|k| match k % 3 {
+                0 => xs[(rng.next() % xs.len() as u64) as usize],
+                1 => xs[k] * rng.range(-4.0, 4.0),
+                _ => rng.range(-1e3, 1e3),
+            })
+            .map(|y| if float { f64::from(y as f32) } else { y })
+            .collect();
+        let zs: Vec<f64> = ys.iter().rev().copied().collect();
+        let ns: Vec<i32> = (0..xs.len())
+            .map(|k| match k % 3 {
+                0 => (rng.next() % 61) as i32 - 30,
+                1 => (rng.next() % 4000) as i32 - 2000,
+                _ => rng.next() as i32,
+            })
+            .collect();
+        let enc = |v: &[f64]| -> Vec<u64> {
+            if float {
+                v.iter().map(|x| u64::from((*x as f32).to_bits())).collect()
+            } else {
+                bits64(v)
+            }
+        };
+        let inp = Inputs {
+            a: enc(&xs),
+            b: enc(&ys),
+            c: enc(&zs),
+            ib: ns.clone(),
+        };
+        let dec = |w: u64| -> f64 {
+            if float {
+                f64::from(f32::from_bits(w as u32))
+            } else {
+                f64::from_bits(w)
+            }
+        };
+        let round = |v: f64| -> f64 {
+            if float {
+                f64::from(v as f32)
+            } else {
+                v
+            }
+        };
+        let results: HashMap<&str, Outputs> = funcs
+            .iter()
+            .map(|(name, _)| (*name, p.run(name, size, &inp)))
+            .collect();
+        let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits();
+        let maxf = if float {
+            f64::from(f32::from_bits(0x3f7f_ffff))
+        } else {
+            f64::from_bits(0x3fef_ffff_ffff_ffff)
+        };
+        for k in 0..xs.len() {
+            let (x, y, z, n) = (xs[k], ys[k], zs[k], ns[k]);
+            let out = |name: &str| dec(results[name].out[k]);
+            let out2 = |name: &str| dec(results[name].out2[k]);
+            let iout = |name: &str| results[name].iout[k];
+            let ctx = format!("{t} x={x:e} y={y:e} z={z:e} n={n}");
+            let (m, e) = frexp_ref(x);
+            assert!(
+                same(out("frexp"), m) && (iout("frexp") == e || !x.is_finite() || x == 0.0),
+                "frexp {ctx}"
+            );
+            let want = if float {
+                f64::from((x * pow2(n.clamp(-400, 400))) as f32)
+            } else {
+                ldexp(x, n)
+            };
+            assert!(
+                same(out("ldexp"), want),
+                "ldexp {ctx}: {:e} want {want:e}",
+                out("ldexp")
+            );
+            assert_eq!(iout("ilogb"), ilogb_ref(x), "ilogb {ctx}");
+            let lb = if x == 0.0 {
+                f64::NEG_INFINITY
+            } else if !x.is_finite() {
+                x * x
+            } else {
+                f64::from(ilogb_ref(x))
+            };
+            assert!(same(out("logb"), lb), "logb {ctx}");
+            let tr = x.trunc();
+            assert!(same(out2("modf"), tr), "modf int {ctx}");
+            assert!(
+                same(
+                    out("modf"),
+                    if x.is_infinite() {
+                        0f64.copysign(x)
+                    } else {
+                        (x - tr).copysign(x)
+                    }
+                ),
+                "modf {ctx}"
+            );
+            let fl = x.floor();
+            assert!(same(out2("fract"), fl), "fract int {ctx}");
+            let fr = if x == 0.0 || x.is_nan() {
+                x
+            } else if x.is_infinite() {
+                0f64.copysign(x)
+            } else {
+                round(x - fl).min(maxf)
+            };
+            assert!(
+                same(out("fract"), fr),
+                "fract {ctx}: {:e} want {fr:e}",
+                out("fract")
+            );
+            assert!(
+                same(out("nextafter"), nextafter_ref(x, y, float)),
+                "nextafter {ctx}"
+            );
+            let fd = if x.is_nan() || y.is_nan() {
+                f64::NAN
+            } else if x > y {
+                round(x - y)
+            } else {
+                0.0
+            };
+            assert!(same(out("fdim"), fd), "fdim {ctx}");
+            let mm = |big: bool| {
+                let (ax, ay) = (x.abs(), y.abs());
+                if (ax > ay) == big && ax != ay && !ax.is_nan() && !ay.is_nan() {
+                    x
+                } else if (ay > ax) == big && ax != ay && !ax.is_nan() && !ay.is_nan() {
+                    y
+                } else if big {
+                    x.max(y)
+                } else {
+                    x.min(y)
+                }
+            };
+            let zero_pair = x == 0.0 && y == 0.0;
+            if !zero_pair {
+                assert!(same(out("maxmag"), mm(true)), "maxmag {ctx}");
+                assert!(same(out("minmag"), mm(false)), "minmag {ctx}");
+                assert!(same(out("fmax"), x.max(y)), "fmax {ctx}");
+                assert!(same(out("fmin"), x.min(y)), "fmin {ctx}");
+            }
+            let (r, q) = remquo(x, y);
+            assert!(same(out("remainder"), remainder(x, y)), "remainder {ctx}");
+            assert!(same(out("remquo"), r), "remquo {ctx}");
+            let gq = iout("remquo");
+            if r.is_nan() {
+                assert_eq!(gq, 0, "remquo quotient {ctx}");
+            } else {
+                assert_eq!(
+                    gq.signum() * (gq.abs() & 7),
+                    q.signum() * (q.abs() & 7),
+                    "remquo quotient {ctx}"
+                );
+                // The integral quotient (x - r) / y, where both steps are exact.
+                let d = x - r;
+                let v = d - x;
+                let sub_exact = (x - (d - v)) + (-r - v) == 0.0;
+                let exact = d / y;
+                if sub_exact && exact.abs() < 2f64.powi(50) && exact.mul_add(y, -d) == 0.0 {
+                    let want = (exact.abs() as i64 & 127) as i32;
+                    assert_eq!(gq.abs(), want, "remquo 7 bits {ctx}");
+                }
+            }
+            let fma = if float {
+                f64::from((x as f32).mul_add(y as f32, z as f32))
+            } else {
+                x.mul_add(y, z)
+            };
+            assert!(same(out("fma"), fma), "fma {ctx}");
+            assert!(same(out("mad"), fma), "mad {ctx}");
+            let code = ns[k] as u32;
+            let nan = out("nan");
+            assert!(nan.is_nan(), "nan {ctx}");
+            if float {
+                assert_eq!(
+                    results["nan"].out[k] as u32,
+                    0x7fc0_0000 | (code & 0x3f_ffff),
+                    "nan code {ctx}"
+                );
+            }
+            assert!(
+                same(out("sincos"), out("sin")) && same(out2("sincos"), out("cos")),
+                "sincos {ctx}"
+            );
+            assert!(same(out("lgamma_r"), out("lgamma")), "lgamma_r {ctx}");
+            let sign = if x.is_nan() {
+                iout("lgamma_r")
+            } else if x <= 0.0 && x.trunc() == x && x.is_finite() {
+                0
+            } else {
+                lgamma_r(x).1
+            };
+            assert_eq!(iout("lgamma_r"), sign, "lgamma_r sign {ctx}");
+        }
+    }
+}
+
+/// Special values OpenCL C 1.2 §7.5 and C99 Annex F fix, one expression each.
+#[test]
+fn special_values() {
+    let inf = f64::INFINITY;
+    let nan = f64::NAN;
+    let cases: &[(&str, f64)] = &[
+        ("pow(NAN, 0)", 1.0),
+        ("pow(1, NAN)", 1.0),
+        ("pow(-1, INFINITY)", 1.0),
+        ("pow(-0.0, -3)", -inf),
+        ("pow(-0.0, 3)", -0.0),
+        ("pow(-0.0, 0.5)", 0.0),
+        ("pow(-INFINITY, -3)", -0.0),
+        ("pow(-2, 0.5)", nan),
+        ("pown(NAN, 0)", 1.0),
+        ("pown(-0.0, -3)", -inf),
+        ("pown(-0.0, -2)", inf),
+        ("pown(-0.0, 2)", 0.0),
+        ("powr(0, 0)", nan),
+        ("powr(INFINITY, 0)", nan),
+        ("powr(1, INFINITY)", nan),
+        ("powr(-1, 2)", nan),
+        ("powr(0, -1)", inf),
+        ("powr(0, 2)", 0.0),
+        ("rootn(-0.0, -3)", -inf),
+        ("rootn(-0.0, -2)", inf),
+        ("rootn(-0.0, 3)", -0.0),
+        ("rootn(-1, 2)", nan),
+        ("rootn(5, 0)", nan),
+        ("rootn(-8, 3)", -2.0),
+        ("atan2pi(0.0, -0.0)", 1.0),
+        ("atan2pi(-0.0, -0.0)", -1.0),
+        ("atan2pi(-0.0, 0.0)", -0.0),
+        ("atan2pi(INFINITY, -INFINITY)", 0.75),
+        ("atan2pi(-INFINITY, INFINITY)", -0.25),
+        ("atan2pi(-1, 0)", -0.5),
+        ("atan2pi(2, -INFINITY)", 1.0),
+        ("atanpi(-INFINITY)", -0.5),
+        ("atanpi(-0.0)", -0.0),
+        ("acospi(1)", 0.0),
+        ("asinpi(-0.0)", -0.0),
+        ("cospi(0.5)", 0.0),
+        ("cospi(-7.5)", 0.0),
+        ("cospi(0)", 1.0),
+        ("sinpi(-2)", -0.0),
+        ("sinpi(3)", 0.0),
+        ("sinpi(-0.0)", -0.0),
+        ("tanpi(0.5)", inf),
+        ("tanpi(1.5)", -inf),
+        ("tanpi(-0.5)", -inf),
+        ("tanpi(-2)", -0.0),
+        ("tanpi(1)", -0.0),
+        ("tanpi(-1)", 0.0),
+        ("tanpi(-0.0)", -0.0),
+        ("exp10(-INFINITY)", 0.0),
+        ("exp10(0)", 1.0),
+        ("exp2(-INFINITY)", 0.0),
+        ("expm1(-0.0)", -0.0),
+        ("log1p(-0.0)", -0.0),
+        ("log(1)", 0.0),
+        ("log(-0.0)", -inf),
+        ("lgamma(1)", 0.0),
+        ("lgamma(2)", 0.0),
+        ("lgamma(-3)", inf),
+        ("tgamma(-0.0)", -inf),
+        ("tgamma(-3)", nan),
+        ("tgamma(-INFINITY)", nan),
+        ("fmod(-0.0, NAN)", nan),
+        ("fmod(-0.0, 3)", -0.0),
+        ("fmod(5, INFINITY)", 5.0),
+        ("remainder(-4, 2)", -0.0),
+        ("ceil(-0.5)", -0.0),
+        ("round(-0.4)", -0.0),
+        ("round(-0.5)", -1.0),
+        ("rint(-0.5)", -0.0),
+        ("rint(2.5)", 2.0),
+        ("trunc(-0.7)", -0.0),
+        ("floor(-0.0)", -0.0),
+        ("nextafter(0.0, -1)", -1.0),
+        ("fdim(NAN, 1)", nan),
+        ("sinh(-0.0)", -0.0),
+        ("tanh(-INFINITY)", -1.0),
+        ("atanh(-1)", -inf),
+        ("acosh(1)", 0.0),
+        ("asinh(-0.0)", -0.0),
+        ("cbrt(-0.0)", -0.0),
+        ("cbrt(-27)", -3.0),
+        ("erf(-INFINITY)", -1.0),
+        ("erfc(-INFINITY)", 2.0),
+        ("hypot(INFINITY, NAN)", inf),
+        ("hypot(NAN, -INFINITY)", inf),
+        ("sin(-0.0)", -0.0),
+        ("tan(-0.0)", -0.0),
+        ("cos(INFINITY)", nan),
+        ("logb(0)", -inf),
+        ("ldexp(1, 2000)", inf),
+        ("exp(1000)", inf),
+        ("exp(-1000)", 0.0),
+    ];
+    for t in ["float", "double"] {
+        let mut src = String::new();
+        if t == "double" {
+            src.push_str("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+        }
+        // Every literal argument is cast to the type under test.
+        let cast = |e: &str| -> String {
+            let (name, args) = e.split_once('(').unwrap();
+            let args = args.trim_end_matches(')');
+            let args: Vec<String> = args
+                .split(", ")
+                .enumerate()
+                .map(|(i, a)| {
+                    if (name == "pown" || name == "rootn" || name == "ldexp") && i == 1 {
+                        a.to_string()
+                    } else {
+                        format!("({t})({a})")
+                    }
+                })
+                .collect();
+            format!("{name}({})", args.join(", "))
+        };
+        src.push_str(&format!(
+            "__kernel void k_specials(__global {t} *out, __global float *unused)\n{{\n"
+        ));
+        for (k, (e, _)) in cases.iter().enumerate() {
+            src.push_str(&format!("    out[{k}] = {};\n", cast(e)));
+        }
+        src.push_str("}\n");
+        let p = Program::new(&src);
+        let size = if t == "float" { 4 } else { 8 };
+        let (entry, scratch) = p.entries["k_specials"];
+        let cfg = LaunchConfig {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            scratch_bytes: scratch,
+            entry,
+            ..LaunchConfig::default()
+        };
+        let args = vec![
+            Arg {
+                name: "out".into(),
+                value: ArgValue::Buffer(vec![0; cases.len() * size]),
+            },
+            Arg {
+                name: "unused".into(),
+                value: ArgValue::Buffer(vec![0; 4]),
+            },
+        ];
+        let r = launch(&p.prog, &cfg, args).unwrap();
+        assert!(r.ok());
+        let out = &r.buffers.iter().find(|b| b.name == "out").unwrap().bytes;
+        for (k, (e, want)) in cases.iter().enumerate() {
+            let got = if size == 4 {
+                f64::from(f32::from_le_bytes(
+                    out[4 * k..4 * k + 4].try_into().unwrap(),
+                ))
+            } else {
+                f64::from_le_bytes(out[8 * k..8 * k + 8].try_into().unwrap())
+            };
+            let want = if e.starts_with("nextafter") {
+                -f64::from(f32::from_bits(1)).max(if size == 8 { f64::from_bits(1) } else { 0.0 })
+            } else {
+                *want
+            };
+            let want = if e.starts_with("nextafter") && size == 8 {
+                -f64::from_bits(1)
+            } else {
+                want
+            };
+            let ok = (want.is_nan() && got.is_nan()) || got.to_bits() == want.to_bits();
+            assert!(ok, "{t} {e} = {got:e}, want {want:e}");
+        }
+    }
+}
+
+/// Pointer outputs to `__global` and `__local` memory, not only `__private`.
+#[test]
+fn pointer_outputs_in_every_space() {
+    let src = r#"
+__kernel void k_ptr(__global float *out, __global int *e, __global float *ip)
+{
+    __local float l[2];
+    __local int q[1];
+    int i = get_global_id(0);
+    float x = 3.25f + i;
+    out[4 * i] = frexp(x, &e[2 * i]);
+    out[4 * i + 1] = modf(x, &ip[i]);
+    out[4 * i + 2] = sincos(x, &l[0]);
+    out[4 * i + 3] = remquo(x, 1.5f, &q[0]);
+    e[2 * i + 1] = q[0] + (l[0] == cos(x) ? 100 : 0);
+}
+"#;
+    let p = Program::new(src);
+    let (entry, scratch) = p.entries["k_ptr"];
+    let cfg = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        scratch_bytes: scratch,
+        shared_bytes: 64,
+        entry,
+        ..LaunchConfig::default()
+    };
+    let args = vec![
+        Arg {
+            name: "out".into(),
+            value: ArgValue::Buffer(vec![0; 16]),
+        },
+        Arg {
+            name: "e".into(),
+            value: ArgValue::Buffer(vec![0; 8]),
+        },
+        Arg {
+            name: "ip".into(),
+            value: ArgValue::Buffer(vec![0; 4]),
+        },
+    ];
+    let r = launch(&p.prog, &cfg, args).unwrap();
+    assert!(r.ok());
+    let buf = |n: &str| {
+        r.buffers
+            .iter()
+            .find(|b| b.name == n)
+            .unwrap()
+            .bytes
+            .to_vec()
+    };
+    let f = |b: &[u8], k: usize| f32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
+    let i = |b: &[u8], k: usize| i32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
+    let (out, e, ip) = (buf("out"), buf("e"), buf("ip"));
+    assert_eq!(f(&out, 0), 0.8125);
+    assert_eq!(i(&e, 0), 2);
+    assert_eq!((f(&out, 1), f(&ip, 0)), (0.25, 3.0));
+    assert_eq!(f(&out, 2), 3.25f32.sin());
+    // remquo(3.25, 1.5) = 0.25 with quotient 2; the cosine reached __local memory.
+    assert_eq!(f(&out, 3), 0.25);
+    assert_eq!(i(&e, 1), 102);
+}
+
+/// half_* within 8192 ulp on their domains; native_* run and stay within a loose bound on
+/// small arguments (their accuracy is implementation-defined).
+#[test]
+fn half_and_native() {
+    let names = [
+        "cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr", "recip", "rsqrt",
+        "sin", "sqrt", "tan",
+    ];
+    let mut funcs = Vec::new();
+    for n in names {
+        let sig = if n == "divide" || n == "powr" {
+            Sig::B
+        } else {
+            Sig::U
+        };
+        funcs.push((format!("half_{n}"), sig));
+        funcs.push((format!("native_{n}"), sig));
+    }
+    let funcs_ref: Vec<(&str, Sig)> = funcs.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+    let p = Program::new(&source(&funcs_ref, "float"));
+    let mut rng = Rng::new(3);
+    let mut report = String::new();
+    for (name, _) in &funcs {
+        let op = name.split_once('_').unwrap().1;
+        let half = name.starts_with("half_");
+        let n = if sweep() { 50_000 } else { 400 };
+        let (lo, hi): (f64, f64) = match op {
+            "sin" | "cos" | "tan" if half => (-65536.0, 65536.0),
+            "sin" | "cos" | "tan" => (-3.1, 3.1),
+            "exp" => (-80.0, 80.0),
+            "exp2" => (-120.0, 120.0),
+            "exp10" => (-35.0, 35.0),
+            "powr" => (0.0, 30.0),
+            _ => (-60.0, 60.0),
+        };
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for _ in 0..n {
+            let x = match op {
+                "log" | "log2" | "log10" | "sqrt" | "rsqrt" | "recip" | "divide" => {
+                    let m = 2f64.powf(rng.range(lo, hi));
+                    if op == "recip" || op == "divide" {
+                        if rng.next() & 1 == 0 {
+                            m
+                        } else {
+                            -m
+                        }
+                    } else {
+                        m
+                    }
+                }
+                _ => rng.range(lo, hi),
+            };
+            xs.push(x as f32);
+            ys.push(match op {
+                "divide" => (2f64.powf(rng.range(-60.0, 60.0))) as f32,
+                _ => rng.range(-8.0, 8.0) as f32,
+            });
+        }
+        let inp = Inputs {
+            a: bits32(&xs),
+            b: bits32(&ys),
+            c: Vec::new(),
+            ib: Vec::new(),
+        };
+        let o = p.run(name, 4, &inp);
+        let mut worst: (f64, f32) = (0.0, 0.0);
+        for k in 0..xs.len() {
+            let got = f32::from_bits(o.out[k] as u32);
+            let want = reference(name, f64::from(xs[k]), f64::from(ys[k]), 0);
+            let err = ulps32(got, want);
+            if err > worst.0 {
+                worst = (err, xs[k]);
+            }
+        }
+        report.push_str(&format!(
+            "{name:14} {:10.3} ulp at {:e}\n",
+            worst.0, worst.1
+        ));
+        let bound = if half { 8192.0 } else { 2.0f64.powi(20) };
+        assert!(
+            worst.0 <= bound,
+            "{name}: {} ulp at {:e}\n{report}",
+            worst.0,
+            worst.1
         );
     }
     eprint!("{report}");
