@@ -42,8 +42,10 @@ mod include;
 mod lex;
 mod macros;
 mod prelude;
+mod prune;
 
 pub use prelude::PRELUDE;
+pub use prune::prune_prelude;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::{ExpnId, FileId, SourceMap, Span};

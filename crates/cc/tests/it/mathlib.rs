@@ -1674,3 +1674,40 @@ fn half_and_native() {
     }
     eprint!("{report}");
 }
+
+/// The prelude keeps only the library functions a program can reach.
+#[test]
+fn unreachable_library_functions_are_dropped() {
+    use warpkit_cc::{diag::Diagnostics, pp, source::SourceMap, token::TokenKind};
+    let defined = |src: &str| -> Vec<String> {
+        let mut sources = SourceMap::new();
+        let main = sources.add_file("k.cl", src, false);
+        let mut diags = Diagnostics::new();
+        let tokens = pp::preprocess(&mut sources, main, &pp::Options::default(), &mut diags);
+        let tokens = pp::prune_prelude(tokens, &sources);
+        // Names followed by `(` right after a type at the top level are enough here.
+        tokens
+            .windows(3)
+            .filter(|w| w[0].text == "float" || w[0].text == "double" || w[0].text == "int")
+            .filter(|w| {
+                w[1].kind == TokenKind::Ident && w[1].text.starts_with("__") && w[2].text == "("
+            })
+            .map(|w| w[1].text.clone())
+            .collect()
+    };
+    let none = defined("__kernel void k(__global float *p) { p[0] = 1.0f; }");
+    assert!(none.is_empty(), "{none:?}");
+    let sin = defined("__kernel void k(__global float *p) { p[0] = half_sin(p[1]); }");
+    for f in [
+        "__cl_sin_f32",
+        "__cl_sin_f64",
+        "__wk_rem_pio2_f64",
+        "__wk_p_sin",
+        "__cl_rint_f64",
+    ] {
+        assert!(sin.iter().any(|n| n == f), "{f} missing from {sin:?}");
+    }
+    assert!(!sin.iter().any(|n| n == "__cl_tgamma_f64"), "{sin:?}");
+    let conv = defined("__kernel void k(__global int *p, float f) { p[0] = convert_int_rtp(f); }");
+    assert!(conv.iter().any(|n| n == "__cl_ceil_f32"), "{conv:?}");
+}
