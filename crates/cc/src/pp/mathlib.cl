@@ -6,7 +6,7 @@
 //
 // Float functions whose exact result is a float (floor, fmod, ...) are computed exactly;
 // the others are mostly computed in double and rounded once, which keeps them within a
-// hair of half an ulp. Helpers never look at the caller's rounding mode: the ISA rounds
+// hair of half an ulp (exp and log use the SFU, within their bounds). Helpers never look at the caller's rounding mode: the ISA rounds
 // to nearest even.
 
 // ---- bits ----
@@ -1198,12 +1198,8 @@ __WK_F32_VIA_F64_1(cosh)
 __WK_F32_VIA_F64_1(cospi)
 __WK_F32_VIA_F64_1(erf)
 __WK_F32_VIA_F64_1(erfc)
-__WK_F32_VIA_F64_1(exp)
-__WK_F32_VIA_F64_1(exp10)
 __WK_F32_VIA_F64_1(expm1)
 __WK_F32_VIA_F64_1(lgamma)
-__WK_F32_VIA_F64_1(log)
-__WK_F32_VIA_F64_1(log10)
 __WK_F32_VIA_F64_1(log1p)
 __WK_F32_VIA_F64_1(sin)
 __WK_F32_VIA_F64_1(sinh)
@@ -1226,6 +1222,34 @@ float __cl_exp2_f32(float x) {
 
 float __cl_log2_f32(float x) {
     return __builtin_wk_log2_f32(x);
+}
+
+// b^x = 2^n 2^f with t = x log2(b) = n + f in double (|f| <= 1/2, rounded to float with an
+// error below 2^-26): the SFU's 1 ulp, 0.1 ulp from f, one rounding of the scaling.
+float __wk_exp_sfu_f32(float x, double log2b) {
+    if (isnan(x))
+        return x;
+    double t = fmin(fmax((double)x, -200.0), 200.0) * log2b;
+    double n = __cl_rint_f64(t);
+    double e = (double)__builtin_wk_exp2_f32((float)(t - n));
+    return (float)(e * as_double((ulong)((int)n + 1023) << 52));
+}
+
+float __cl_exp_f32(float x) {
+    return __wk_exp_sfu_f32(x, __WK_LOG2E);
+}
+
+float __cl_exp10_f32(float x) {
+    return __wk_exp_sfu_f32(x, __WK_LOG2_10);
+}
+
+// log_b(x) = log2(x) / log2(b): the SFU's 1 ulp and one rounding of the product.
+float __cl_log_f32(float x) {
+    return (float)((double)__builtin_wk_log2_f32(x) * __WK_LN2_HI);
+}
+
+float __cl_log10_f32(float x) {
+    return (float)((double)__builtin_wk_log2_f32(x) * 0x1.34413509f79ffp-2);
 }
 
 float __cl_pown_f32(float x, int n) {
