@@ -1727,3 +1727,21 @@ fn unreachable_library_functions_are_dropped() {
     let conv = defined("__kernel void k(__global int *p, float f) { p[0] = convert_int_rtp(f); }");
     assert!(conv.iter().any(|n| n == "__cl_ceil_f32"), "{conv:?}");
 }
+
+/// `-D` options are read after the prelude: macros named like the library's variables do
+/// not change its code.
+#[test]
+fn command_line_macros_do_not_reach_the_library() {
+    let mut opts = warpkit_cc::Options::default();
+    for name in [
+        "x", "y", "n", "e", "k", "q", "r", "s", "t", "h", "l", "lo", "hi", "a", "z", "m",
+    ] {
+        opts.defines
+            .push((name.to_string(), Some("(+)".to_string())));
+    }
+    let src = "__kernel void kk(__global float *p, __global double *d, __global int *i) {
+        p[0] = sin(p[1]) + pow(p[2], p[3]) + tgamma(p[4]) + erfc(p[5]) + frexp(p[6], &i[0]);
+        d[0] = sin(d[1]) + pow(d[2], d[3]) + tgamma(d[4]) + erfc(d[5]) + atan2pi(d[6], d[7]);
+    }";
+    warpkit_cc::compile_source("k.cl", src, &opts).unwrap_or_else(|f| panic!("{}", f.render()));
+}
