@@ -1494,7 +1494,8 @@ impl<'a> Lowerer<'a> {
             let Type::Pointer(p) = &rv.ty else {
                 continue;
             };
-            if p.q.space() == Space::Private || p.ty.mem().is_none() {
+            // (A __constant pointer is left to the argument conversion, which rejects it.)
+            if !matches!(p.q.space(), Space::Global | Space::Local) || p.ty.mem().is_none() {
                 continue;
             }
             let pointee = p.ty.clone();

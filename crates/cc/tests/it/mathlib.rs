@@ -1745,3 +1745,15 @@ fn command_line_macros_do_not_reach_the_library() {
     }";
     warpkit_cc::compile_source("k.cl", src, &opts).unwrap_or_else(|f| panic!("{}", f.render()));
 }
+
+/// A pointer output to `__constant` memory is an error, not a store to read-only memory.
+#[test]
+fn pointer_output_to_constant_is_rejected() {
+    let src = "__kernel void k(__global float *p, __constant int *c) { p[0] = frexp(p[1], c); }";
+    let err = warpkit_cc::compile_source("k.cl", src, &warpkit_cc::Options::default()).unwrap_err();
+    assert!(
+        err.render().contains("changes address space of pointer"),
+        "{}",
+        err.render()
+    );
+}
