@@ -50,7 +50,8 @@ fit("__wk_p_asin", "(asin(x) - x) / x^3 in z = x^2",
     lambda z: (mp.asin(sq(z)) - sq(z)) / sq(z) ** 3 if z else ONE / 6, 0, 0.25, mp.mpf(2) ** -56)
 fit("__wk_p_erf", "erf(x) / x - 1 in z = x^2",
     lambda z: mp.erf(sq(z)) / sq(z) - 1 if z else 2 / mp.sqrt(mp.pi) - 1, 0, 0.84375**2, mp.mpf(2) ** -57)
-fit("__wk_p_erf_mid", "erf(1 + s)", lambda s: mp.erf(1 + s), -0.15625, 0.25, mp.mpf(2) ** -56)
+fit("__wk_p_erfc_mid", "erfc(1 + s)", lambda s: mp.erfc(1 + s), -0.15625, 0.25, mp.mpf(2) ** -59)
+fit("__wk_p_cbrt", "cbrt(x), a first approximation", mp.cbrt, 1, 8, mp.mpf(2) ** -7)
 
 
 def g(x):
@@ -64,16 +65,19 @@ fit("__wk_p_gamma", "gamma(2.5 + s)", lambda s: mp.gamma(2.5 + s), -0.5, 0.5, mp
 fit("__wk_p_lgamma2", "lgamma(2 + t) / t", lambda t: mp.loggamma(2 + t) / t if t else 1 - mp.euler,
     -0.5, 0.5, mp.mpf(2) ** -56)
 
-# 2/pi as a sum of binary64 values, each the rounding of what the previous ones leave:
-# the Payne-Hanek reduction multiplies an argument exactly by a few consecutive terms.
-rest = 2 / mp.pi
-terms = []
-for _ in range(24):
-    t = mp.mpf(float(rest))
-    terms.append(t)
-    rest -= t
-print("// 2/pi = sum of these binary64 values (greedy, each the rounding of the remainder).")
+# 2/pi cut into 53-bit pieces on a fixed grid: piece i holds the bits of weights
+# 2^(-53 i - 1) .. 2^(-53 i - 53), printed scaled by 2^(53 i) (so every piece is a normal
+# binary64 value below 1). The Payne-Hanek reduction multiplies an argument exactly by a few
+# consecutive pieces.
+mp.mp.prec = 2000
+two_over_pi = 2 / mp.pi
+pieces = []
+for i in range(24):
+    scaled = mp.floor(two_over_pi * mp.mpf(2) ** (53 * (i + 1)))
+    chunk = scaled - mp.floor(two_over_pi * mp.mpf(2) ** (53 * i)) * mp.mpf(2) ** 53
+    pieces.append(chunk / mp.mpf(2) ** 53)
+print("// 2/pi in 53-bit pieces: piece i (scaled by 2^(53 i)) holds bits 53 i + 1 .. 53 i + 53.")
 print("__constant double __wk_2_over_pi[24] = {")
 for k in range(0, 24, 3):
-    print("    " + ", ".join(hexd(t) for t in terms[k:k + 3]) + ",")
+    print("    " + ", ".join(hexd(t) for t in pieces[k:k + 3]) + ",")
 print("};")

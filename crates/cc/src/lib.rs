@@ -182,6 +182,7 @@ pub fn compile_source(name: &str, text: &str, opts: &Options) -> Result<Compiled
         sources,
     };
     let tokens = pp::preprocess(&mut sources, main, &pp_opts, &mut diags);
+    let tokens = pp::prune_prelude(tokens, &sources);
     let tu = parse::parse(&tokens, &mut diags);
     if diags.has_errors() {
         return Err(fail(diags, sources));

@@ -74,10 +74,6 @@ const MATH_LIBRARY: &[&str] = &[
     "tanpi",
     "tgamma",
     "trunc",
-    "native_tan",
-    "half_tan",
-    "native_powr",
-    "half_powr",
 ];
 
 /// Built-ins the compiler knows and does not implement, with the construct they belong to.
@@ -397,6 +393,11 @@ impl<'a> Lowerer<'a> {
             if rvs.len() != n || !rvs.iter().all(|r| r.ty.is_arith()) {
                 return self.no_match(name, e);
             }
+        }
+        // half_sin/cos/tan must be within 8192 ulp for |x| <= 2^16: that takes the
+        // library's range reduction; the SFU's sin(pi x) of a rounded x / pi cannot.
+        if let Some(op @ ("sin" | "cos" | "tan")) = name.strip_prefix("half_") {
+            return self.library_call(op, rvs, args, e);
         }
         if let Some(op) = name
             .strip_prefix("native_")
@@ -1057,6 +1058,8 @@ impl<'a> Lowerer<'a> {
             "sqrt" => math(self, MathOp::Sqrt, v[0]),
             "rsqrt" => math(self, MathOp::Rsqrt, v[0]),
             "recip" => math(self, MathOp::Rcp, v[0]),
+            // x * (1/y) loses the quotient when 1/y is subnormal; the division is exact.
+            "divide" if name.starts_with("half_") => self.bin(BinOp::FDiv, v[0], v[1], span),
             "divide" => {
                 let r = math(self, MathOp::Rcp, v[1]);
                 self.bin(BinOp::FMul, v[0], r, span)
@@ -1109,15 +1112,20 @@ impl<'a> Lowerer<'a> {
     /// A math function of the prelude library: `__cl_NAME_f32` or `__cl_NAME_f64` by the
     /// first floating argument.
     fn library_call(&mut self, name: &str, rvs: &[RV], args: &[Expr], e: &Expr) -> RV {
-        let double = rvs
-            .iter()
-            .find(|r| r.ty.is_float())
-            .is_some_and(|r| r.ty == Type::DOUBLE);
+        let double = if name == "nan" {
+            // nan(uint) is a float, nan(ulong) a double.
+            rvs.first()
+                .is_some_and(|r| matches!(r.ty, Type::Int(k) if k.bits() == 64))
+        } else {
+            rvs.iter()
+                .find(|r| r.ty.is_float())
+                .is_some_and(|r| r.ty == Type::DOUBLE)
+        };
         let suffix = if double { "f64" } else { "f32" };
         let target = format!("__cl_{name}_{suffix}");
         match self.lookup(&target) {
             Some(Sym::Func(i)) if self.funcs[i].def.is_some() => {
-                self.inline_values(i, rvs.to_vec(), args, e)
+                self.library_inline(i, rvs, args, e)
             }
             _ => {
                 if MATH_LIBRARY.contains(&name) {
@@ -1477,6 +1485,48 @@ impl<'a> Lowerer<'a> {
             None => self.emit(OpKind::Fma, v, k.ty(), span),
         };
         RV::val(ty, r)
+    }
+
+    /// Inline library function `i`. Its pointer parameters (`frexp`'s exponent, `sincos`'s
+    /// cosine, ...) are private; a `__global` or `__local` pointer argument is given a
+    /// private temporary whose value is stored through the argument afterwards.
+    fn library_inline(&mut self, i: usize, rvs: &[RV], args: &[Expr], e: &Expr) -> RV {
+        let span = e.span;
+        let mut pass = rvs.to_vec();
+        let mut copies = Vec::new();
+        for rv in &mut pass {
+            let Type::Pointer(p) = &rv.ty else {
+                continue;
+            };
+            // (A __constant pointer is left to the argument conversion, which rejects it.)
+            if !matches!(p.q.space(), Space::Global | Space::Local) || p.ty.mem().is_none() {
+                continue;
+            }
+            let pointee = p.ty.clone();
+            let size = self.records.size(&pointee).unwrap_or(8);
+            let align = self.records.align(&pointee);
+            let m = self.new_private("library result", size, align, span);
+            let tmp = self.emit(
+                OpKind::PrivateAddr(m),
+                vec![],
+                Ty::Ptr(Space::Private),
+                span,
+            );
+            let mut q = p.q;
+            q.space = Some(Space::Private);
+            let orig = rv.v.expect("pointer");
+            copies.push((orig, tmp, pointee.clone()));
+            *rv = RV::val(
+                Type::Pointer(Box::new(super::types::QualType::new(pointee, q))),
+                tmp,
+            );
+        }
+        let r = self.inline_values(i, pass, args, e);
+        for (orig, tmp, ty) in copies {
+            let v = self.load(tmp, &ty, span);
+            self.store(orig, v, &ty, span);
+        }
+        r
     }
 
     /// Inline function `i` with already evaluated arguments `rvs` (of expressions `args`).

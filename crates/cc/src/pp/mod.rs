@@ -2,8 +2,9 @@
 //! macros, producing the [`Token`]s the parser reads.
 //!
 //! [`preprocess`] reads, in order: the predefined macros (a built-in file `<built-in>`),
-//! the `-D`/`-U` options (`<command line>`), the prelude ([`PRELUDE`], `<prelude>`: limits,
-//! math constants, typedefs and later the OpenCL C library), then the main file. All three
+//! the prelude ([`PRELUDE`], `<prelude>`: limits, math constants, typedefs and the OpenCL C
+//! math library), the `-D`/`-U` options (`<command line>`: after the prelude, so that they
+//! cannot change the library's code), then the main file. All three
 //! compiler-made files are in the [`SourceMap`] with `builtin: true`. The tokens of the
 //! prelude come first in the result, then the main file's, then one [`TokenKind::Eof`].
 //!
@@ -42,8 +43,10 @@ mod include;
 mod lex;
 mod macros;
 mod prelude;
+mod prune;
 
 pub use prelude::PRELUDE;
+pub use prune::prune_prelude;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::{ExpnId, FileId, SourceMap, Span};
@@ -140,12 +143,11 @@ fn preprocess_with(
     // The file stack is read from its top: main is at the bottom.
     let dir = pp.dir_of(main);
     pp.push_file(main, dir);
-    pp.push_file(prelude, None);
     pp.push_file(command_line, None);
+    pp.frames.last_mut().expect("a frame").predefines = true;
+    pp.push_file(prelude, None);
     pp.push_file(builtin, None);
-    for f in pp.frames.iter_mut().rev().take(2) {
-        f.predefines = true;
-    }
+    pp.frames.last_mut().expect("a frame").predefines = true;
     pp.define_builtins();
     pp.run()
 }

@@ -19,7 +19,17 @@ fn ours(src: &str) -> (Vec<String>, usize) {
     let text = toks
         .iter()
         .filter(|t| t.kind != TokenKind::Eof)
-        .filter(|t| t.expansion.is_some() || !sources.file(t.span.file).builtin)
+        .filter(|t| {
+            // Where the token came from: the outermost macro invocation, else its own
+            // spelling (the prelude's code uses macros too).
+            let mut span = t.span;
+            let mut e = t.expansion;
+            while let Some(id) = e {
+                span = sources.expansion(id).call_site;
+                e = sources.expansion(id).parent;
+            }
+            !sources.file(span.file).builtin
+        })
         .map(|t| t.text.clone())
         .collect();
     (text, diags.error_count())
