@@ -25,7 +25,11 @@ pub struct CompileArgs {
     pub opt: Option<String>,
     /// OpenCL C: build options as clBuildProgram takes them ("-cl-mad-enable -DN=4");
     /// `-cl-*`, `-ffp-contract=...`, `-Werror` and `-w` may also be given alone.
-    #[arg(long = "cl-options", value_name = "OPTIONS", allow_hyphen_values = true)]
+    #[arg(
+        long = "cl-options",
+        value_name = "OPTIONS",
+        allow_hyphen_values = true
+    )]
     pub cl_options: Vec<String>,
 }
 
@@ -95,7 +99,10 @@ pub fn run(args: Args) -> Outcome {
     let name = shown(&args.file);
     let path = args.output.clone().unwrap_or_else(|| PathBuf::from("-"));
     check_output_path("-o", &path)?;
-    check_distinct(&[("-o", path.as_path())], &[("source", args.file.as_path())])?;
+    check_distinct(
+        &[("-o", path.as_path())],
+        &[("source", args.file.as_path())],
+    )?;
     let mut options = args.compile.options()?;
     if !args.kernels.is_empty() {
         options.kernels = Some(args.kernels.clone());
@@ -118,14 +125,21 @@ pub fn run(args: Args) -> Outcome {
         report_raw!("{}", compiled.warnings.render(&compiled.sources));
     }
     let out: Vec<u8> = if args.emit_ir {
-        compiled.module.kernels.iter().map(|k| k.to_string()).collect::<String>().into_bytes()
+        compiled
+            .module
+            .kernels
+            .iter()
+            .map(|k| k.to_string())
+            .collect::<String>()
+            .into_bytes()
     } else if is_object(&path) {
-        let program = warpkit_asm::assemble(&compiled.assembly, &format!("{name}.s")).map_err(|e| {
-            Failure::Runtime(format!(
-                "internal compiler error: the generated assembly does not assemble:\n{}",
-                e.render(&compiled.assembly)
-            ))
-        })?;
+        let program =
+            warpkit_asm::assemble(&compiled.assembly, &format!("{name}.s")).map_err(|e| {
+                Failure::Runtime(format!(
+                    "internal compiler error: the generated assembly does not assemble:\n{}",
+                    e.render(&compiled.assembly)
+                ))
+            })?;
         warpkit_asm::write_elf(&program)
     } else {
         compiled.assembly.into_bytes()

@@ -79,7 +79,9 @@ pub enum LoadError {
         rendered: String,
     },
     /// The compiler's output did not assemble: a compiler bug, reported with the text.
-    #[error("internal compiler error: the generated assembly of {name} does not assemble:\n{rendered}")]
+    #[error(
+        "internal compiler error: the generated assembly of {name} does not assemble:\n{rendered}"
+    )]
     CompilerOutput {
         /// The kernel's name in messages.
         name: String,
@@ -203,7 +205,11 @@ pub fn load_kernel_bytes_with(
 
 /// Compile OpenCL C and assemble the result: the program with its kernels' metadata and
 /// the source's lines; the compiler's warnings become the program's warnings.
-pub fn compile_opencl(bytes: &[u8], name: &str, cl: &warpkit_cc::Options) -> Result<Program, LoadError> {
+pub fn compile_opencl(
+    bytes: &[u8],
+    name: &str,
+    cl: &warpkit_cc::Options,
+) -> Result<Program, LoadError> {
     let text = std::str::from_utf8(bytes).map_err(|e| LoadError::Compile {
         rendered: format!(
             "{name}: error: the source is not UTF-8 text (byte offset {})\n",
@@ -228,7 +234,9 @@ pub fn compile_opencl(bytes: &[u8], name: &str, cl: &warpkit_cc::Options) -> Res
         .map(|d| {
             let loc = d.span.and_then(|s| compiled.sources.loc(s));
             warpkit_asm::AsmWarning {
-                file: loc.as_ref().map_or_else(|| name.to_string(), |l| l.file.clone()),
+                file: loc
+                    .as_ref()
+                    .map_or_else(|| name.to_string(), |l| l.file.clone()),
                 line: loc.as_ref().map_or(0, |l| l.line as usize),
                 column: loc.as_ref().map_or(0, |l| l.col as usize),
                 message: d.message.clone(),
