@@ -168,6 +168,49 @@ pub const MAX_SOURCE_BYTES: usize = 256 << 20;
 /// Compile the OpenCL C source `text`, named `name` in diagnostics and line tables
 /// (includes are searched relative to `name`'s directory, then `-I`).
 pub fn compile_source(name: &str, text: &str, opts: &Options) -> Result<Compiled, Failure> {
+    let FrontEnd {
+        mut module,
+        sources,
+        mut warnings,
+    } = front_end(name, text, opts)?;
+    opt::optimize(&mut module, opts.opt_level);
+    let assembly = match backend::generate(&module, &sources) {
+        Ok(text) => text,
+        Err(errors) => {
+            warnings.extend(errors);
+            return Err(Failure {
+                diagnostics: warnings,
+                sources,
+            });
+        }
+    };
+    if opts.no_warnings {
+        warnings
+            .list
+            .retain(|d| d.severity == diag::Severity::Error);
+    }
+    Ok(Compiled {
+        assembly,
+        module,
+        warnings,
+        sources,
+    })
+}
+
+/// What the front end made of a source: its kernels' IR before optimisation.
+#[derive(Debug)]
+pub struct FrontEnd {
+    /// The kernels, lowered (not optimised).
+    pub module: ir::Module,
+    /// The files the IR's spans refer to.
+    pub sources: source::SourceMap,
+    /// Warnings.
+    pub warnings: diag::Diagnostics,
+}
+
+/// Preprocess, parse and lower `text` (named `name`): the IR [`compile_source`] optimises
+/// and generates code from.
+pub fn front_end(name: &str, text: &str, opts: &Options) -> Result<FrontEnd, Failure> {
     let mut sources = source::SourceMap::new();
     let main = sources.add_file(name, text, false);
     let mut diags = diag::Diagnostics::new();
@@ -177,15 +220,14 @@ pub fn compile_source(name: &str, text: &str, opts: &Options) -> Result<Compiled
         include_dirs: opts.include_dirs.clone(),
         fast_relaxed_math: opts.fast_relaxed_math,
     };
-    let fail = |diags: diag::Diagnostics, sources: source::SourceMap| Failure {
-        diagnostics: diags,
-        sources,
-    };
     let tokens = pp::preprocess(&mut sources, main, &pp_opts, &mut diags);
     let tokens = pp::prune_prelude(tokens, &sources);
     let tu = parse::parse(&tokens, &mut diags);
     if diags.has_errors() {
-        return Err(fail(diags, sources));
+        return Err(Failure {
+            diagnostics: diags,
+            sources,
+        });
     }
     let lower_opts = lower::Options {
         kernels: opts.kernels.clone(),
@@ -202,25 +244,15 @@ pub fn compile_source(name: &str, text: &str, opts: &Options) -> Result<Compiled
         }
     }
     if diags.has_errors() {
-        return Err(fail(diags, sources));
+        return Err(Failure {
+            diagnostics: diags,
+            sources,
+        });
     }
-    let mut module = module;
-    opt::optimize(&mut module, opts.opt_level);
-    let assembly = match backend::generate(&module, &sources) {
-        Ok(text) => text,
-        Err(errors) => {
-            diags.extend(errors);
-            return Err(fail(diags, sources));
-        }
-    };
-    if opts.no_warnings {
-        diags.list.retain(|d| d.severity == diag::Severity::Error);
-    }
-    Ok(Compiled {
-        assembly,
+    Ok(FrontEnd {
         module,
-        warnings: diags,
         sources,
+        warnings: diags,
     })
 }
 

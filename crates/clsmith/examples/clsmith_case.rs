@@ -1,6 +1,7 @@
 //! Prints the test case of a seed: `cargo run -p warpkit-clsmith --example clsmith_case --
 //! SEED [--host-c] [--dir DIR]`. With `--dir`, writes the source and input buffers there and
-//! prints the `warpkit run` command line that reproduces the case.
+//! prints the `warpkit run` command line that reproduces the case; the reference interpreter's
+//! buffers go there too, as NAME.expected.bin.
 
 use std::process::ExitCode;
 
@@ -66,6 +67,14 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("error: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+        // The reference interpreter's buffers, for comparing a run by hand.
+        for (name, bytes) in &case.expected {
+            let path = dir.join(format!("{name}.expected.bin"));
+            if let Err(e) = std::fs::write(&path, bytes) {
+                eprintln!("error: {}: {e}", path.display());
                 return ExitCode::FAILURE;
             }
         }

@@ -182,6 +182,10 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
                         .enumerate()
                         .map(|(j, o)| match o {
                             MOp::Def(_) | MOp::Use(_) | MOp::Tied { .. } => POp::Reg(reg(j)),
+                            MOp::UseHalf { high, .. } | MOp::TiedHalf { high, .. } => {
+                                let (lo, hi) = lo_hi(reg(j));
+                                POp::Reg(if *high { hi } else { lo })
+                            }
                             MOp::Imm(i) => POp::Imm(*i),
                             MOp::Lit(l) => POp::Lit(*l),
                             MOp::Label(b) => POp::Label(*b),
@@ -203,8 +207,25 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
                 MKind::ImplicitDef | MKind::Entry => {}
                 MKind::MakePair => {
                     let (lo, hi) = lo_hi(reg(0));
-                    out.extend(mov(lo, reg(1), span));
-                    out.extend(mov(hi, reg(2), span));
+                    let half = |j: usize| match &inst.ops[j] {
+                        MOp::UseHalf { high, .. } => {
+                            let (l, h) = lo_hi(reg(j));
+                            if *high {
+                                h
+                            } else {
+                                l
+                            }
+                        }
+                        _ => reg(j),
+                    };
+                    out.extend(mov(lo, half(1), span));
+                    out.extend(mov(hi, half(2), span));
+                }
+                MKind::PairConst(bits) => {
+                    let (lo, hi) = lo_hi(reg(0));
+                    for (half, value) in [(lo, *bits as u32), (hi, (*bits >> 32) as u32)] {
+                        out.push(materialize(half, value, span));
+                    }
                 }
                 MKind::Half(high) => {
                     let (lo, hi) = lo_hi(reg(1));
@@ -293,6 +314,21 @@ pub fn finalize(m: &MFunc, a: &Assignment, private_frame: u32) -> PFunc {
 struct Slots {
     vector: i64,
     uniform: i64,
+}
+
+/// `value` into the single register `r` by the shortest immediate form.
+fn materialize(r: Phys, value: u32, span: Span) -> PInst {
+    let s = value as i32;
+    match r.class {
+        RClass::U if (-(1 << 16)..(1 << 16)).contains(&s) => {
+            PInst::isa("umovi", vec![POp::Reg(r), POp::Imm(i64::from(s))], span)
+        }
+        RClass::U => PInst::isa("umov.l", vec![POp::Reg(r), POp::Lit(value)], span),
+        _ if (-(1 << 17)..(1 << 17)).contains(&s) => {
+            PInst::isa("movi", vec![POp::Reg(r), POp::Imm(i64::from(s))], span)
+        }
+        _ => PInst::isa("mov.vl", vec![POp::Reg(r), POp::Lit(value)], span),
+    }
 }
 
 /// Emit the allocator's moves; returns whether `u30` (all ones) is needed.

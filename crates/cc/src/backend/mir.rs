@@ -59,6 +59,23 @@ pub enum MOp {
         /// The value it is merged into.
         old: VReg,
     },
+    /// One half of a pair the instruction reads (`v[64:65]`'s high half is `v65`).
+    UseHalf {
+        /// The pair.
+        pair: VReg,
+        /// The high (odd) register rather than the low one.
+        high: bool,
+    },
+    /// The instruction writes one half of `old`'s register, giving the pair `def` (the
+    /// other half keeps `old`'s value): a pair built half by half.
+    TiedHalf {
+        /// The new pair value.
+        def: VReg,
+        /// The pair it is written into.
+        old: VReg,
+        /// The high (odd) register rather than the low one.
+        high: bool,
+    },
     /// An immediate (signed or unsigned per the operand type; printed in decimal).
     Imm(i64),
     /// A 32-bit literal (`k32`), printed in hex.
@@ -97,6 +114,8 @@ pub enum MKind {
     Entry,
     /// `ops = [Def(pair), Use(lo), Use(hi)]`: two registers into a pair (two moves).
     MakePair,
+    /// `ops = [Def(pair)]`: a 64-bit constant, each half written with an immediate.
+    PairConst(u64),
     /// `ops = [Def(dst), Use(pair)]`: the low (`Lo`) or high (`Hi`) half of a pair (a move).
     Half(bool),
     /// Unconditional branch to `target` passing `args` to its parameters; nothing is

@@ -215,8 +215,14 @@ impl<'a> View<'a> {
                                     ops.push(Operand::reg_use(rv(m, *v)));
                                     map.push(j);
                                 }
-                                MOp::Tied { old, .. } if in_file(*old) => {
+                                MOp::Tied { old, .. } | MOp::TiedHalf { old, .. }
+                                    if in_file(*old) =>
+                                {
                                     ops.push(Operand::reg_use(rv(m, *old)));
+                                    map.push(j);
+                                }
+                                MOp::UseHalf { pair, .. } if in_file(*pair) => {
+                                    ops.push(Operand::reg_use(rv(m, *pair)));
                                     map.push(j);
                                 }
                                 _ => {}
@@ -232,7 +238,9 @@ impl<'a> View<'a> {
                                     });
                                     map.push(j);
                                 }
-                                MOp::Tied { def, .. } if in_file(*def) => {
+                                MOp::Tied { def, .. } | MOp::TiedHalf { def, .. }
+                                    if in_file(*def) =>
+                                {
                                     let k = map.iter().position(|&x| x == j).expect("tied input");
                                     ops.push(Operand::reg_reuse_def(rv(m, *def), k));
                                     map.push(j);

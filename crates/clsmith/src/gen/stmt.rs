@@ -1101,10 +1101,12 @@ impl Gen<'_> {
                     Want::Int
                 },
                 2,
+                // Unsequenced with the index: it may not write what the index reads.
                 &Cons {
                     no_write: vec![Root::Local(i as u32)],
                     ..Cons::default()
-                },
+                }
+                .beside(&idx.eff),
             );
             let v = if l.elem.is_integer() && self.scalar(&v.ty).is_some_and(|t| t.is_float()) {
                 self.to_scalar(v, l.elem)

@@ -7,6 +7,7 @@ mod host_c;
 mod host_c_check;
 mod interp_rules;
 mod order;
+mod sequencing;
 mod ub_free;
 
 /// A fresh scratch directory for one test.

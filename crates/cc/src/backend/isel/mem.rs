@@ -215,7 +215,7 @@ impl Isel<'_> {
         let start = self.m.blocks[0].insts.len();
         let lo = self.def1("csrr", RClass::U, vec![MOp::Csr("scratch_lo")]);
         let hi = self.def1("csrr", RClass::U, vec![MOp::Csr("scratch_hi")]);
-        let base = self.join(lo, hi);
+        let base = self.join(MOp::Use(lo), MOp::Use(hi));
         let lane = self.def1("laneid", RClass::V, vec![]);
         let frame_bytes = self.layout.private_frame;
         let frame = self.def1(
@@ -413,7 +413,7 @@ impl Isel<'_> {
         let data = if a == AtomicOp::CmpXchg {
             let cmp = self.v(operands[1]);
             let new = self.v(operands[2]);
-            self.join(cmp, new)
+            self.join(MOp::Use(cmp), MOp::Use(new))
         } else {
             self.v(operands[1])
         };

@@ -87,6 +87,9 @@ pub(crate) struct Isel<'a> {
     /// Uniform comparisons with zero that only decide uniform branches: the branch tests
     /// the compared register itself (`x`, and whether `x != 0` means true).
     branch_zero: HashMap<ValueId, (ValueId, bool)>,
+    /// 64-bit shifts right by 32 whose every use truncates them to 32 bits: the
+    /// truncations read the high word instead.
+    pub(super) high_word_shifts: std::collections::HashSet<OpId>,
 }
 
 /// Keys of per-block materializations.
@@ -115,7 +118,9 @@ impl<'a> Isel<'a> {
         }
         let addr_only = address_only_ops(f);
         let branch_zero = branch_zero_compares(f, uni, &bank);
+        let high_word_shifts = high_word_shifts(f);
         Isel {
+            high_word_shifts,
             branch_zero,
             uses,
             addr_only,
@@ -289,19 +294,11 @@ impl<'a> Isel<'a> {
         }
         let r = self.m.vreg(class);
         let lo = bits as u32;
-        let hi = (bits >> 32) as u32;
         match class {
             RClass::U => self.materialize_u(r, lo),
             RClass::V => self.materialize_v(r, lo),
             RClass::UPair | RClass::VPair => {
-                let half = if class == RClass::UPair {
-                    RClass::U
-                } else {
-                    RClass::V
-                };
-                let l = self.const_reg(half, u64::from(lo));
-                let h = self.const_reg(half, u64::from(hi));
-                self.emit(MKind::MakePair, vec![MOp::Def(r), MOp::Use(l), MOp::Use(h)]);
+                self.emit(MKind::PairConst(bits), vec![MOp::Def(r)]);
             }
         }
         self.local.insert(key, r);
@@ -656,7 +653,8 @@ fn replace_uses(m: &mut MFunc, from: VReg, to: VReg) {
             for o in &mut i.ops {
                 match o {
                     MOp::Use(v) if *v == from => *v = to,
-                    MOp::Tied { old, .. } if *old == from => *old = to,
+                    MOp::Tied { old, .. } | MOp::TiedHalf { old, .. } if *old == from => *old = to,
+                    MOp::UseHalf { pair, .. } if *pair == from => *pair = to,
                     _ => {}
                 }
             }
@@ -702,7 +700,7 @@ fn schedule_loads(m: &mut MFunc) {
         i.ops
             .iter()
             .filter_map(|o| match o {
-                MOp::Def(v) | MOp::Tied { def: v, .. } => Some(*v),
+                MOp::Def(v) | MOp::Tied { def: v, .. } | MOp::TiedHalf { def: v, .. } => Some(*v),
                 _ => None,
             })
             .collect()
@@ -711,7 +709,10 @@ fn schedule_loads(m: &mut MFunc) {
         i.ops
             .iter()
             .filter_map(|o| match o {
-                MOp::Use(v) | MOp::Tied { old: v, .. } => Some(*v),
+                MOp::Use(v)
+                | MOp::Tied { old: v, .. }
+                | MOp::TiedHalf { old: v, .. }
+                | MOp::UseHalf { pair: v, .. } => Some(*v),
                 _ => None,
             })
             .collect()
@@ -797,4 +798,30 @@ fn branch_zero_compares(
         }
     }
     out
+}
+
+/// `x >> 32` (64-bit) ops whose every use is a truncation to 32 bits.
+fn high_word_shifts(f: &Function) -> std::collections::HashSet<OpId> {
+    use crate::ir::{BinOp, CastOp};
+    let mut uses: HashMap<ValueId, Vec<OpId>> = HashMap::new();
+    for id in f.walk() {
+        for &v in &f.op(id).operands {
+            uses.entry(v).or_default().push(id);
+        }
+    }
+    f.walk()
+        .into_iter()
+        .filter(|&id| {
+            let op = f.op(id);
+            matches!(op.kind, OpKind::Binary(BinOp::LShr | BinOp::AShr))
+                && f.ty(op.results[0]) == Ty::I64
+                && f.const_bits(op.operands[1]) == Some(32)
+                && uses.get(&op.results[0]).is_some_and(|us| {
+                    us.iter().all(|&u| {
+                        matches!(f.op(u).kind, OpKind::Cast(CastOp::Trunc))
+                            && f.ty(f.op(u).results[0]) == Ty::I32
+                    })
+                })
+        })
+        .collect()
 }

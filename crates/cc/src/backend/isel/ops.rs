@@ -203,7 +203,10 @@ impl Isel<'_> {
     pub(super) fn simple(&mut self, id: OpId) {
         let op = self.f.op(id).clone();
         if !op.results.is_empty()
-            && (self.address_only(id) || self.branch_only(id) || self.exit_negation(id))
+            && (self.address_only(id)
+                || self.branch_only(id)
+                || self.exit_negation(id)
+                || self.high_word_shifts.contains(&id))
         {
             return;
         }
@@ -374,9 +377,7 @@ impl Isel<'_> {
                 }
                 UnOp::Not => {
                     let (lo, hi) = self.split(a);
-                    let l = self.def1("not", RClass::V, vec![MOp::Use(lo)]);
-                    let h = self.def1("not", RClass::V, vec![MOp::Use(hi)]);
-                    self.join(l, h)
+                    self.pair_by_halves(("not", vec![lo]), ("not", vec![hi]))
                 }
                 _ => {
                     self.unsupported(id, format!("64-bit {u:?}"));
@@ -393,9 +394,10 @@ impl Isel<'_> {
                     _ => ("and.vl", 0x7fff_ffff),
                 };
                 if ty == Ty::F64 {
-                    let (lo, hi) = self.split(a);
-                    let h = self.def1(mask_op, RClass::V, vec![MOp::Use(hi), MOp::Lit(bits)]);
-                    return self.join(lo, h);
+                    // Only the high word holds the sign.
+                    let x = self.v(a);
+                    let (_, hi) = Self::halves_of(x);
+                    return self.write_half(x, true, mask_op, vec![hi, MOp::Lit(bits)]);
                 }
                 let x = self.v(a);
                 self.def1(mask_op, RClass::V, vec![MOp::Use(x), MOp::Lit(bits)])
@@ -432,38 +434,55 @@ impl Isel<'_> {
         }
     }
 
-    /// The two halves of a 64-bit vector value.
-    pub(super) fn split(&mut self, v: ValueId) -> (VReg, VReg) {
+    /// The two halves of a 64-bit value, as operands that read them in place.
+    pub(super) fn split(&mut self, v: ValueId) -> (MOp, MOp) {
         let p = self.v(v);
-        self.split_reg(p)
+        Self::halves_of(p)
     }
 
-    pub(super) fn split_reg(&mut self, p: VReg) -> (VReg, VReg) {
-        let class = if self.m.class(p) == RClass::UPair {
-            RClass::U
-        } else {
-            RClass::V
-        };
-        let lo = self.m.vreg(class);
-        let hi = self.m.vreg(class);
-        self.emit(MKind::Half(false), vec![MOp::Def(lo), MOp::Use(p)]);
-        self.emit(MKind::Half(true), vec![MOp::Def(hi), MOp::Use(p)]);
-        (lo, hi)
+    /// The halves of pair register `p` as operands.
+    pub(super) fn halves_of(p: VReg) -> (MOp, MOp) {
+        (
+            MOp::UseHalf {
+                pair: p,
+                high: false,
+            },
+            MOp::UseHalf {
+                pair: p,
+                high: true,
+            },
+        )
     }
 
-    /// A pair from two halves of one file.
-    pub(super) fn join(&mut self, lo: VReg, hi: VReg) -> VReg {
-        let class = if self.m.class(lo) == RClass::U {
-            RClass::UPair
-        } else {
-            RClass::VPair
+    /// A pair from two halves (registers or halves of pairs): two moves.
+    pub(super) fn join(&mut self, lo: MOp, hi: MOp) -> VReg {
+        let vector = match (&lo, &hi) {
+            (MOp::Use(v), _) | (MOp::UseHalf { pair: v, .. }, _) => self.m.class(*v).is_vector(),
+            _ => true,
         };
-        let p = self.m.vreg(class);
-        self.emit(
-            MKind::MakePair,
-            vec![MOp::Def(p), MOp::Use(lo), MOp::Use(hi)],
-        );
+        let p = self
+            .m
+            .vreg(if vector { RClass::VPair } else { RClass::UPair });
+        self.emit(MKind::MakePair, vec![MOp::Def(p), lo, hi]);
         p
+    }
+
+    /// A vector pair computed half by half: `lo` and `hi` are the instructions (mnemonic
+    /// and source operands) writing each half in place, no moves.
+    pub(super) fn pair_by_halves(&mut self, lo: (&str, Vec<MOp>), hi: (&str, Vec<MOp>)) -> VReg {
+        let p0 = self.m.vreg(RClass::VPair);
+        self.emit(MKind::ImplicitDef, vec![MOp::Def(p0)]);
+        let p1 = self.write_half(p0, false, lo.0, lo.1);
+        self.write_half(p1, true, hi.0, hi.1)
+    }
+
+    /// `old` with one half replaced by instruction `name`'s result.
+    pub(super) fn write_half(&mut self, old: VReg, high: bool, name: &str, uses: Vec<MOp>) -> VReg {
+        let def = self.m.vreg(self.m.class(old));
+        let mut ops = vec![MOp::TiedHalf { def, old, high }];
+        ops.extend(uses);
+        self.ins(name, ops);
+        def
     }
 
     fn binary(&mut self, id: OpId, op: BinOp, a: ValueId, b: ValueId, r: ValueId) -> VReg {
@@ -628,17 +647,16 @@ impl Isel<'_> {
             BinOp::Shl | BinOp::LShr | BinOp::AShr => {
                 let x = self.v(a);
                 let amount = if let Some(c) = self.konst(b) {
-                    self.const_reg(RClass::V, c & 63)
+                    MOp::Use(self.const_reg(RClass::V, c & 63))
                 } else {
-                    let (lo, _) = self.split(b);
-                    lo
+                    self.split(b).0
                 };
                 let m = match op {
                     BinOp::Shl => "sll64",
                     BinOp::LShr => "srl64",
                     _ => "sra64",
                 };
-                self.def1(m, RClass::VPair, vec![MOp::Use(x), MOp::Use(amount)])
+                self.def1(m, RClass::VPair, vec![MOp::Use(x), amount])
             }
             BinOp::And | BinOp::Or | BinOp::Xor => {
                 let m = match op {
@@ -648,24 +666,17 @@ impl Isel<'_> {
                 };
                 let (al, ah) = self.split(a);
                 let (bl, bh) = self.split(b);
-                let l = self.def1(m, RClass::V, vec![MOp::Use(al), MOp::Use(bl)]);
-                let h = self.def1(m, RClass::V, vec![MOp::Use(ah), MOp::Use(bh)]);
-                self.join(l, h)
+                self.pair_by_halves((m, vec![al, bl]), (m, vec![ah, bh]))
             }
             BinOp::Mul => {
                 // (ah*2^32 + al)(bh*2^32 + bl) mod 2^64 = al*bl + ((al*bh + ah*bl) << 32)
                 let (al, ah) = self.split(a);
                 let (bl, bh) = self.split(b);
-                let low = self.def1("mulwu", RClass::VPair, vec![MOp::Use(al), MOp::Use(bl)]);
-                let (ll, lh) = self.split_reg(low);
-                let c1 = self.def1("mul", RClass::V, vec![MOp::Use(al), MOp::Use(bh)]);
-                let c2 = self.def1(
-                    "mad.u32",
-                    RClass::V,
-                    vec![MOp::Use(ah), MOp::Use(bl), MOp::Use(c1)],
-                );
-                let h = self.def1("add", RClass::V, vec![MOp::Use(lh), MOp::Use(c2)]);
-                self.join(ll, h)
+                let low = self.def1("mulwu", RClass::VPair, vec![al.clone(), bl.clone()]);
+                let c1 = self.def1("mul", RClass::V, vec![al, bh]);
+                let c2 = self.def1("mad.u32", RClass::V, vec![ah, bl, MOp::Use(c1)]);
+                let (_, lh) = Self::halves_of(low);
+                self.write_half(low, true, "add", vec![lh, MOp::Use(c2)])
             }
             BinOp::SMin | BinOp::SMax | BinOp::UMin | BinOp::UMax => {
                 let (pred, first) = match op {
@@ -1056,7 +1067,7 @@ impl Isel<'_> {
                             };
                             self.const_reg(class, 0)
                         };
-                        return self.join(word, hi);
+                        return self.join(MOp::Use(word), MOp::Use(hi));
                     }
                     return word;
                 }
@@ -1068,7 +1079,7 @@ impl Isel<'_> {
                     } else {
                         self.const_reg(RClass::U, 0)
                     };
-                    self.join(x, hi)
+                    self.join(MOp::Use(x), MOp::Use(hi))
                 } else {
                     let x = self.v(a);
                     let hi = if signed {
@@ -1076,15 +1087,20 @@ impl Isel<'_> {
                     } else {
                         self.const_reg(RClass::V, 0)
                     };
-                    self.join(x, hi)
+                    self.join(MOp::Use(x), MOp::Use(hi))
                 }
             }
             CastOp::Trunc => {
                 let word = if from.bits() == 64 {
+                    // trunc(x >> 32) is x's high word.
+                    let (source, high) = match self.high_word_of(a) {
+                        Some(x) => (x, true),
+                        None => (a, false),
+                    };
                     let p = if bank == Bank::U {
-                        self.u(a)
+                        self.u(source)
                     } else {
-                        self.v(a)
+                        self.v(source)
                     };
                     let class = if bank == Bank::U {
                         RClass::U
@@ -1092,7 +1108,7 @@ impl Isel<'_> {
                         RClass::V
                     };
                     let lo = self.m.vreg(class);
-                    self.emit(MKind::Half(false), vec![MOp::Def(lo), MOp::Use(p)]);
+                    self.emit(MKind::Half(high), vec![MOp::Def(lo), MOp::Use(p)]);
                     lo
                 } else if bank == Bank::U {
                     self.u(a)
@@ -1270,5 +1286,16 @@ fn pred_name(p: CmpPred) -> (&'static str, bool) {
         CmpPred::Ult => ("lt", false),
         CmpPred::Uge => ("ge", false),
         other => unreachable!("predicate {other:?} is normalized first"),
+    }
+}
+
+impl Isel<'_> {
+    /// If `v` is `x >> 32` (64-bit, logical or arithmetic) consumed only by truncations:
+    /// `x` (the truncation reads `x`'s high word).
+    pub(super) fn high_word_of(&self, v: ValueId) -> Option<ValueId> {
+        let op = self.f.def_op(v)?;
+        self.high_word_shifts
+            .contains(&op)
+            .then(|| self.f.op(op).operands[0])
     }
 }
