@@ -58,11 +58,17 @@ pub struct CompileDiagnostic {
 }
 
 impl CompileDiagnostic {
-    fn of(d: &warpkit_cc::diag::Diagnostic, sources: &warpkit_cc::source::SourceMap, name: &str) -> Self {
+    fn of(
+        d: &warpkit_cc::diag::Diagnostic,
+        sources: &warpkit_cc::source::SourceMap,
+        name: &str,
+    ) -> Self {
         let loc = d.location(sources);
         CompileDiagnostic {
             warning: d.severity == warpkit_cc::diag::Severity::Warning,
-            file: loc.as_ref().map_or_else(|| name.to_string(), |l| l.file.clone()),
+            file: loc
+                .as_ref()
+                .map_or_else(|| name.to_string(), |l| l.file.clone()),
             line: loc.as_ref().map_or(0, |l| l.line as usize),
             column: loc.as_ref().map_or(0, |l| l.col as usize),
             message: d.message.clone(),
