@@ -497,6 +497,30 @@ fn run_with_typed_arguments_and_out() {
 }
 
 #[test]
+fn a_required_work_group_size_is_the_launchs_block() {
+    let d = dir("cc-reqd");
+    std::fs::write(
+        d.join("r.cl"),
+        "__attribute__((reqd_work_group_size(64, 1, 1)))\n\
+         kernel void r(global int *o) { o[get_global_id(0)] = get_local_size(0); }\n",
+    )
+    .unwrap();
+    let o = warpkit_in(&d, &["cc", "r.cl"]);
+    ok(&o);
+    assert!(stdout(&o).contains("    .kernel r, shared=0, scratch=0, block=64x1x1\n"));
+    ok(&warpkit_in(
+        &d,
+        &["run", "r.cl", "--arg", "o=buf:256", "--out", "o=o.bin"],
+    ));
+    assert_eq!(
+        words(&std::fs::read(d.join("o.bin")).unwrap()),
+        vec![64; 64]
+    );
+    let o = warpkit_in(&d, &["run", "r.cl", "--block", "32", "--arg", "o=buf:256"]);
+    expect(&o, 2, &["requires a workgroup of 64x1x1 threads"]);
+}
+
+#[test]
 fn a_trap_names_the_cl_line_and_column() {
     let d = dir("cc-trap");
     std::fs::write(
