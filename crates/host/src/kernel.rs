@@ -384,6 +384,58 @@ mod tests {
     }
 
     #[test]
+    fn compile_errors_list_their_diagnostics_where_they_are_printed() {
+        let src = "#define BAD(x) (x + undeclared)\n#define A 1\n#define A 2\n\
+                   kernel void f(global int *o)\n{\n    o[0] = BAD(1);\n    o[1] = 1 +;\n}\n";
+        let cl = warpkit_cc::Options::default();
+        let e = compile_opencl(src.as_bytes(), "k.cl", &cl).unwrap_err();
+        let LoadError::Compile {
+            rendered,
+            diagnostics,
+        } = &e
+        else {
+            panic!("{e:?}")
+        };
+        // Syntax errors stop before the semantic pass: the warning, then the error.
+        assert_eq!(
+            diagnostics
+                .iter()
+                .map(|d| (d.warning, d.file.as_str(), d.line, d.column))
+                .collect::<Vec<_>>(),
+            [(true, "k.cl", 3, 9), (false, "k.cl", 7, 15)]
+        );
+        assert_eq!(e.render(), *rendered);
+        assert!(
+            rendered.ends_with("1 warning and 1 error generated.\n"),
+            "{rendered}"
+        );
+        // An error inside a macro is located at the invocation, as it is printed.
+        let fixed = src.replace("1 +;", "1;");
+        let e = compile_opencl(fixed.as_bytes(), "k.cl", &cl).unwrap_err();
+        let LoadError::Compile { diagnostics, .. } = &e else {
+            panic!("{e:?}")
+        };
+        let error = diagnostics.iter().find(|d| !d.warning).unwrap();
+        assert_eq!((error.line, error.column), (6, 12), "{}", e.render());
+        assert!(e
+            .render()
+            .contains("k.cl:6:12: error: use of undeclared identifier"));
+        // Warnings of a program that compiles become the program's.
+        let ok = fixed.replace("undeclared", "0");
+        let p = compile_opencl(ok.as_bytes(), "k.cl", &cl).unwrap();
+        let w: Vec<_> = p.warnings.iter().map(|w| (w.line, w.column)).collect();
+        assert_eq!(w, [(3, 9)]);
+        // Not UTF-8: one diagnostic without a line.
+        let e = compile_opencl(b"kernel void f() {}\n\xff\n", "u.cl", &cl).unwrap_err();
+        let LoadError::Compile { diagnostics, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!((diagnostics[0].line, diagnostics[0].warning), (0, false));
+        assert!(diagnostics[0].message.contains("byte offset 19"));
+    }
+
+    #[test]
     fn elf_round_trip_and_bad_elf() {
         let p = warpkit_asm::assemble("x:\nnop\nendpgm\n", "k.s").unwrap();
         let elf = warpkit_asm::write_elf(&p);
