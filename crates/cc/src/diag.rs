@@ -81,6 +81,24 @@ impl Diagnostic {
         self.notes.push((message.into(), span));
         self
     }
+
+    /// Where the message is printed: the outermost macro invocation for a message from an
+    /// expansion (the user's line), else its own span; `None` for a message about the whole
+    /// compilation.
+    pub fn location(&self, sources: &SourceMap) -> Option<crate::source::Loc> {
+        sources.loc(self.primary_span(sources)?)
+    }
+
+    fn primary_span(&self, sources: &SourceMap) -> Option<Span> {
+        let mut outermost = None;
+        let mut e = self.expansion;
+        while let Some(id) = e {
+            let expansion = sources.expansion(id);
+            outermost = Some(expansion.call_site);
+            e = expansion.parent;
+        }
+        outermost.or(self.span)
+    }
 }
 
 /// The diagnostics of one compilation, in the order they were found.

@@ -61,18 +61,25 @@ impl CompileArgs {
 }
 
 /// Command-line words the compiler takes as build options though they look like bundles of
-/// short flags (`-cl-mad-enable`): rewritten to `--cl-options=WORD` before parsing.
+/// short flags (`-cl-mad-enable`): rewritten to `--cl-options=WORD` before parsing. The
+/// value of a `--cl-options` given as the next word (`--cl-options "-cl-mad-enable -O0"`)
+/// is left as it is.
 pub fn rewrite_build_options(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
-    args.map(|a| match a.to_str() {
-        Some(s)
-            if s.starts_with("-cl-")
-                || s.starts_with("-ffp-contract=")
-                || s == "-Werror"
-                || s == "-w" =>
-        {
-            OsString::from(format!("--cl-options={s}"))
+    let mut after_option = false;
+    args.map(|a| {
+        let value = std::mem::replace(&mut after_option, a == "--cl-options");
+        match a.to_str() {
+            Some(s)
+                if !value
+                    && (s.starts_with("-cl-")
+                        || s.starts_with("-ffp-contract=")
+                        || s == "-Werror"
+                        || s == "-w") =>
+            {
+                OsString::from(format!("--cl-options={s}"))
+            }
+            _ => a,
         }
-        _ => a,
     })
     .collect()
 }
@@ -125,12 +132,21 @@ pub fn run(args: Args) -> Outcome {
         report_raw!("{}", compiled.warnings.render(&compiled.sources));
     }
     let out: Vec<u8> = if args.emit_ir {
+        // One kernel after another, each ending its last line, a blank line between them.
         compiled
             .module
             .kernels
             .iter()
-            .map(|k| k.to_string())
-            .collect::<String>()
+            .map(|k| {
+                let text = k.to_string();
+                if text.ends_with('\n') {
+                    text
+                } else {
+                    text + "\n"
+                }
+            })
+            .collect::<Vec<String>>()
+            .join("\n")
             .into_bytes()
     } else if is_object(&path) {
         let program =

@@ -71,7 +71,7 @@ pub struct Args {
     /// checkpoint holds the program, the launch and its limits; give the outputs (--out,
     /// --dump-state, --trace, ...) and --threads again. The result is the one the run
     /// would have had without stopping.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "grid", "block", "args", "shared", "scratch", "max_steps", "max_total_steps", "entry", "kernel", "max_memory", "max_workgroups", "profile", "timeline"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "grid", "block", "args", "shared", "scratch", "max_steps", "max_total_steps", "entry", "kernel", "max_memory", "max_workgroups", "profile", "timeline", "defines", "undefines", "include", "opt", "cl_options"])]
     pub resume: Option<PathBuf>,
 }
 

@@ -41,6 +41,54 @@ impl KernelKind {
     }
 }
 
+/// One error or warning of the OpenCL C compiler, where it is printed (a message from a
+/// macro expansion: at the outermost invocation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileDiagnostic {
+    /// A warning (compilation went on), else an error.
+    pub warning: bool,
+    /// The file's name as the compiler was given it.
+    pub file: String,
+    /// 1-based line; 0 for a message about the whole compilation.
+    pub line: usize,
+    /// 1-based column in characters; 0 without a line.
+    pub column: usize,
+    /// The message, without location or severity.
+    pub message: String,
+}
+
+impl CompileDiagnostic {
+    fn of(
+        d: &warpkit_cc::diag::Diagnostic,
+        sources: &warpkit_cc::source::SourceMap,
+        name: &str,
+    ) -> Self {
+        let loc = d.location(sources);
+        CompileDiagnostic {
+            warning: d.severity == warpkit_cc::diag::Severity::Warning,
+            file: loc
+                .as_ref()
+                .map_or_else(|| name.to_string(), |l| l.file.clone()),
+            line: loc.as_ref().map_or(0, |l| l.line as usize),
+            column: loc.as_ref().map_or(0, |l| l.col as usize),
+            message: d.message.clone(),
+        }
+    }
+
+    /// The diagnostics of `list` that are errors or warnings.
+    fn all(
+        list: &warpkit_cc::diag::Diagnostics,
+        sources: &warpkit_cc::source::SourceMap,
+        name: &str,
+    ) -> Vec<Self> {
+        list.list
+            .iter()
+            .filter(|d| d.severity != warpkit_cc::diag::Severity::Note)
+            .map(|d| CompileDiagnostic::of(d, sources, name))
+            .collect()
+    }
+}
+
 /// Why a kernel could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -77,6 +125,9 @@ pub enum LoadError {
     Compile {
         /// The diagnostics with source excerpts and the count line.
         rendered: String,
+        /// The errors, and the warnings found before them, in the order found (notes are
+        /// only in `rendered`).
+        diagnostics: Vec<CompileDiagnostic>,
     },
     /// The compiler's output did not assemble: a compiler bug, reported with the text.
     #[error(
@@ -114,7 +165,7 @@ impl LoadError {
     pub fn render(&self) -> String {
         match self {
             LoadError::Assembly { errors, text } => errors.render(text),
-            LoadError::Compile { rendered } => rendered.clone(),
+            LoadError::Compile { rendered, .. } => rendered.clone(),
             other => format!("{other}\n"),
         }
     }
@@ -144,6 +195,14 @@ pub fn load_kernel(path: &Path) -> Result<Program, LoadError> {
 /// [`load_kernel`] compiling OpenCL C with `cl` (defines, include directories, optimisation
 /// level, build options).
 pub fn load_kernel_with(path: &Path, cl: &warpkit_cc::Options) -> Result<Program, LoadError> {
+    let bytes = read_kernel_file(path)?;
+    let name = path.display().to_string();
+    load_kernel_bytes_with(&bytes, &name, KernelKind::detect(path, &bytes), cl)
+}
+
+/// The bytes of the file at `path`; files larger than [`MAX_SOURCE_BYTES`] are refused
+/// without being read in full.
+pub fn read_kernel_file(path: &Path) -> Result<Vec<u8>, LoadError> {
     let name = path.display().to_string();
     let cannot = |error| LoadError::Read {
         path: name.clone(),
@@ -165,7 +224,7 @@ pub fn load_kernel_with(path: &Path, cl: &warpkit_cc::Options) -> Result<Program
     if bytes.len() > MAX_SOURCE_BYTES {
         return Err(LoadError::TooLarge { name, size: None });
     }
-    load_kernel_bytes_with(&bytes, &name, KernelKind::detect(path, &bytes), cl)
+    Ok(bytes)
 }
 
 /// The kernel held by `bytes` of the given kind; `name` names it in messages (the file
@@ -210,14 +269,25 @@ pub fn compile_opencl(
     name: &str,
     cl: &warpkit_cc::Options,
 ) -> Result<Program, LoadError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| LoadError::Compile {
-        rendered: format!(
-            "{name}: error: the source is not UTF-8 text (byte offset {})\n",
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let message = format!(
+            "the source is not UTF-8 text (byte offset {})",
             e.valid_up_to()
-        ),
+        );
+        LoadError::Compile {
+            rendered: format!("{name}: error: {message}\n"),
+            diagnostics: vec![CompileDiagnostic {
+                warning: false,
+                file: name.to_string(),
+                line: 0,
+                column: 0,
+                message,
+            }],
+        }
     })?;
     let compiled = warpkit_cc::compile_source(name, text, cl).map_err(|f| LoadError::Compile {
         rendered: f.render(),
+        diagnostics: CompileDiagnostic::all(&f.diagnostics, &f.sources, name),
     })?;
     let asm_name = format!("{name}.s");
     let mut program = warpkit_asm::assemble(&compiled.assembly, &asm_name).map_err(|errors| {
@@ -226,22 +296,15 @@ pub fn compile_opencl(
             rendered: errors.render(&compiled.assembly),
         }
     })?;
-    program.warnings = compiled
-        .warnings
-        .list
-        .iter()
-        .filter(|d| d.severity == warpkit_cc::diag::Severity::Warning)
-        .map(|d| {
-            let loc = d.span.and_then(|s| compiled.sources.loc(s));
-            warpkit_asm::AsmWarning {
-                file: loc
-                    .as_ref()
-                    .map_or_else(|| name.to_string(), |l| l.file.clone()),
-                line: loc.as_ref().map_or(0, |l| l.line as usize),
-                column: loc.as_ref().map_or(0, |l| l.col as usize),
-                message: d.message.clone(),
-                notes: Vec::new(),
-            }
+    program.warnings = CompileDiagnostic::all(&compiled.warnings, &compiled.sources, name)
+        .into_iter()
+        .filter(|d| d.warning)
+        .map(|d| warpkit_asm::AsmWarning {
+            file: d.file,
+            line: d.line,
+            column: d.column,
+            message: d.message,
+            notes: Vec::new(),
         })
         .collect();
     Ok(program)
@@ -318,6 +381,58 @@ mod tests {
         };
         assert_eq!(e.render(), errors.render("add v1, v2\n"));
         assert!(e.render().starts_with("k.s:1:"), "{}", e.render());
+    }
+
+    #[test]
+    fn compile_errors_list_their_diagnostics_where_they_are_printed() {
+        let src = "#define BAD(x) (x + undeclared)\n#define A 1\n#define A 2\n\
+                   kernel void f(global int *o)\n{\n    o[0] = BAD(1);\n    o[1] = 1 +;\n}\n";
+        let cl = warpkit_cc::Options::default();
+        let e = compile_opencl(src.as_bytes(), "k.cl", &cl).unwrap_err();
+        let LoadError::Compile {
+            rendered,
+            diagnostics,
+        } = &e
+        else {
+            panic!("{e:?}")
+        };
+        // Syntax errors stop before the semantic pass: the warning, then the error.
+        assert_eq!(
+            diagnostics
+                .iter()
+                .map(|d| (d.warning, d.file.as_str(), d.line, d.column))
+                .collect::<Vec<_>>(),
+            [(true, "k.cl", 3, 9), (false, "k.cl", 7, 15)]
+        );
+        assert_eq!(e.render(), *rendered);
+        assert!(
+            rendered.ends_with("1 warning and 1 error generated.\n"),
+            "{rendered}"
+        );
+        // An error inside a macro is located at the invocation, as it is printed.
+        let fixed = src.replace("1 +;", "1;");
+        let e = compile_opencl(fixed.as_bytes(), "k.cl", &cl).unwrap_err();
+        let LoadError::Compile { diagnostics, .. } = &e else {
+            panic!("{e:?}")
+        };
+        let error = diagnostics.iter().find(|d| !d.warning).unwrap();
+        assert_eq!((error.line, error.column), (6, 12), "{}", e.render());
+        assert!(e
+            .render()
+            .contains("k.cl:6:12: error: use of undeclared identifier"));
+        // Warnings of a program that compiles become the program's.
+        let ok = fixed.replace("undeclared", "0");
+        let p = compile_opencl(ok.as_bytes(), "k.cl", &cl).unwrap();
+        let w: Vec<_> = p.warnings.iter().map(|w| (w.line, w.column)).collect();
+        assert_eq!(w, [(3, 9)]);
+        // Not UTF-8: one diagnostic without a line.
+        let e = compile_opencl(b"kernel void f() {}\n\xff\n", "u.cl", &cl).unwrap_err();
+        let LoadError::Compile { diagnostics, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!((diagnostics[0].line, diagnostics[0].warning), (0, false));
+        assert!(diagnostics[0].message.contains("byte offset 19"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub mod stepper;
 pub use args::{parse_arg, ArgError, MemoryBudget, MemoryError};
 pub use kernel::{
     compile_opencl, load_kernel, load_kernel_bytes, load_kernel_bytes_with, load_kernel_with,
-    KernelKind, LoadError,
+    read_kernel_file, CompileDiagnostic, KernelKind, LoadError,
 };
 pub use launch::{Launch, Limits, Prepared, SetupError};
 pub use params::{select_kernel, ParamError, ParamValue};

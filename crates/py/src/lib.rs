@@ -20,6 +20,7 @@ use warpkit_sim::launch::{TrapReport, CODE_BASE};
 use warpkit_sim::trap::cause_name;
 use warpkit_sim::CancelFlag;
 
+mod opencl;
 mod stepping;
 
 create_exception!(
@@ -35,6 +36,15 @@ create_exception!(
     "The source did not assemble. `str(e)` is the diagnostics exactly as `warpkit asm` \
      prints them; `e.diagnostics` lists them (file, line, col, text) and `e.file`, `e.line`, \
      `e.col`, `e.text` are those of the first."
+);
+create_exception!(
+    warpkit,
+    CompileError,
+    Error,
+    "The OpenCL C source did not compile. `str(e)` is the diagnostics exactly as `warpkit cc` \
+     prints them (clang's form: `file:line:col: error: message`, the source line, a caret); \
+     `e.diagnostics` lists the errors and the warnings found before them, and `e.file`, \
+     `e.line`, `e.col`, `e.text` are those of the first error."
 );
 create_exception!(
     warpkit,
@@ -91,6 +101,16 @@ impl Program {
             kernel: None,
         }
     }
+
+    /// `inner` with `kernel` chosen for `launch` (a `ValueError` if its metadata does not
+    /// declare it).
+    fn chosen(inner: warpkit_asm::Program, kernel: Option<String>) -> PyResult<Program> {
+        if let Some(name) = &kernel {
+            warpkit_host::select_kernel(&inner, Some(name), None)
+                .map_err(|e| PyValueError::new_err(format!("kernel={name:?}: {e}")))?;
+        }
+        Ok(Program { inner, kernel })
+    }
 }
 
 #[pymethods]
@@ -134,6 +154,23 @@ impl Program {
     #[getter]
     fn kernel(&self) -> Option<String> {
         self.kernel.clone()
+    }
+
+    /// The warnings of the compiler (OpenCL C) or the assembler, as `Diagnostic`s.
+    #[getter]
+    fn warnings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for w in &self.inner.warnings {
+            let d = Diagnostic {
+                severity: "warning",
+                file: w.file.clone(),
+                line: w.line,
+                col: w.column,
+                text: w.message.clone(),
+            };
+            list.append(Py::new(py, d)?)?;
+        }
+        Ok(list)
     }
 
     /// The code (`.text`) as bytes.
@@ -206,6 +243,7 @@ fn assembly_error(py: Python<'_>, errors: &warpkit_asm::AsmErrors, src: &str) ->
         let list = PyList::empty(py);
         for e in &errors.errors {
             let d = Diagnostic {
+                severity: "error",
                 file: e.file.clone(),
                 line: e.line,
                 col: e.column,
@@ -228,9 +266,12 @@ fn assembly_error(py: Python<'_>, errors: &warpkit_asm::AsmErrors, src: &str) ->
     }
 }
 
-/// One assembler diagnostic: `file:line:col: error: text`.
+/// One diagnostic of the assembler or the compiler: `file:line:col: error: text` (or
+/// `warning:`); line and col are 0 for a message about the whole file.
 #[pyclass(module = "warpkit", frozen, get_all)]
 struct Diagnostic {
+    /// "error" or "warning".
+    severity: &'static str,
     file: String,
     line: usize,
     col: usize,
@@ -240,9 +281,12 @@ struct Diagnostic {
 #[pymethods]
 impl Diagnostic {
     fn __str__(&self) -> String {
+        if self.line == 0 {
+            return format!("{}: {}: {}", self.file, self.severity, self.text);
+        }
         format!(
-            "{}:{}:{}: error: {}",
-            self.file, self.line, self.col, self.text
+            "{}:{}:{}: {}: {}",
+            self.file, self.line, self.col, self.severity, self.text
         )
     }
 
@@ -251,25 +295,53 @@ impl Diagnostic {
     }
 }
 
-/// Read a kernel from a file: assembly source (`.s`, `.S`, `.asm`), an ELF code object, or
-/// raw code — as `warpkit run FILE` does. `kernel` chooses a kernel of the program's
-/// metadata, which `launch` then runs and checks the arguments against (as `warpkit run
-/// --kernel NAME`).
+/// Read a kernel from a file: OpenCL C (`.cl`, compiled with `defines`, `undefines`,
+/// `include_dirs` and `options` as `warpkit.compile` takes them), assembly source (`.s`,
+/// `.S`, `.asm`), an ELF code object, or raw code — as `warpkit run FILE` does. `kernel`
+/// chooses a kernel of the program's metadata, which `launch` then runs and checks the
+/// arguments against (as `warpkit run --kernel NAME`).
 #[pyfunction]
-#[pyo3(signature = (path, *, kernel = None))]
-fn load(py: Python<'_>, path: std::path::PathBuf, kernel: Option<String>) -> PyResult<Program> {
-    let inner = match warpkit_host::load_kernel(&path) {
-        Ok(inner) => inner,
-        Err(warpkit_host::LoadError::Assembly { errors, text }) => {
-            return Err(assembly_error(py, &errors, &text))
-        }
-        Err(e) => return Err(PyValueError::new_err(e.to_string())),
-    };
-    if let Some(name) = &kernel {
-        warpkit_host::select_kernel(&inner, Some(name), None)
-            .map_err(|e| PyValueError::new_err(format!("kernel={name:?}: {e}")))?;
+#[pyo3(signature = (path, *, kernel = None, defines = None, undefines = None,
+    include_dirs = None, options = None))]
+fn load(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    kernel: Option<String>,
+    defines: Option<&Bound<'_, PyAny>>,
+    undefines: Option<Vec<String>>,
+    include_dirs: Option<Vec<std::path::PathBuf>>,
+    options: Option<&str>,
+) -> PyResult<Program> {
+    let given =
+        defines.is_some() || undefines.is_some() || include_dirs.is_some() || options.is_some();
+    let cl = opencl::options(defines, undefines, include_dirs, options)?;
+    let bytes = warpkit_host::read_kernel_file(&path).map_err(|e| load_error(py, e))?;
+    let kind = warpkit_host::KernelKind::detect(&path, &bytes);
+    if given && kind != warpkit_host::KernelKind::OpenCl {
+        return Err(PyValueError::new_err(format!(
+            "{}: defines, undefines, include_dirs and options apply to OpenCL C (a `.cl` file) only",
+            path.display()
+        )));
     }
-    Ok(Program { inner, kernel })
+    let name = path.display().to_string();
+    let inner = warpkit_host::load_kernel_bytes_with(&bytes, &name, kind, &cl)
+        .map_err(|e| load_error(py, e))?;
+    Program::chosen(inner, kernel)
+}
+
+/// The exception for a kernel that did not load: `AssemblyError`, `CompileError`, or
+/// `ValueError` (an unreadable file, a malformed object); `warpkit.Error` for a compiler bug.
+fn load_error(py: Python<'_>, e: warpkit_host::LoadError) -> PyErr {
+    use warpkit_host::LoadError;
+    match e {
+        LoadError::Assembly { errors, text } => assembly_error(py, &errors, &text),
+        LoadError::Compile {
+            rendered,
+            diagnostics,
+        } => opencl::compile_error(py, &rendered, &diagnostics),
+        e @ LoadError::CompilerOutput { .. } => Error::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
 }
 
 /// Workgroup shared memory for a `ptr.local` parameter of a kernel with metadata:
@@ -896,7 +968,7 @@ struct LaunchOptions<'a, 'py> {
     block: Option<&'a Bound<'py, PyAny>>,
     args: Option<&'a Bound<'py, PyDict>>,
     shared: u32,
-    scratch: u32,
+    scratch: Option<u32>,
     threads: Option<usize>,
     max_steps: u64,
     entry: Option<&'a str>,
@@ -935,7 +1007,9 @@ fn setup(
         l.block(dims("block", b)?).map_err(setup_error)?;
     }
     l.shared(o.shared).map_err(setup_error)?;
-    l.scratch(o.scratch).map_err(setup_error)?;
+    if let Some(s) = o.scratch {
+        l.scratch(s).map_err(setup_error)?;
+    }
     if let Some(e) = o.entry {
         l.entry(e);
     }
@@ -971,7 +1045,7 @@ fn setup(
 #[pyfunction]
 #[pyo3(signature = (
     program, grid = None, block = None, args = None, *,
-    shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES, scratch = 0, threads = None,
+    shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES, scratch = None, threads = None,
     max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None, keep_warps = true,
     strict_hazards = false, check = true, engine = None,
     max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
@@ -980,7 +1054,7 @@ fn setup(
 // A default taken from a constant would show as `...`; this one states it, and a test
 // holds it to the library's.
 #[pyo3(
-    text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, scratch=0, \
+    text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, scratch=None, \
     threads=None, max_steps=..., entry=None, keep_warps=True, strict_hazards=False, check=True, \
     engine=None, max_memory=..., max_workgroups=...)"
 )]
@@ -992,7 +1066,7 @@ fn launch(
     block: Option<&Bound<'_, PyAny>>,
     args: Option<&Bound<'_, PyDict>>,
     shared: u32,
-    scratch: u32,
+    scratch: Option<u32>,
     threads: Option<usize>,
     max_steps: u64,
     entry: Option<&str>,
@@ -1255,6 +1329,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(opencl::compile, m)?)?;
     m.add_function(wrap_pyfunction!(disassemble, m)?)?;
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(launch, m)?)?;
@@ -1279,6 +1354,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     stepping::register(m)?;
     m.add("Error", py.get_type::<Error>())?;
     m.add("AssemblyError", py.get_type::<AssemblyError>())?;
+    m.add("CompileError", py.get_type::<CompileError>())?;
     m.add("DecodeError", py.get_type::<DecodeError>())?;
     m.add("LaunchError", py.get_type::<LaunchError>())?;
     m.add("RunError", py.get_type::<RunError>())?;

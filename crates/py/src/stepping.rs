@@ -339,7 +339,7 @@ impl Simulator {
     #[new]
     #[pyo3(signature = (
         program, grid = None, block = None, args = None, *,
-        shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES, scratch = 0,
+        shared = warpkit_sim::launch::DEFAULT_SHARED_BYTES, scratch = None,
         max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None,
         max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
         max_workgroups = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS
@@ -348,7 +348,7 @@ impl Simulator {
     // holds it to the library's.
     #[pyo3(
         text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, \
-        scratch=0, max_steps=..., entry=None, max_memory=..., max_workgroups=...)"
+        scratch=None, max_steps=..., entry=None, max_memory=..., max_workgroups=...)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -358,7 +358,7 @@ impl Simulator {
         block: Option<&Bound<'_, PyAny>>,
         args: Option<&Bound<'_, PyDict>>,
         shared: u32,
-        scratch: u32,
+        scratch: Option<u32>,
         max_steps: u64,
         entry: Option<&str>,
         max_memory: u64,

@@ -5,6 +5,7 @@ mod common;
 
 mod asm_dis;
 mod campaign;
+mod cc_cli;
 mod checkpoint_cli;
 mod closed_stderr;
 mod compiler_output;
@@ -17,6 +18,7 @@ mod kernel_meta;
 mod lines;
 mod linx_cli;
 mod loc_cli;
+mod opencl_doc;
 mod profile;
 mod reports;
 mod run_cli;

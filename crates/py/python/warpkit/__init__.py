@@ -3,7 +3,7 @@
 Numpy arrays in, numpy arrays out::
 
     import numpy as np, warpkit
-    prog = warpkit.load("examples/vadd.s")
+    prog = warpkit.load("examples/vadd.s")       # or warpkit.compile("k.cl"), OpenCL C
     a = np.arange(1000, dtype=np.uint32); b = 2 * a
     run = warpkit.launch(prog, grid=4, block=256,
                          args={"a": a, "b": b, "out": np.zeros_like(a), "n": 1000})
@@ -16,6 +16,7 @@ from ._native import (
     DEFAULT_SHARED_BYTES,
     AssemblyError,
     Buffer,
+    CompileError,
     Commit,
     DecodeError,
     Deadlock,
@@ -40,6 +41,7 @@ from ._native import (
     Warp,
     assemble,
     code_base,
+    compile,
     decode,
     disassemble,
     launch,
@@ -52,6 +54,7 @@ __all__ = [
     "DEFAULT_SHARED_BYTES",
     "AssemblyError",
     "Buffer",
+    "CompileError",
     "Commit",
     "DecodeError",
     "Deadlock",
@@ -76,6 +79,7 @@ __all__ = [
     "Warp",
     "assemble",
     "code_base",
+    "compile",
     "decode",
     "disassemble",
     "launch",

@@ -21,6 +21,17 @@ class AssemblyError(Error):
     col: int
     text: str
 
+class CompileError(Error):
+    """The OpenCL C source did not compile; str(e) is the diagnostics as `warpkit cc` prints
+    them; `diagnostics` lists the errors and the warnings found before them; file, line,
+    col and text are those of the first error."""
+
+    diagnostics: list[Diagnostic]
+    file: str
+    line: int
+    col: int
+    text: str
+
 class DecodeError(Error):
     """The bytes are not an instruction."""
 
@@ -54,8 +65,10 @@ class LimitExceeded(RunError):
     """The step limit was reached, or hazards were reported with strict_hazards=True."""
 
 class Diagnostic:
-    """One assembler diagnostic; str() is `file:line:col: error: text`."""
+    """One diagnostic of the assembler or the compiler; str() is
+    `file:line:col: SEVERITY: text` (line and col 0: about the whole file)."""
 
+    severity: str
     file: str
     line: int
     col: int
@@ -87,7 +100,10 @@ class Program:
         block (a tuple or None), params (dicts with name, kind, c_type)."""
     @property
     def kernel(self) -> Optional[str]:
-        """The kernel `load(path, kernel=NAME)` chose, or None."""
+        """The kernel `load(path, kernel=NAME)` or `compile(..., kernel=NAME)` chose, or None."""
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The compiler's or the assembler's warnings."""
     def __len__(self) -> int: ...
 
 class Instr:
@@ -188,9 +204,36 @@ class Run:
 def assemble(src: str, *, filename: str = "<string>") -> Program:
     """Assemble source text; raises AssemblyError."""
 
-def load(path: Union[str, PathLike[str]], *, kernel: Optional[str] = None) -> Program:
-    """Read a kernel file: assembly source (.s, .S, .asm), ELF code object or raw code;
-    `kernel` chooses a kernel of its metadata for `launch` (ValueError if there is none)."""
+Defines = Union[
+    Mapping[str, Union[str, int, float, None]],
+    Sequence[Union[str, Tuple[str, Union[str, int, float, None]]]],
+]
+
+def load(
+    path: Union[str, PathLike[str]],
+    *,
+    kernel: Optional[str] = None,
+    defines: Optional[Defines] = None,
+    undefines: Optional[Sequence[str]] = None,
+    include_dirs: Optional[Sequence[Union[str, PathLike[str]]]] = None,
+    options: Optional[str] = None,
+) -> Program:
+    """Read a kernel file: OpenCL C (.cl, compiled with the options of `compile`), assembly
+    source (.s, .S, .asm), ELF code object or raw code; `kernel` chooses a kernel of its
+    metadata for `launch` (ValueError if there is none)."""
+
+def compile(
+    source_or_path: Union[str, PathLike[str]],
+    *,
+    defines: Optional[Defines] = None,
+    undefines: Optional[Sequence[str]] = None,
+    include_dirs: Optional[Sequence[Union[str, PathLike[str]]]] = None,
+    options: Optional[str] = None,
+    kernel: Optional[str] = None,
+    filename: Optional[str] = None,
+) -> Program:
+    """Compile OpenCL C: a str holding a newline or a `{` is source text (named `filename`,
+    default "<string>"), any other str or os.PathLike a path; raises CompileError."""
 
 def disassemble(data: bytes, *, base: int = 0, plain: bool = False) -> str:
     """Disassemble bytes as `warpkit dis` does."""
@@ -214,7 +257,7 @@ def launch(
     args: Optional[Mapping[str, ArgValue]] = None,
     *,
     shared: int = 65536,
-    scratch: int = 0,
+    scratch: Optional[int] = None,
     threads: Optional[int] = None,
     max_steps: int = 100_000_000,
     entry: Optional[str] = None,
@@ -298,7 +341,7 @@ class Simulator:
         args: Optional[Mapping[str, ArgValue]] = None,
         *,
         shared: int = 65536,
-        scratch: int = 0,
+        scratch: Optional[int] = None,
         max_steps: int = 100_000_000,
         entry: Optional[str] = None,
         max_memory: int = 1 << 30,
