@@ -1488,14 +1488,9 @@ impl<'a> Lowerer<'a> {
         let mut values = Vec::new();
         for ((rv, a), p) in rvs.into_iter().zip(args).zip(&fty.params) {
             if p.ty.is_aggregate() {
-                values.push(rv.v);
+                values.push(rv);
             } else {
-                values.push(Some(self.implicit(
-                    rv,
-                    &p.ty,
-                    a,
-                    super::convert::Conv::Pass,
-                )));
+                values.push(self.implicit_rv(rv, &p.ty, a, super::convert::Conv::Pass));
             }
         }
         if self.recursive.contains(&i) || self.inline_stack.contains(&i) || self.typing > 0 {
