@@ -90,11 +90,6 @@ fn unsupported_kind(name: &str) -> Option<&'static str> {
         {
             "image built-in"
         }
-        _ if name.starts_with("vload") || name.starts_with("vstore") => "vector built-in",
-        "shuffle" | "shuffle2" | "vec_step" | "dot" | "cross" | "length" | "distance"
-        | "normalize" | "fast_length" | "fast_distance" | "fast_normalize" | "any" | "all" => {
-            "vector built-in"
-        }
         "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" => {
             "asynchronous copy built-in"
         }
@@ -168,7 +163,8 @@ const DIRECT: &[&str] = &[
     "prefetch",
 ];
 
-fn int_kind_named(name: &str) -> Option<Type> {
+/// The scalar type a built-in's name spells (`convert_uint`, `as_float`).
+pub(crate) fn int_kind_named(name: &str) -> Option<Type> {
     Some(match name {
         "char" => Type::Int(IntKind::Char),
         "uchar" => Type::Int(IntKind::UChar),
@@ -185,9 +181,29 @@ fn int_kind_named(name: &str) -> Option<Type> {
     })
 }
 
+/// The parts of a `convert_` name after the prefix: the type's name, `_sat`, the rounding
+/// mode; `None` when the suffixes are malformed.
+pub(crate) fn parse_convert(rest: &str) -> Option<(&str, bool, Option<&str>)> {
+    let mut parts = rest.split('_');
+    let tname = parts.next().unwrap_or("");
+    let mut sat = false;
+    let mut rounding: Option<&str> = None;
+    for p in parts {
+        match p {
+            "sat" if rounding.is_none() && !sat => sat = true,
+            "rte" | "rtz" | "rtp" | "rtn" if rounding.is_none() => rounding = Some(p),
+            _ => return None,
+        }
+    }
+    Some((tname, sat, rounding))
+}
+
 /// Whether `name` is a built-in function this module handles (or reports).
 fn is_builtin(name: &str) -> bool {
     DIRECT.contains(&name)
+        || super::vector_builtins::VECTOR_ONLY.contains(&name)
+        || name.starts_with("vload")
+        || name.starts_with("vstore")
         || MATH_LIBRARY.contains(&name)
         || unsupported_kind(name).is_some()
         || name.starts_with("native_")
@@ -217,6 +233,9 @@ impl<'a> Lowerer<'a> {
             }
             return Some(RV::error());
         }
+        if name == "vec_step" {
+            return Some(self.vec_step(args, e));
+        }
         let rvs: Vec<RV> = args.iter().map(|a| self.expr(a)).collect();
         if rvs.iter().any(|r| r.ty.is_error()) {
             return Some(RV::error());
@@ -224,6 +243,9 @@ impl<'a> Lowerer<'a> {
         if name == "prefetch" {
             // A hint about the cache: no effect on what the program computes.
             return Some(RV::void());
+        }
+        if let Some(r) = self.vector_builtin(name, &rvs, args, e) {
+            return Some(r);
         }
         let r = if let Some(r) = self.work_item(name, &rvs, span) {
             r
@@ -241,7 +263,7 @@ impl<'a> Lowerer<'a> {
         Some(r)
     }
 
-    fn no_match(&mut self, name: &str, e: &Expr) -> RV {
+    pub(crate) fn no_match(&mut self, name: &str, e: &Expr) -> RV {
         self.error_in(
             e.span,
             e.expansion,
@@ -380,7 +402,7 @@ impl<'a> Lowerer<'a> {
             .fold(first, |acc, r| usual_arith(&acc, &r.ty))
     }
 
-    fn math_builtin(&mut self, name: &str, rvs: &[RV], args: &[Expr], e: &Expr) -> RV {
+    pub(crate) fn math_builtin(&mut self, name: &str, rvs: &[RV], args: &[Expr], e: &Expr) -> RV {
         let span = e.span;
         let arity = match name {
             "abs" | "clz" | "ctz" | "popcount" | "fabs" | "sqrt" | "rsqrt" | "sign" | "degrees"
@@ -807,7 +829,7 @@ impl<'a> Lowerer<'a> {
         RV::val(Type::Int(result), r)
     }
 
-    fn fconst(&mut self, k: FloatKind, v: f64, span: Span) -> ValueId {
+    pub(crate) fn fconst(&mut self, k: FloatKind, v: f64, span: Span) -> ValueId {
         let bits = super::consteval::float_to_float(FloatKind::Double, k, v.to_bits());
         self.konst(k.ty(), bits, span)
     }
@@ -1009,7 +1031,7 @@ impl<'a> Lowerer<'a> {
 
     /// A hardware math operation in `k` (half is computed in float: one more rounding of a
     /// float result to half is exact for these operations' accuracy).
-    fn math_op(&mut self, op: MathOp, k: FloatKind, x: ValueId, span: Span) -> ValueId {
+    pub(crate) fn math_op(&mut self, op: MathOp, k: FloatKind, x: ValueId, span: Span) -> ValueId {
         match k {
             FloatKind::Float => self.emit(OpKind::Math(op), vec![x], Ty::F32, span),
             FloatKind::Double if op == MathOp::Sqrt => {
@@ -1143,10 +1165,6 @@ impl<'a> Lowerer<'a> {
     fn as_type(&mut self, name: &str, to_name: &str, rvs: &[RV], e: &Expr) -> RV {
         let span = e.span;
         let Some(to) = int_kind_named(to_name) else {
-            if to_name.chars().last().is_some_and(|c| c.is_ascii_digit()) {
-                self.unsupported(span, format_args!("vector built-in '{name}'"));
-                return RV::error();
-            }
             return self.no_match(name, e);
         };
         if rvs.len() != 1 || !rvs[0].ty.is_arith() || rvs[0].ty == Type::Bool {
@@ -1210,25 +1228,29 @@ impl<'a> Lowerer<'a> {
         args: &[Expr],
         e: &Expr,
     ) -> RV {
-        let span = e.span;
-        let mut parts = rest.split('_');
-        let tname = parts.next().unwrap_or("");
-        let mut sat = false;
-        let mut rounding: Option<&str> = None;
-        for p in parts {
-            match p {
-                "sat" if rounding.is_none() && !sat => sat = true,
-                "rte" | "rtz" | "rtp" | "rtn" if rounding.is_none() => rounding = Some(p),
-                _ => return self.no_match(name, e),
-            }
-        }
-        let Some(to) = int_kind_named(tname) else {
-            if tname.chars().last().is_some_and(|c| c.is_ascii_digit()) {
-                self.unsupported(span, format_args!("vector built-in '{name}'"));
-                return RV::error();
-            }
+        let Some((tname, sat, rounding)) = parse_convert(rest) else {
             return self.no_match(name, e);
         };
+        let Some(to) = int_kind_named(tname) else {
+            return self.no_match(name, e);
+        };
+        self.convert_one(name, &to, sat, rounding, rvs, args, e)
+    }
+
+    /// `convert_TYPE[_sat][_ROUNDING]` of one scalar (`rvs`: the one argument).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn convert_one(
+        &mut self,
+        name: &str,
+        to: &Type,
+        sat: bool,
+        rounding: Option<&str>,
+        rvs: &[RV],
+        args: &[Expr],
+        e: &Expr,
+    ) -> RV {
+        let span = e.span;
+        let to = to.clone();
         if rvs.len() != 1 || !rvs[0].ty.is_arith() || (sat && to.is_float()) {
             return self.no_match(name, e);
         }

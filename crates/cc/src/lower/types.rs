@@ -207,16 +207,6 @@ impl Elem {
             _ => IntKind::Long,
         })
     }
-
-    /// The unsigned integer element of the same size.
-    pub(crate) fn unsigned_int(self) -> Elem {
-        Elem::Int(match self.size() {
-            1 => IntKind::UChar,
-            2 => IntKind::UShort,
-            4 => IntKind::UInt,
-            _ => IntKind::ULong,
-        })
-    }
 }
 
 /// The number of elements a vector of `n` elements has in memory: 3-element vectors

@@ -235,20 +235,6 @@ impl<'a> Lowerer<'a> {
         vec![x; n]
     }
 
-    /// A vector rvalue's lanes converted to element type `to` (C's conversion per lane).
-    pub(crate) fn convert_lanes(
-        &mut self,
-        lanes: &[ValueId],
-        from: Elem,
-        to: Elem,
-        span: Span,
-    ) -> Vec<ValueId> {
-        lanes
-            .iter()
-            .map(|&v| self.conv(v, &from.ty(), &to.ty(), span))
-            .collect()
-    }
-
     /// `rv` as a value of vector type `to` by the rules of assignment (OpenCL C 1.2
     /// §6.2.1): a vector of the same type as is, an arithmetic scalar converted to the
     /// element type and replicated; anything else is an error.
