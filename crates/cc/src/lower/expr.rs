@@ -350,6 +350,14 @@ impl<'a> Lowerer<'a> {
                 let (addr, rec_ty) = if *arrow {
                     let rv = self.expr(base);
                     match (&rv.ty, rv.v) {
+                        (Type::Pointer(p), Some(v)) if p.ty.is_vector() => {
+                            // `p->x` on a pointer to a vector, as clang allows.
+                            let lv = LV {
+                                place: Place::Mem(v),
+                                ty: (**p).clone(),
+                            };
+                            return Some(self.component_access(lv, field, e));
+                        }
                         (Type::Pointer(p), Some(v)) => (v, (**p).clone()),
                         (Type::Error, _) => return Some(err),
                         (t, _) => {

@@ -528,3 +528,522 @@ __kernel void k(__global int *out, __global const float *in) {
     want.push(f[2].to_bits() as i32);
     assert_eq!(&g[..want.len()], &want[..]);
 }
+
+/// Integer and common built-ins apply per lane; a scalar argument is replicated.
+#[test]
+fn elementwise_builtins() {
+    let src = r#"
+__kernel void k(__global int *out, __global float *fout, __global const float *in) {
+    int4 a = (int4)(-5, 17, 300, -2147483647 - 1);
+    int4 b = (int4)(3, -4, 100, 1);
+    uint4 u = (uint4)(0xf0000000u, 1, 0x12345678u, 0);
+    int4 mn = min(a, b), mx = max(a, 0), cl = clamp(a, -10, 20);
+    uint4 ab = abs(a);
+    int4 m24 = mul24(a, b), ma24 = mad24(a, b, (int4)(1));
+    int4 mh = mul_hi(a, (int4)(0x40000000));
+    uint4 rot = rotate(u, (uint4)(4, 31, 8, 1));
+    uint4 pc = popcount(u);
+    uint4 lz = clz(u);
+    uchar4 sat = add_sat((uchar4)(250, 1, 128, 0), (uchar4)(10, 2, 128, 0));
+    short2 ups = upsample((char2)(1, -1), (uchar2)(2, 255));
+    int2 bs = bitselect((int2)(0x0f0f0f0f), (int2)(0x70707070), (int2)(0x00ff00ff, 0));
+    float4 f = vload4(0, in);
+    float4 fa = fabs(f), fmn = fmin(f, 1.0f), fmx = fmax(f, (float4)(0.0f, 0.0f, 10.0f, -1.0f));
+    float4 fm = fma(f, f, 1.0f), md = mad(f, 2.0f, f);
+    float4 sq = sqrt(fabs(f));
+    float4 fl = floor(f), ce = ceil(f);
+    float4 mi = mix(f, (float4)(10.0f), 0.5f);
+    float4 st = step(0.0f, f);
+    float4 cls = clamp(f, -1.0f, 1.0f);
+    float4 sg = sign(f);
+    float4 cs = copysign((float4)(1.0f), f);
+    int k = 0;
+    out[k++] = mn.x; out[k++] = mn.y; out[k++] = mx.x; out[k++] = mx.z;
+    out[k++] = cl.x; out[k++] = cl.z; out[k++] = cl.w;
+    out[k++] = (int)ab.x; out[k++] = (int)ab.w;
+    out[k++] = m24.x; out[k++] = m24.z; out[k++] = ma24.y;
+    out[k++] = mh.y; out[k++] = mh.w;
+    out[k++] = (int)rot.x; out[k++] = (int)rot.y; out[k++] = (int)rot.z; out[k++] = (int)rot.w;
+    out[k++] = (int)pc.x; out[k++] = (int)pc.z; out[k++] = (int)lz.y; out[k++] = (int)lz.w;
+    out[k++] = sat.x; out[k++] = sat.y; out[k++] = sat.z;
+    out[k++] = ups.x; out[k++] = ups.y;
+    out[k++] = bs.x; out[k++] = bs.y;
+    int j = 0;
+    vstore4(fa, j++, fout); vstore4(fmn, j++, fout); vstore4(fmx, j++, fout);
+    vstore4(fm, j++, fout); vstore4(md, j++, fout); vstore4(sq, j++, fout);
+    vstore4(fl, j++, fout); vstore4(ce, j++, fout); vstore4(mi, j++, fout);
+    vstore4(st, j++, fout); vstore4(cls, j++, fout); vstore4(sg, j++, fout);
+    vstore4(cs, j++, fout);
+}
+"#;
+    let f = [-2.5f32, 0.75, 9.0, -0.0];
+    let got = run(
+        src,
+        1,
+        vec![
+            ("out", out(4 * 40)),
+            ("fout", out(4 * 4 * 13)),
+            ("in", f32_bytes(&f)),
+        ],
+    );
+    let g = i32s(&got[0]);
+    let a = [-5i32, 17, 300, i32::MIN];
+    let b = [3i32, -4, 100, 1];
+    let u = [0xf000_0000u32, 1, 0x1234_5678, 0];
+    let m24 = |x: i32, y: i32| ((x << 8) >> 8).wrapping_mul((y << 8) >> 8);
+    let want: Vec<i32> = vec![
+        -5,
+        -4,
+        0,
+        300,
+        -5,
+        20,
+        -10,
+        5,
+        i32::MIN,
+        m24(a[0], b[0]),
+        m24(a[2], b[2]),
+        m24(a[1], b[1]) + 1,
+        ((i64::from(a[1]) * 0x4000_0000) >> 32) as i32,
+        ((i64::from(a[3]) * 0x4000_0000) >> 32) as i32,
+        u[0].rotate_left(4) as i32,
+        u[1].rotate_left(31) as i32,
+        u[2].rotate_left(8) as i32,
+        u[3].rotate_left(1) as i32,
+        4,
+        13,
+        31,
+        32,
+        255,
+        3,
+        255,
+        (1i16 << 8 | 2) as i32,
+        ((-1i16) << 8 | 255) as i32,
+        (0x0f0f0f0f & !0x00ff00ff) | (0x70707070 & 0x00ff00ff),
+        0x0f0f0f0f,
+    ];
+    assert_eq!(&g[..want.len()], &want[..]);
+    let fo = f32s(&got[1]);
+    let per = |h: &dyn Fn(f32, usize) -> f32| -> Vec<f32> { (0..4).map(|i| h(f[i], i)).collect() };
+    let fmx_b = [0.0f32, 0.0, 10.0, -1.0];
+    let sign = |x: f32| {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            x
+        }
+    };
+    let expect: Vec<Vec<f32>> = vec![
+        per(&|x, _| x.abs()),
+        per(&|x, _| x.min(1.0)),
+        per(&|x, i| x.max(fmx_b[i])),
+        per(&|x, _| x.mul_add(x, 1.0)),
+        per(&|x, _| x.mul_add(2.0, x)),
+        per(&|x, _| x.abs().sqrt()),
+        per(&|x, _| x.floor()),
+        per(&|x, _| x.ceil()),
+        per(&|x, _| x + (10.0 - x) * 0.5),
+        per(&|x, _| if x < 0.0 { 0.0 } else { 1.0 }),
+        per(&|x, _| x.clamp(-1.0, 1.0)),
+        per(&|x, _| sign(x)),
+        per(&|x, _| 1.0f32.copysign(x)),
+    ];
+    for (j, e) in expect.iter().enumerate() {
+        let g = &fo[4 * j..4 * j + 4];
+        let same = g.iter().zip(e).all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(same, "function {j}: got {g:?}, want {e:?}");
+    }
+}
+
+/// Relational built-ins on vectors give -1/0 of the element's size; `select` and
+/// `any`/`all` read most significant bits.
+#[test]
+fn relational_builtins() {
+    let src = r#"
+__kernel void k(__global int *out, __global long *lout, __global const float *in) {
+    float4 f = vload4(0, in);
+    float4 g = (float4)(1.0f, 1.0f, 1.0f, 1.0f);
+    int4 nan = isnan(f), inf = isinf(f), fin = isfinite(f), sb = signbit(f);
+    int4 eq = isequal(f, g), gt = isgreater(f, g), un = isunordered(f, g);
+    int4 sc = select((int4)(1, 2, 3, 4), (int4)(10, 20, 30, 40), (int4)(-1, 0, 0x80000000, 1));
+    float4 sf = select(f, g, (uint4)(0, 0xffffffffu, 0, 0x80000000u));
+    double2 d = (double2)(-1.0, 2.0);
+    long2 dsb = signbit(d);
+    int k = 0;
+    out[k++] = nan.x; out[k++] = nan.z; out[k++] = inf.y; out[k++] = inf.z;
+    out[k++] = fin.x; out[k++] = fin.w; out[k++] = sb.w; out[k++] = sb.x;
+    out[k++] = eq.x; out[k++] = eq.w; out[k++] = gt.y; out[k++] = un.z;
+    out[k++] = sc.x; out[k++] = sc.y; out[k++] = sc.z; out[k++] = sc.w;
+    out[k++] = (int)sf.x; out[k++] = (int)sf.y; out[k++] = (int)sf.w;
+    out[k++] = any((int4)(0, 1, 2, 3)); out[k++] = any((int4)(0, 1, 2, -3));
+    out[k++] = all((char2)(-1, -128)); out[k++] = all((char2)(-1, 127));
+    out[k++] = any((uchar4)(0, 0, 0x80, 0)); out[k++] = any(-5);
+    out[k++] = isnan(in[2]);
+    lout[0] = dsb.x; lout[1] = dsb.y;
+}
+"#;
+    let f = [1.0f32, f32::INFINITY, f32::NAN, -3.0];
+    let got = run(
+        src,
+        1,
+        vec![
+            ("out", out(4 * 32)),
+            ("lout", out(16)),
+            ("in", f32_bytes(&f)),
+        ],
+    );
+    let want = [
+        0, -1, -1, 0, -1, -1, -1, 0, -1, 0, -1, -1, 10, 2, 30, 4, 1, 1, 1, 0, 1, 1, 0, 1, 1, 1,
+    ];
+    let g = i32s(&got[0]);
+    assert_eq!(&g[..want.len()], &want);
+    assert_eq!(i64s(&got[1]), [-1, 0]);
+}
+
+/// Geometric functions: `dot` adds left to right with each product and sum rounded
+/// (`fma` chains with contraction), `length` is `sqrt(dot(p, p))`.
+#[test]
+fn geometric_builtins() {
+    let src = r#"
+__kernel void k(__global float *out, __global const float *in) {
+    float4 p = vload4(0, in);
+    float4 q = vload4(1, in);
+    float3 a = p.xyz, b = q.xyz;
+    int k = 0;
+    out[k++] = dot(p, q);
+    out[k++] = dot(a, b);
+    out[k++] = dot(p.xy, q.zw);
+    out[k++] = dot(in[0], in[5]);
+    out[k++] = length(p);
+    out[k++] = length(b.xy);
+    out[k++] = length(-3.0f);
+    out[k++] = distance(p, q);
+    float3 c = cross(a, b);
+    out[k++] = c.x; out[k++] = c.y; out[k++] = c.z;
+    float4 c4 = cross(p, q);
+    out[k++] = c4.w;
+    float4 n = normalize(p);
+    out[k++] = n.x; out[k++] = n.y; out[k++] = n.z; out[k++] = n.w;
+    float4 z = normalize((float4)(0.0f));
+    out[k++] = z.y;
+    out[k++] = normalize(-2.0f);
+    out[k++] = fast_length(q);
+    float4 fnrm = fast_normalize(q);
+    out[k++] = fnrm.x; out[k++] = fnrm.y; out[k++] = fnrm.z; out[k++] = fnrm.w;
+}
+"#;
+    let input = [1.5f32, -2.25, 3.0, 0.5, 0.1, 7.0, -1.0, 2.5];
+    let run_it = |contract: bool| {
+        f32s(
+            &run_with(
+                src,
+                contract,
+                1,
+                vec![("out", out(4 * 32)), ("in", f32_bytes(&input))],
+            )[0],
+        )
+    };
+    let (p, q) = (&input[..4], &input[4..]);
+    let dot = |x: &[f32], y: &[f32], fused: bool| {
+        let mut acc = x[0] * y[0];
+        for i in 1..x.len() {
+            acc = if fused {
+                x[i].mul_add(y[i], acc)
+            } else {
+                acc + x[i] * y[i]
+            };
+        }
+        acc
+    };
+    for contract in [false, true] {
+        let g = run_it(contract);
+        let len = |x: &[f32]| dot(x, x, contract).sqrt();
+        let d: Vec<f32> = (0..4).map(|i| p[i] - q[i]).collect();
+        let cr = [
+            p[1] * q[2] - p[2] * q[1],
+            p[2] * q[0] - p[0] * q[2],
+            p[0] * q[1] - p[1] * q[0],
+        ];
+        let lp = len(p);
+        let want = [
+            dot(p, q, contract),
+            dot(&p[..3], &q[..3], contract),
+            dot(&p[..2], &q[2..], contract),
+            input[0] * input[5],
+            lp,
+            len(&q[..2]),
+            3.0,
+            len(&d),
+            cr[0],
+            cr[1],
+            cr[2],
+            0.0,
+            p[0] / lp,
+            p[1] / lp,
+            p[2] / lp,
+            p[3] / lp,
+            0.0,
+            -1.0,
+            len(q),
+        ];
+        assert_eq!(&g[..want.len()], &want, "contraction {contract}");
+        // fast_normalize uses the hardware's reciprocal square root (1 ulp).
+        let lq = len(q);
+        for i in 0..4 {
+            let exact = q[i] / lq;
+            let got = g[want.len() + i];
+            assert!(
+                (got - exact).abs() <= 2.0 * f32::EPSILON * exact.abs().max(f32::MIN_POSITIVE),
+                "fast_normalize lane {i}: {got} vs {exact}"
+            );
+        }
+    }
+}
+
+/// `vloadN`/`vstoreN` at element offsets (not vector-aligned), `vload3`/`vstore3` packed,
+/// and the `half` forms.
+#[test]
+fn vload_vstore_and_half() {
+    let src = r#"
+__kernel void k(__global float *f, __global half *h, __global int *ints) {
+    int i = get_global_id(0);
+    float3 a = vload3(i, f);
+    vstore3(a.zyx + 1.0f, i, f + 12);
+    int2 b = vload2(1, ints + i);
+    vstore2(b * 2, 4 + i, ints);
+    float4 hv = vload_half4(i, h);
+    vstore_half4(hv * 2.0f, i + 8, h);
+    float one = vload_half(i, h + 16);
+    vstore_half_rte(one + 0.5f, i, h + 20);
+    float3 h3 = vloada_half3(i, h);
+    vstorea_half3(h3, i, h + 48);
+    float8 e = vload8(0, f);
+    vstore8(e.s76543210, 0, f + 24);
+}
+"#;
+    let n = 4usize;
+    let f: Vec<f32> = (0..32).map(|k| k as f32 * 0.5).collect();
+    let hvals: Vec<f32> = (0..64).map(|k| k as f32 * 0.25 - 2.0).collect();
+    let to_half = |x: f32| half_bits(x);
+    let h: Vec<u8> = hvals
+        .iter()
+        .flat_map(|&x| to_half(x).to_le_bytes())
+        .collect();
+    let ints: Vec<i32> = (0..16).map(|k| k * 11 - 5).collect();
+    let got = run(
+        src,
+        n as u32,
+        vec![
+            ("f", f32_bytes(&f)),
+            ("h", A::Buf(h.clone())),
+            ("ints", i32_bytes(&ints)),
+        ],
+    );
+    let gf = f32s(&got[0]);
+    let mut wf = f.clone();
+    for i in 0..n {
+        let a = &f[3 * i..3 * i + 3];
+        wf[12 + 3 * i] = a[2] + 1.0;
+        wf[12 + 3 * i + 1] = a[1] + 1.0;
+        wf[12 + 3 * i + 2] = a[0] + 1.0;
+    }
+    for k in 0..8 {
+        wf[24 + k] = f[7 - k];
+    }
+    assert_eq!(gf, wf);
+    let mut wi = ints.clone();
+    for i in 0..n {
+        wi[8 + 2 * i] = ints[i + 2] * 2;
+        wi[9 + 2 * i] = ints[i + 3] * 2;
+    }
+    assert_eq!(i32s(&got[2]), wi);
+    let gh: Vec<u16> = got[1]
+        .chunks(2)
+        .map(|c| u16::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut wh: Vec<u16> = hvals.iter().map(|&x| to_half(x)).collect();
+    for i in 0..n {
+        for c in 0..4 {
+            wh[(i + 8) * 4 + c] = to_half(hvals[4 * i + c] * 2.0);
+        }
+        wh[20 + i] = to_half(hvals[16 + i] + 0.5);
+        for c in 0..3 {
+            wh[48 + 4 * i + c] = to_half(hvals[4 * i + c]);
+        }
+    }
+    assert_eq!(gh, wh);
+}
+
+/// The IEEE binary16 encoding of `x` (exact halves only: the test values are).
+fn half_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    if x == 0.0 {
+        return sign;
+    }
+    let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    assert!((1..31).contains(&exp), "{x} is not a normal half");
+    let mant = b & 0x7f_ffff;
+    assert_eq!(mant & 0x1fff, 0, "{x} is not exact in half");
+    sign | ((exp as u16) << 10) | (mant >> 13) as u16
+}
+
+/// Vectors through helper functions, loops, `if`s, private arrays, address-taken variables,
+/// `__local` memory and pointer arithmetic in units of the vector.
+#[test]
+fn vectors_in_functions_control_flow_and_memory() {
+    let src = r#"
+typedef struct { float4 pos; float4 vel; } Body;
+
+float4 step_pos(float4 p, float4 v, float dt) {
+    return p + v * (float4)(dt, dt, dt, 0.0f);
+}
+
+int2 swap2(int2 v) {
+    if (v.x > v.y)
+        return v.yx;
+    return v;
+}
+
+void bump(float4 *p) { p->x += 1.0f; (*p).w = 8.0f; }
+
+Body advance(Body b) { b.pos = step_pos(b.pos, b.vel, 0.5f); return b; }
+
+__kernel void k(__global float4 *out, __global int2 *pairs, __global const float4 *in, int n) {
+    __local float4 tile[8];
+    int i = get_local_id(0);
+    tile[i] = in[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float4 acc = (float4)(0.0f);
+    for (int j = 0; j < n; j++) {
+        float4 o = tile[(i + j) % 8];
+        if (o.x > 2.0f)
+            acc += o;
+        else
+            acc.xy -= o.zw;
+    }
+    float4 arr[4];
+    for (int j = 0; j < 4; j++)
+        arr[j] = (float4)((float)j, (float)(j * i), 1.0f, 2.0f);
+    float4 mine = arr[i % 4];
+    bump(&mine);
+    Body b = { in[i], (float4)(2.0f) };
+    b = advance(b);
+    __global float4 *p = out + 3 * i;
+    *p++ = acc;
+    *p++ = mine;
+    p[0] = b.pos;
+    pairs[i] = swap2(pairs[i]);
+    __global float4 *q = out + 3 * i;
+    int dist = (int)(p - q);
+    out[3 * 8 + i] = (float4)((float)dist, (float)sizeof(*p), 0.0f, 0.0f);
+}
+"#;
+    let nb = 8usize;
+    let input: Vec<f32> = (0..4 * nb).map(|k| ((k * 7) % 11) as f32 * 0.5).collect();
+    let pairs: Vec<i32> = (0..2 * nb as i32).map(|k| (k * 5) % 7).collect();
+    let n = 5;
+    let got = run(
+        src,
+        nb as u32,
+        vec![
+            ("out", out(16 * 4 * nb)),
+            ("pairs", i32_bytes(&pairs)),
+            ("in", f32_bytes(&input)),
+            ("n", A::Int(n as u64)),
+        ],
+    );
+    let g = f32s(&got[0]);
+    let v = |k: usize| &input[4 * k..4 * k + 4];
+    for i in 0..nb {
+        let mut acc = [0.0f32; 4];
+        for j in 0..n {
+            let o = v((i + j) % 8);
+            if o[0] > 2.0 {
+                for c in 0..4 {
+                    acc[c] += o[c];
+                }
+            } else {
+                acc[0] -= o[2];
+                acc[1] -= o[3];
+            }
+        }
+        assert_eq!(&g[12 * i..12 * i + 4], &acc, "acc {i}");
+        let j = i % 4;
+        let mine = [j as f32 + 1.0, (j * i) as f32, 1.0, 8.0];
+        assert_eq!(&g[12 * i + 4..12 * i + 8], &mine, "mine {i}");
+        let pos: Vec<f32> = (0..4)
+            .map(|c| v(i)[c] + 2.0 * if c < 3 { 0.5 } else { 0.0 })
+            .collect();
+        assert_eq!(&g[12 * i + 8..12 * i + 12], &pos[..], "pos {i}");
+        assert_eq!(&g[96 + 4 * i..96 + 4 * i + 2], &[2.0, 16.0]);
+    }
+    let gp = i32s(&got[1]);
+    for i in 0..nb {
+        let (x, y) = (pairs[2 * i], pairs[2 * i + 1]);
+        assert_eq!(&gp[2 * i..2 * i + 2], &[x.min(y), x.max(y)]);
+    }
+}
+
+/// With contraction, `a*b + c` on float vectors is one `fma` per lane.
+#[test]
+fn contraction_on_vectors() {
+    let src = r#"
+__kernel void k(__global float4 *out, __global const float4 *in) {
+    float4 a = in[0], b = in[1], c = in[2];
+    out[0] = a * b + c;
+    out[1] = c - a * b;
+    float4 d = c;
+    d += a * b;
+    out[2] = d;
+    out[3] = a * b - 1.0f;
+}
+"#;
+    let input = [
+        1.0f32 + f32::EPSILON,
+        3.0,
+        -0.1,
+        1e8,
+        1.0 - f32::EPSILON,
+        1.0 / 3.0,
+        7.0,
+        1e-8,
+        -1.0,
+        -1.0,
+        0.7,
+        -1.0,
+    ];
+    let (a, b, c) = (&input[..4], &input[4..8], &input[8..]);
+    for contract in [false, true] {
+        let g = f32s(
+            &run_with(
+                src,
+                contract,
+                1,
+                vec![("out", out(64)), ("in", f32_bytes(&input))],
+            )[0],
+        );
+        for l in 0..4 {
+            let (x, y, z) = (a[l], b[l], c[l]);
+            let want = if contract {
+                [
+                    x.mul_add(y, z),
+                    (-x).mul_add(y, z),
+                    x.mul_add(y, z),
+                    x.mul_add(y, -1.0),
+                ]
+            } else {
+                [x * y + z, z - x * y, z + x * y, x * y - 1.0]
+            };
+            for (r, w) in want.iter().enumerate() {
+                assert_eq!(
+                    g[4 * r + l].to_bits(),
+                    w.to_bits(),
+                    "contract {contract}, row {r}, lane {l}"
+                );
+            }
+        }
+    }
+}
