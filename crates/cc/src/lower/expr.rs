@@ -858,7 +858,7 @@ impl<'a> Lowerer<'a> {
         match op {
             BinaryOp::LogAnd | BinaryOp::LogOr => {
                 let and = op == BinaryOp::LogAnd;
-                if self.value_type(l).is_vector() || self.value_type(r).is_vector() {
+                if self.vector_type_of(l).is_some() || self.vector_type_of(r).is_some() {
                     let a = self.expr(l);
                     let b = self.expr(r);
                     return self.vector_logical(and, a, b, e);
@@ -923,9 +923,9 @@ impl<'a> Lowerer<'a> {
         };
         let lt = match &lhs_value {
             Some(rv) => rv.ty.clone(),
-            None => self.type_of(l),
+            None => self.cached_type_of(l),
         };
-        let rt = self.type_of(r);
+        let rt = self.cached_type_of(r);
         if lt.is_vector() || rt.is_vector() {
             return self.try_fma_vector(op, l, r, lhs_value, lt, rt, span);
         }
@@ -1319,7 +1319,7 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(op @ (BinaryOp::LogAnd | BinaryOp::LogOr), l, r) => {
                 let and = *op == BinaryOp::LogAnd;
                 if vector_logical
-                    && (self.value_type(l).is_vector() || self.value_type(r).is_vector())
+                    && (self.vector_type_of(l).is_some() || self.vector_type_of(r).is_some())
                 {
                     let a = self.expr(l);
                     let b = self.expr(r);
@@ -1346,19 +1346,26 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The type of `e`'s value when it is arithmetic or a vector, remembered per
-    /// expression (a node has one type wherever it is lowered), else as
-    /// [`Lowerer::type_of`] finds it.
-    pub(crate) fn value_type(&mut self, e: &Expr) -> Type {
+    /// The type of `e`'s value, as [`Lowerer::type_of`] finds it, remembered per
+    /// expression: a node has one type wherever it is lowered, so that typing an operand
+    /// before lowering it (`?:` arms, `&&` operands that may be vectors) stays linear in
+    /// nested expressions. Types naming a struct are not remembered (a struct defined in
+    /// an inlined function is a new type at each call).
+    pub(crate) fn cached_type_of(&mut self, e: &Expr) -> Type {
         let key = e as *const Expr;
         if let Some(t) = self.type_cache.get(&key) {
             return t.clone();
         }
         let t = self.type_of(e);
-        if t.is_arith() || t.is_vector() {
+        if !t.names_record() {
             self.type_cache.insert(key, t.clone());
         }
         t
+    }
+
+    /// The vector type of `e`'s value, if it is one.
+    pub(crate) fn vector_type_of(&mut self, e: &Expr) -> Option<Type> {
+        Some(self.cached_type_of(e)).filter(Type::is_vector)
     }
 
     /// `l && r` / `l || r`: the right operand runs only when it decides.
@@ -1469,8 +1476,8 @@ impl<'a> Lowerer<'a> {
             Err(rv) if rv.ty.is_vector() => return self.vector_conditional(rv, then, otherwise, e),
             Err(rv) => self.truth(rv, cond.span),
         };
-        let t = self.type_of(then);
-        let o = self.type_of(otherwise);
+        let t = self.cached_type_of(then);
+        let o = self.cached_type_of(otherwise);
         let Some(ty) = self.conditional_type(&t, &o, then, otherwise, e) else {
             self.expr(then);
             self.expr(otherwise);

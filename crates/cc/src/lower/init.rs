@@ -223,7 +223,7 @@ impl<'a> Lowerer<'a> {
                     if !mty.is_aggregate() && !mty.is_vector() {
                         self.scalar_into(&mty, e, t, off + moff);
                         *pos += 1;
-                    } else if mty.is_vector() && self.value_type(e).is_vector() {
+                    } else if mty.is_vector() && self.vector_type_of(e).is_some() {
                         self.vector_expr_into(&mty, e, t, off + moff);
                         *pos += 1;
                     } else if matches!((&mty, &e.kind), (Type::Array(el, _), ExprKind::StrLit(_)) if is_char(&el.ty))
@@ -601,8 +601,8 @@ impl<'a> Lowerer<'a> {
             if !d.is_empty() {
                 return None;
             }
-            let xt = self.value_type(x);
-            if let Some((xe, _)) = xt.vector() {
+            if let Some(xt) = self.vector_type_of(x) {
+                let (xe, _) = xt.vector()?;
                 if xe != elem {
                     return None;
                 }

@@ -318,7 +318,7 @@ pub(crate) struct Lowerer<'a> {
     pub predeclaring: bool,
     /// Nonzero while expressions are lowered only for their type: calls are not inlined.
     pub typing: u32,
-    /// Arithmetic and vector types of expressions already typed ([`Lowerer::value_type`]).
+    /// Types of expressions already typed ([`Lowerer::cached_type_of`]).
     pub type_cache: HashMap<*const ast::Expr, Type>,
 }
 

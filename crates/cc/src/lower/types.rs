@@ -342,6 +342,15 @@ impl Type {
         matches!(self, Type::Array(..))
     }
 
+    /// Whether a struct or union is part of this type (as a pointee, element, ...).
+    pub(crate) fn names_record(&self) -> bool {
+        match self {
+            Type::Record(_) | Type::Function(_) => true,
+            Type::Pointer(p) | Type::Array(p, _) => p.ty.names_record(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn is_vector(&self) -> bool {
         matches!(self, Type::Vector(..))
     }

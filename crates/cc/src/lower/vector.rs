@@ -1087,7 +1087,8 @@ mod tests {
         let ix = |s: &str, n| parse_swizzle(s, n).map(|s| s.indices().to_vec());
         assert_eq!(ix("x", 2), Ok(vec![0]));
         assert_eq!(ix("wzyx", 4), Ok(vec![3, 2, 1, 0]));
-        assert_eq!(ix("s01Fa", 16), Err(SwizzleError::Length(5)));
+        assert_eq!(ix("s01Fab", 16), Err(SwizzleError::Length(5)));
+        assert_eq!(ix("s01Fa", 16), Ok(vec![0, 1, 15, 10]));
         assert_eq!(ix("S0aF", 16), Ok(vec![0, 10, 15]));
         assert_eq!(ix("sf", 16), Ok(vec![15]));
         assert_eq!(ix("z", 2), Err(SwizzleError::Exceeds));

@@ -60,10 +60,17 @@ fn warnings(src: &str) -> String {
 /// as lowered and optimized, and on the model; all must agree. The final bytes of every
 /// argument in order (empty for scalars).
 fn run(src: &str, block: u32, args: Vec<(&str, A)>) -> Vec<Vec<u8>> {
-    run_with(src, false, block, args)
+    run_with(src, false, 1, block, args)
 }
 
-fn run_with(src: &str, contract: bool, block: u32, args: Vec<(&str, A)>) -> Vec<Vec<u8>> {
+/// [`run`] with contraction on or off and `groups` workgroups.
+fn run_with(
+    src: &str,
+    contract: bool,
+    groups: u32,
+    block: u32,
+    args: Vec<(&str, A)>,
+) -> Vec<Vec<u8>> {
     let lopts = lower::Options {
         contract_fp: contract,
         ..lower::Options::default()
@@ -76,7 +83,7 @@ fn run_with(src: &str, contract: bool, block: u32, args: Vec<(&str, A)>) -> Vec<
             A::Int(v) => interp::Arg::Scalar(*v),
         })
         .collect();
-    let launch = Launch::new([1, 1, 1], [block, 1, 1], iargs);
+    let launch = Launch::new([groups, 1, 1], [block, 1, 1], iargs);
     let out = interp::run(&m, 0, &launch).unwrap_or_else(|e| panic!("{e}\n{}", m.kernels[0]));
     let mut optimized = m.clone();
     warpkit_cc::opt::optimize(&mut optimized, warpkit_cc::opt::OptLevel::O2);
@@ -91,7 +98,7 @@ fn run_with(src: &str, contract: bool, block: u32, args: Vec<(&str, A)>) -> Vec<
         ..warpkit_cc::Options::default()
     };
     let cfg = LaunchConfig {
-        grid: [1, 1, 1],
+        grid: [groups, 1, 1],
         block: [block, 1, 1],
         ..LaunchConfig::default()
     };
@@ -741,6 +748,7 @@ __kernel void k(__global float *out, __global const float *in) {
                 src,
                 contract,
                 1,
+                1,
                 vec![("out", out(4 * 32)), ("in", f32_bytes(&input))],
             )[0],
         )
@@ -1022,6 +1030,7 @@ __kernel void k(__global float4 *out, __global const float4 *in) {
                 src,
                 contract,
                 1,
+                1,
                 vec![("out", out(64)), ("in", f32_bytes(&input))],
             )[0],
         );
@@ -1046,4 +1055,463 @@ __kernel void k(__global float4 *out, __global const float4 *in) {
             }
         }
     }
+}
+
+/// OpenCL's errors about vectors, in clang's words.
+#[test]
+fn diagnostics() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "__kernel void k(__global float *o) { float2 v = (float2)(1.0f); o[0] = v.z; }",
+            "k.cl:1:72: error: vector component access exceeds type 'float2'",
+        ),
+        (
+            "__kernel void k(__global float *o) { float4 v = 1.0f; o[0] = v.xq; }",
+            "error: illegal vector component name 'q'",
+        ),
+        (
+            "__kernel void k(__global float *o) { float4 v = 1.0f; o[0] = v.xs0; }",
+            "error: illegal vector component name 's'",
+        ),
+        (
+            "__kernel void k(__global float *o) { float3 v = 1.0f; o[0] = v.w; }",
+            "error: vector component access exceeds type 'float3'",
+        ),
+        (
+            "__kernel void k(__global float *o) { float8 v = 1.0f; o[0] = v.s01234.x; }",
+            "error: vector component access has invalid length 5.  Supported: 1,2,3,4,8,16.",
+        ),
+        (
+            "__kernel void k(__global float *o) { float4 v = 1.0f; v.xx = (float2)(1.0f, 2.0f); }",
+            "error: vector is not assignable (contains duplicate components)",
+        ),
+        (
+            "__kernel void k(__global float *o) { float4 v = 1.0f; (v + v).x = 1.0f; }",
+            "error: expression is not assignable",
+        ),
+        (
+            "__kernel void k(__global float *o) { float4 v = 1.0f; float *p = &v.x; }",
+            "error: address of vector element requested",
+        ),
+        (
+            "__kernel void k(__global float4 *o, __global int4 *i) { o[0] = o[0] + i[0]; }",
+            "error: implicit conversions between vector types ('float4' and 'int4') are not permitted",
+        ),
+        (
+            "__kernel void k(__global float4 *o) { o[0] = o[0] * 2.0; }",
+            "error: scalar operand type has greater rank than the type of the vector element. ('float4' and 'double')",
+        ),
+        (
+            "__kernel void k(__global uchar4 *o, int x) { o[0] = o[0] + x; }",
+            "error: scalar operand type has greater rank than the type of the vector element. ('uchar4' and 'int')",
+        ),
+        (
+            "__kernel void k(__global int4 *o) { o[0] = o[0] + 1u; }",
+            "error: scalar operand type has greater rank than the type of the vector element. ('int4' and 'uint')",
+        ),
+        (
+            "__kernel void k(__global float4 *o, __global float *p) { o[0] = o[0] + p; }",
+            "error: cannot convert between vector and non-scalar values ('float4' and '__global float *')",
+        ),
+        (
+            "__kernel void k(__global float4 *o, __global int4 *i) { o[0] = i[0]; }",
+            "error: assigning to 'float4' from incompatible type 'int4'",
+        ),
+        (
+            "__kernel void k(__global float *o, float4 v) { }",
+            "error: unsupported: vector kernel parameter 'v'",
+        ),
+        (
+            "__kernel void k(__global float4 *o, __global int4 *i) { o[0] = (float4)i[0]; }",
+            "error: invalid conversion between ext-vector type 'float4' and 'int4'",
+        ),
+        (
+            "__kernel void k(__global float *o, __global float4 *i) { o[0] = (float)i[0]; }",
+            "error: invalid conversion between vector type 'float4' and scalar type 'float'",
+        ),
+        (
+            "__kernel void k(__global float4 *o) { o[0] = (float4)(1.0f, 2.0f); }",
+            "error: too few elements in vector initialization (expected 4 elements, have 2)",
+        ),
+        (
+            "__kernel void k(__global float2 *o) { o[0] = (float2)(1.0f, 2.0f, 3.0f); }",
+            "error: too many elements in vector initialization (expected 2 elements, have 3)",
+        ),
+        (
+            "__kernel void k(__global float4 *o, __global int2 *i) { o[0] = (float4)(i[0], 1.0f, 2.0f); }",
+            "error: initializing 'float2' with an expression of incompatible type 'int2'",
+        ),
+        (
+            "__kernel void k(__global int *o, __global int4 *i) { o[0] = 1 << i[0]; }",
+            "error: requested shift is a vector of type 'int4' but the first operand is not a vector ('int')",
+        ),
+        (
+            "__kernel void k(__global int4 *o, __global int2 *i) { o[0] = o[0] << i[0]; }",
+            "error: vector operands do not have the same number of elements ('int4' and 'int2')",
+        ),
+        (
+            "__kernel void k(__global float4 *o) { o[0] = o[0] % 2.0f; }",
+            "error: invalid operands to binary expression ('float4' and 'float')",
+        ),
+        (
+            "__kernel void k(__global float4 *o) { o[0] = ~o[0]; }",
+            "error: invalid argument type 'float4' to unary expression",
+        ),
+        (
+            "__kernel void k(__global int2 *o, __global char2 *c) { o[0] = c[0] ? o[0] : o[1]; }",
+            "error: vector condition type 'char2' and result type 'int2' do not have elements of the same size",
+        ),
+        (
+            "__kernel void k(__global int2 *o, __global int4 *c) { o[0] = c[0] ? o[0] : o[1]; }",
+            "error: vector condition type 'int4' and result type 'int2' do not have the same number of elements",
+        ),
+        (
+            "__kernel void k(__global float2 *o) { o[0] = o[0] ? o[0] : o[1]; }",
+            "error: used type 'float2' where floating point type is not allowed",
+        ),
+        (
+            "__kernel void k(__global float4 *o) { if (o[0] > 0.0f) o[0] = 1.0f; }",
+            "error: statement requires expression of scalar type ('int4' invalid)",
+        ),
+        (
+            "__kernel void k(__global float *o, __global float4 *i) { o[0] = as_float(i[0]); }",
+            "error: invalid reinterpretation: sizes of 'float' and 'float4' must match",
+        ),
+        (
+            "__kernel void k(__global int4 *o, __global float2 *i) { o[0] = convert_int4(i[0]); }",
+            "error: no matching function for call to 'convert_int4'",
+        ),
+        (
+            "__kernel void k(__global float *o, __global int4 *i) { o[0] = dot(i[0], i[0]); }",
+            "error: no matching function for call to 'dot'",
+        ),
+        (
+            "__kernel void k(__global float *o, __global float4 *i) { o[0] = i[0].x.y; }",
+            "error: member reference base type '__global float' is not a structure or union",
+        ),
+    ];
+    for (src, want) in cases {
+        let got = errors(src);
+        assert!(got.contains(want), "for {src}\nwant: {want}\ngot:\n{got}");
+    }
+}
+
+/// Conversions OpenCL allows implicitly: a scalar to a vector by assignment (any
+/// arithmetic scalar), a scalar of lower rank in an operator.
+#[test]
+fn implicit_scalar_to_vector_is_silent() {
+    let text = warnings(
+        "__kernel void k(__global float4 *o, __global uchar4 *u, __global long2 *l) {
+            float4 v = 1;
+            v = 2.5;
+            v = v * 2 + (char)1;
+            u[0] = 3;
+            u[0] = u[0] + (uchar)1;
+            l[0] = l[0] * 5 + 1u;
+            o[0] = v;
+        }",
+    );
+    assert!(text.is_empty(), "{text}");
+}
+
+/// A kernel in the style of SHOC's radix sort: digit counts of `uint4` keys per block,
+/// reduced in `__local` memory.
+const SHOC_SORT_REDUCE: &str = r#"
+#define RADIX 4
+#define BUCKETS (1 << RADIX)
+__kernel void reduce(__global const uint4 *in, __global uint *isums, const int n,
+                     __local uint *lmem, const int shift)
+{
+    const int region_size = ((n / 4) / get_num_groups(0)) * 4;
+    const int block_start = get_group_id(0) * region_size;
+    const int block_stop = (get_group_id(0) == get_num_groups(0) - 1) ? n : block_start + region_size;
+    int tid = get_local_id(0);
+    int i = block_start / 4 + tid;
+    int end = block_stop / 4;
+    int digit_counts[BUCKETS] = { 0 };
+    while (i < end) {
+        uint4 lval = in[i];
+        uint4 digits = (lval >> (uint4)shift) & (uint4)(BUCKETS - 1);
+        digit_counts[digits.x]++;
+        digit_counts[digits.y]++;
+        digit_counts[digits.z]++;
+        digit_counts[digits.w]++;
+        i += get_local_size(0);
+    }
+    for (int d = 0; d < BUCKETS; d++) {
+        lmem[tid] = digit_counts[d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (unsigned int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+            if (tid < s)
+                lmem[tid] += lmem[tid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (tid == 0)
+            isums[(d * get_num_groups(0)) + get_group_id(0)] = lmem[0];
+    }
+}
+"#;
+
+/// A kernel in the style of SHOC's scan: each work-item scans a `uint4` of its own, the
+/// block scans the totals in `__local` memory.
+const SHOC_SCAN: &str = r#"
+inline uint4 scan4(uint4 v) {
+    uint4 r = v;
+    r.y += r.x;
+    r.z += r.y;
+    r.w += r.z;
+    return r;
+}
+
+inline uint scan_local(uint val, __local uint *s_data, int idx) {
+    s_data[idx] = 0;
+    idx += get_local_size(0);
+    s_data[idx] = val;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = 1; i < get_local_size(0); i *= 2) {
+        uint t = s_data[idx - i];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        s_data[idx] += t;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return s_data[idx - 1];
+}
+
+__kernel void bottom_scan(__global const float4 *in, __global float4 *out, __global const float *isums,
+                          const int n, __local uint *lmem)
+{
+    __local float s_seed;
+    int tid = get_local_id(0);
+    uint4 v = convert_uint4(in[get_group_id(0) * get_local_size(0) + tid]);
+    uint4 sums = scan4(v);
+    uint prefix = scan_local(sums.w, lmem, tid);
+    if (tid == 0)
+        s_seed = isums[get_group_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float4 res = convert_float4(sums + (uint4)prefix) + (float4)(s_seed);
+    vstore4(res, get_group_id(0) * get_local_size(0) + tid, (__global float *)out);
+}
+"#;
+
+/// An N-body step in the style of the vendor SDK samples: `float4` positions with the mass
+/// in `w`, tiles of bodies in `__local` memory.
+const NBODY: &str = r#"
+#define TILE 8
+__kernel void nbody_sim(__global const float4 *pos, __global const float4 *vel, int numBodies,
+                        float deltaTime, float epsSqr,
+                        __global float4 *newPosition, __global float4 *newVelocity)
+{
+    __local float4 localPos[TILE];
+    unsigned int tid = get_local_id(0);
+    unsigned int gid = get_global_id(0);
+    unsigned int numTiles = numBodies / TILE;
+    float4 myPos = pos[gid];
+    float4 acc = (float4)0.0f;
+    for (int i = 0; i < numTiles; ++i) {
+        localPos[tid] = pos[i * TILE + tid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < TILE; ++j) {
+            float4 r = localPos[j] - myPos;
+            float distSqr = r.x * r.x + r.y * r.y + r.z * r.z;
+            float invDist = 1.0f / sqrt(distSqr + epsSqr);
+            float invDistCube = invDist * invDist * invDist;
+            float s = localPos[j].w * invDistCube;
+            acc += s * r;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float4 oldVel = vel[gid];
+    float4 newPos = myPos + oldVel * deltaTime + acc * 0.5f * deltaTime * deltaTime;
+    newPos.w = myPos.w;
+    float4 newVel = oldVel + acc * deltaTime;
+    newPosition[gid] = newPos;
+    newVelocity[gid] = newVel;
+}
+"#;
+
+/// Fragments in the style of Rodinia's mergesort: sorting networks on `float4`, and the
+/// bitonic merge of two sorted `float4`s.
+const MERGESORT: &str = r#"
+float4 sortElem(float4 r) {
+    float4 nr;
+    nr.xz = min(r.xz, r.yw);
+    nr.yw = max(r.xz, r.yw);
+    r.xy = min(nr.xy, nr.wz);
+    r.wz = max(nr.xy, nr.wz);
+    nr.xz = min(r.xz, r.yw);
+    nr.yw = max(r.xz, r.yw);
+    return nr;
+}
+
+float4 getLowest(float4 a, float4 b) {
+    a.x = (a.x < b.w) ? a.x : b.w;
+    a.y = (a.y < b.z) ? a.y : b.z;
+    a.z = (a.z < b.y) ? a.z : b.y;
+    a.w = (a.w < b.x) ? a.w : b.x;
+    return a;
+}
+
+float4 getHighest(float4 a, float4 b) {
+    b.x = (a.w >= b.x) ? a.w : b.x;
+    b.y = (a.z >= b.y) ? a.z : b.y;
+    b.z = (a.y >= b.z) ? a.y : b.z;
+    b.w = (a.x >= b.w) ? a.x : b.w;
+    return b;
+}
+
+float4 bitonic4(float4 r) {
+    float4 nr;
+    nr.xy = min(r.xy, r.zw);
+    nr.zw = max(r.xy, r.zw);
+    r.xz = min(nr.xz, nr.yw);
+    r.yw = max(nr.xz, nr.yw);
+    return r;
+}
+
+__kernel void mergeSortPass(__global const float4 *input, __global float4 *result, const int nrElems)
+{
+    int gid = get_global_id(0);
+    if (gid * 2 + 1 >= nrElems)
+        return;
+    float4 A = sortElem(input[2 * gid]);
+    float4 B = sortElem(input[2 * gid + 1]);
+    float4 lo = getLowest(A, B);
+    float4 hi = getHighest(A, B);
+    result[2 * gid] = bitonic4(lo);
+    result[2 * gid + 1] = bitonic4(hi);
+}
+"#;
+
+/// Kernels in the style of public suites compile to assembly.
+#[test]
+fn suite_style_kernels_compile() {
+    for (name, src) in [
+        ("sort reduce", SHOC_SORT_REDUCE),
+        ("scan", SHOC_SCAN),
+        ("nbody", NBODY),
+        ("mergesort", MERGESORT),
+    ] {
+        let c = warpkit_cc::compile_source("k.cl", src, &warpkit_cc::Options::default())
+            .unwrap_or_else(|f| panic!("{name}: {}", f.render()));
+        assert!(c.assembly.contains(".kernel"), "{name}");
+    }
+}
+
+#[test]
+fn nbody_step_runs() {
+    let n = 16usize;
+    let pos: Vec<f32> = (0..4 * n)
+        .map(|k| {
+            if k % 4 == 3 {
+                1.0 + (k / 4) as f32 * 0.125
+            } else {
+                ((k * 37) % 17) as f32 * 0.25 - 2.0
+            }
+        })
+        .collect();
+    let vel: Vec<f32> = (0..4 * n).map(|k| ((k * 11) % 7) as f32 * 0.1).collect();
+    let (dt, eps) = (0.01f32, 0.5f32);
+    // Two workgroups of 8: the tile size.
+    let got = run_with(
+        NBODY,
+        false,
+        2,
+        8,
+        vec![
+            ("pos", f32_bytes(&pos)),
+            ("vel", f32_bytes(&vel)),
+            ("numBodies", A::Int(n as u64)),
+            ("deltaTime", A::Int(u64::from(dt.to_bits()))),
+            ("epsSqr", A::Int(u64::from(eps.to_bits()))),
+            ("newPosition", out(16 * n)),
+            ("newVelocity", out(16 * n)),
+        ],
+    );
+    let (gp, gv) = (f32s(&got[5]), f32s(&got[6]));
+    for g in 0..n {
+        let my = &pos[4 * g..4 * g + 4];
+        let mut acc = [0.0f32; 4];
+        for j in 0..n {
+            let o = &pos[4 * j..4 * j + 4];
+            let r: Vec<f32> = (0..4).map(|c| o[c] - my[c]).collect();
+            let dist_sqr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+            let inv = 1.0 / (dist_sqr + eps).sqrt();
+            let cube = inv * inv * inv;
+            let s = o[3] * cube;
+            for c in 0..4 {
+                acc[c] += s * r[c];
+            }
+        }
+        let v = &vel[4 * g..4 * g + 4];
+        let mut np: Vec<f32> = (0..4)
+            .map(|c| my[c] + v[c] * dt + acc[c] * 0.5 * dt * dt)
+            .collect();
+        np[3] = my[3];
+        let nv: Vec<f32> = (0..4).map(|c| v[c] + acc[c] * dt).collect();
+        assert_eq!(&gp[4 * g..4 * g + 4], &np[..], "position {g}");
+        assert_eq!(&gv[4 * g..4 * g + 4], &nv[..], "velocity {g}");
+    }
+}
+
+#[test]
+fn mergesort_fragments_sort() {
+    let groups = 8usize;
+    let input: Vec<f32> = (0..8 * groups)
+        .map(|k| ((k * 29 + 3) % 23) as f32 - 11.5)
+        .collect();
+    let got = run(
+        MERGESORT,
+        groups as u32,
+        vec![
+            ("input", f32_bytes(&input)),
+            ("result", out(32 * groups)),
+            ("nrElems", A::Int(2 * groups as u64)),
+        ],
+    );
+    let g = f32s(&got[1]);
+    for k in 0..groups {
+        let mut want = input[8 * k..8 * k + 8].to_vec();
+        want.sort_by(f32::total_cmp);
+        assert_eq!(&g[8 * k..8 * k + 8], &want[..], "group {k}");
+    }
+}
+
+/// Operands typed before they are lowered (`?:` arms, `&&` operands that may be vectors,
+/// sums that may contract) are typed once per expression: deep nesting creates a number of
+/// operations quadratic in the depth (the count includes the code lowered only for types;
+/// typing every operand afresh made it exponential).
+#[test]
+fn typing_operands_stays_polynomial_in_nesting() {
+    let depth = 20;
+    let decls: String = (0..depth).map(|i| format!("int x{i} = p[{i}]; ")).collect();
+    let mut cond = "0".to_string();
+    let mut and = "x0".to_string();
+    let mut sum = "f[0]".to_string();
+    let mut vec = "(v < 0.5f)".to_string();
+    for i in 0..depth {
+        cond = format!("(x{i} > {i}) ? {i} : ({cond})");
+        and = format!("x{i} && ({and})");
+        sum = format!("f[{}] * f[{}] + ({sum})", i + 1, i + 2);
+        vec = format!("(v > {i}.0f) && ({vec})");
+    }
+    let src = format!(
+        "__kernel void k(__global int *p, __global float *f, __global float4 *q) {{
+            {decls}
+            float4 v = q[0];
+            p[0] = {cond};
+            p[1] = {and};
+            f[0] = {sum};
+            q[1] = convert_float4({vec});
+        }}"
+    );
+    let opts = lower::Options {
+        contract_fp: true,
+        ..lower::Options::default()
+    };
+    let m = compile_opts(&src, &opts);
+    let ops = m.kernels[0].ops.len();
+    assert!(
+        ops < 30 * depth * depth,
+        "{ops} operations for depth {depth}"
+    );
 }
