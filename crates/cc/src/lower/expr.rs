@@ -317,7 +317,20 @@ impl<'a> Lowerer<'a> {
                 }
             }
             ExprKind::Index(a, b) => {
-                let ra = self.expr(a);
+                // The base as an lvalue first, so that a vector is subscripted in place.
+                let base = self.lvalue(a);
+                let ra = match base {
+                    Some(lv) if lv.ty.ty.is_vector() => {
+                        let rb = self.expr(b);
+                        return Some(self.vector_subscript(lv, rb, b, e));
+                    }
+                    Some(lv) => self.read_lv(&lv, a.span),
+                    None => self.expr(a),
+                };
+                if ra.ty.is_vector() {
+                    let rb = self.expr(b);
+                    return Some(self.vector_subscript(Self::rvalue_lanes(ra), rb, b, e));
+                }
                 let rb = self.expr(b);
                 let (p, i) = match (&ra.ty, &rb.ty) {
                     (Type::Pointer(_), t) if t.is_integer() => (ra, rb),
@@ -403,7 +416,7 @@ impl<'a> Lowerer<'a> {
                             return Some(err);
                         }
                         Some(LV {
-                            place: Place::Lanes(..),
+                            place: Place::Lanes(..) | Place::DynLane(..),
                             ty,
                         }) => {
                             let t = self.show(&ty);
@@ -549,11 +562,11 @@ impl<'a> Lowerer<'a> {
 
     /// Read an lvalue: a scalar's value, an aggregate's address, an array decayed.
     pub(crate) fn read_lv(&mut self, lv: &LV, span: Span) -> RV {
-        if lv.ty.ty.is_vector() || matches!(lv.place, Place::Lanes(..)) {
+        if lv.ty.ty.is_vector() || matches!(lv.place, Place::Lanes(..) | Place::DynLane(..)) {
             return self.read_vector_lv(lv, span);
         }
         match lv.place {
-            Place::Error | Place::Lanes(..) => RV::error(),
+            Place::Error | Place::Lanes(..) | Place::DynLane(..) => RV::error(),
             Place::Var(v) => {
                 if lv.ty.ty.is_error() {
                     return RV::error();
@@ -590,6 +603,11 @@ impl<'a> Lowerer<'a> {
             Place::Lanes(base, swz) => {
                 if let Some(elem) = super::types::Elem::of(&lv.ty.ty) {
                     self.write_lanes(base, *swz, elem, &[v], span);
+                }
+            }
+            Place::DynLane(base, swz, idx) => {
+                if let Some(elem) = super::types::Elem::of(&lv.ty.ty) {
+                    self.write_dyn_lane(base, *swz, *idx, elem, v, span);
                 }
             }
             Place::Var(var) => self.write_var(*var, v),
@@ -707,7 +725,7 @@ impl<'a> Lowerer<'a> {
                         ..
                     }) => RV::error(),
                     Some(LV {
-                        place: Place::Lanes(base, _),
+                        place: Place::Lanes(base, _) | Place::DynLane(base, _, _),
                         ty,
                     }) => {
                         let msg = match base {

@@ -267,6 +267,8 @@ pub(crate) enum Place {
     /// Some elements of a vector (`v.xy`, `p->pos.s3`): indices into the vector at
     /// `LaneBase`.
     Lanes(vector::LaneBase, vector::Swizzle),
+    /// The element at a run-time index (`v[i]`) of the elements a swizzle selects.
+    DynLane(vector::LaneBase, vector::Swizzle, ValueId),
     Error,
 }
 

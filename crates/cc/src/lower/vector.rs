@@ -374,8 +374,116 @@ impl<'a> Lowerer<'a> {
                     RV::val(ty, lanes[0])
                 }
             }
+            Place::DynLane(base, swz, idx) => {
+                let Some(elem) = Elem::of(&ty) else {
+                    return RV::error();
+                };
+                let lanes = self.read_lanes(base, *swz, elem, span);
+                let v = self.pick_lane(&lanes, *idx, span);
+                RV::val(ty, v)
+            }
             Place::Error => RV::error(),
         }
+    }
+
+    /// Lane `idx` (a run-time index) of `lanes`: a chain of selects (an index out of range
+    /// gives lane 0).
+    fn pick_lane(&mut self, lanes: &[ValueId], idx: ValueId, span: Span) -> ValueId {
+        let w = self.vty(idx);
+        let mut r = lanes[0];
+        for (k, &x) in lanes.iter().enumerate().skip(1) {
+            let kc = self.konst(w, k as u64, span);
+            let is = self.cmp(CmpPred::Eq, idx, kc, span);
+            r = self.select(is, x, r, span);
+        }
+        r
+    }
+
+    /// Write `v` to lane `idx` (a run-time index) of the lanes `swz` selects: every lane
+    /// keeps its value unless it is the one.
+    pub(crate) fn write_dyn_lane(
+        &mut self,
+        base: &LaneBase,
+        swz: Swizzle,
+        idx: ValueId,
+        elem: Elem,
+        v: ValueId,
+        span: Span,
+    ) {
+        let old = self.read_lanes(base, swz, elem, span);
+        let w = self.vty(idx);
+        let new: Vec<ValueId> = old
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| {
+                let kc = self.konst(w, k as u64, span);
+                let is = self.cmp(CmpPred::Eq, idx, kc, span);
+                self.select(is, v, x, span)
+            })
+            .collect();
+        self.write_lanes(base, swz, elem, &new, span);
+    }
+
+    /// `v[i]` on a vector (clang accepts it in OpenCL C): a constant index selects a lane,
+    /// a run-time one addresses the element in memory or selects among the lanes.
+    pub(crate) fn vector_subscript(&mut self, base: LV, idx: RV, ie: &Expr, e: &Expr) -> LV {
+        let span = e.span;
+        let err = LV {
+            place: Place::Error,
+            ty: QualType::plain(Type::Error),
+        };
+        if idx.ty.is_error() || matches!(base.place, Place::Error) {
+            return err;
+        }
+        if !idx.ty.is_integer() {
+            self.error_in(ie.span, ie.expansion, "array subscript is not an integer");
+            return err;
+        }
+        let (elem, n) = base.ty.ty.vector().expect("a vector type");
+        let ty = QualType::new(elem.ty(), base.ty.q);
+        let wide = if idx.ty.promoted().int_kind().is_some_and(|k| k.bits() == 64) {
+            Type::ULONG
+        } else {
+            Type::UINT
+        };
+        let i = self.rv_to(idx, &wide, span);
+        if let Some(c) = self.const_of(i) {
+            if c >= u64::from(n) {
+                let t = self.show_ty(&base.ty.ty);
+                self.warning(
+                    ie.span,
+                    format!("vector index {c} is past the end of '{t}' ({n} elements)"),
+                );
+            }
+            let k = c.min(15) as u8;
+            let swz = Swizzle::new(&[k]);
+            let place = match base.place {
+                Place::Var(v) => Place::Lanes(LaneBase::Var(v), swz),
+                Place::Mem(p) => Place::Lanes(LaneBase::Mem(p, n), swz),
+                Place::Lanes(b, inner) if usize::from(k) < inner.indices().len() => {
+                    Place::Lanes(b, swz.of(inner))
+                }
+                Place::Lanes(b, _) => Place::Lanes(b, Swizzle::new(&[15])),
+                _ => return err,
+            };
+            return LV { place, ty };
+        }
+        let place = match base.place {
+            Place::Mem(p) => {
+                let ptr_ty = Type::pointer_to(QualType::new(
+                    elem.ty(),
+                    super::types::Quals::in_space(self.space_of_value(p)),
+                ));
+                match self.ptr_add(RV::val(ptr_ty, p), RV::val(wide, i), false, span) {
+                    Some(q) => Place::Mem(q),
+                    None => return err,
+                }
+            }
+            Place::Var(v) => Place::DynLane(LaneBase::Var(v), Swizzle::identity(n.into()), i),
+            Place::Lanes(b, swz) => Place::DynLane(b, swz, i),
+            _ => return err,
+        };
+        LV { place, ty }
     }
 
     /// Store an rvalue already of the lvalue's type into it (scalars, vectors and
@@ -403,7 +511,7 @@ impl<'a> Lowerer<'a> {
                     self.write_lanes(base, *swz, elem, &rv.lanes, span);
                 }
             }
-            Place::Error => {}
+            Place::DynLane(..) | Place::Error => {}
         }
     }
 
@@ -436,7 +544,7 @@ impl<'a> Lowerer<'a> {
             Place::Var(v) => Place::Lanes(LaneBase::Var(v), swz),
             Place::Mem(p) => Place::Lanes(LaneBase::Mem(p, n), swz),
             Place::Lanes(b, inner) => Place::Lanes(b, swz.of(inner)),
-            Place::Error => return err,
+            Place::DynLane(..) | Place::Error => return err,
         };
         LV { place, ty }
     }
@@ -453,7 +561,9 @@ impl<'a> Lowerer<'a> {
     /// Why a component access cannot be assigned, if it cannot.
     pub(crate) fn lanes_not_assignable(place: &Place) -> Option<&'static str> {
         match place {
-            Place::Lanes(LaneBase::Value(_), _) => Some("expression is not assignable"),
+            Place::Lanes(LaneBase::Value(_), _) | Place::DynLane(LaneBase::Value(_), _, _) => {
+                Some("expression is not assignable")
+            }
             Place::Lanes(_, swz) if swz.has_duplicates() => {
                 Some("vector is not assignable (contains duplicate components)")
             }

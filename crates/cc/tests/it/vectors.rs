@@ -1515,3 +1515,134 @@ fn typing_operands_stays_polynomial_in_nesting() {
         "{ops} operations for depth {depth}"
     );
 }
+
+/// `v[i]` on vectors (an extension clang accepts): constant and run-time indices, on
+/// variables, memory and rvalues, read and written; `shuffle` and `shuffle2`.
+#[test]
+fn subscripts_and_shuffles() {
+    let src = r#"
+__kernel void k(__global int *out, __global int4 *mem, int i) {
+    int4 v = (int4)(10, 20, 30, 40);
+    v[1] = 21;
+    v[i] += 100;
+    mem[0][i] = 7;
+    mem[1].wzyx[i] = 8;
+    int8 w = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    uint4 m = (uint4)(7, 0, 5, 9);
+    int4 s = shuffle(w, m);
+    int4 s2 = shuffle2(v, (int4)(-1, -2, -3, -4), (uint4)(4, 3, 6, i));
+    int8 s3 = shuffle(v, (uint8)(0, 0, 1, 1, 2, 2, 3, 3));
+    int k = 0;
+    out[k++] = v[0]; out[k++] = v[1]; out[k++] = v[2]; out[k++] = v[3];
+    out[k++] = v[i + 1];
+    out[k++] = ((int4)(5, 6, 7, 8))[i];
+    out[k++] = w.odd[i];
+    out[k++] = s.x; out[k++] = s.y; out[k++] = s.z; out[k++] = s.w;
+    out[k++] = s2.x; out[k++] = s2.y; out[k++] = s2.z; out[k++] = s2.w;
+    out[k++] = s3.s3; out[k++] = s3.s6;
+}
+"#;
+    let i = 2i32;
+    let mem: Vec<i32> = (0..8).collect();
+    let got = run(
+        src,
+        1,
+        vec![
+            ("out", out(4 * 24)),
+            ("mem", i32_bytes(&mem)),
+            ("i", A::Int(i as u64)),
+        ],
+    );
+    let want = [
+        10, 21, 130, 40, 40, 7, 5, 7, 0, 5, 1, -1, 40, -3, 130, 21, 40,
+    ];
+    assert_eq!(&i32s(&got[0])[..want.len()], &want);
+    assert_eq!(i32s(&got[1]), [0, 1, 7, 3, 4, 8, 6, 7]);
+}
+
+/// `halfN` as storage: loads, stores, conversions to and from float vectors.
+#[test]
+fn half_vectors_as_storage() {
+    let src = r#"
+__kernel void k(__global half4 *h, __global float4 *f) {
+    int i = get_global_id(0);
+    half4 v = h[i];
+    f[i] = convert_float4(v) * 2.0f;
+    h[i + 4] = convert_half4(f[i]);
+    half2 lo = v.lo;
+    h[i + 8] = (half4)(lo, v.wz);
+}
+"#;
+    let n = 4usize;
+    let vals: Vec<f32> = (0..4 * n).map(|k| k as f32 * 0.5 - 3.0).collect();
+    let mut h: Vec<u8> = vals
+        .iter()
+        .flat_map(|&x| half_bits(x).to_le_bytes())
+        .collect();
+    h.extend(vec![0u8; 2 * 8 * n]);
+    let got = run(src, n as u32, vec![("h", A::Buf(h)), ("f", out(16 * n))]);
+    let twice: Vec<f32> = vals.iter().map(|x| x * 2.0).collect();
+    assert_eq!(f32s(&got[1]), twice);
+    let gh: Vec<u16> = got[0]
+        .chunks(2)
+        .map(|c| u16::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for i in 0..n {
+        for c in 0..4 {
+            assert_eq!(gh[16 + 4 * i + c], half_bits(twice[4 * i + c]));
+        }
+        let v = &vals[4 * i..4 * i + 4];
+        let want = [v[0], v[1], v[3], v[2]].map(half_bits);
+        assert_eq!(&gh[32 + 4 * i..36 + 4 * i], &want);
+    }
+}
+
+/// Library functions with pointer results take a pointer to each lane's element: here the
+/// program's own `__cl_fract_f32` stands in for the library's.
+#[test]
+fn library_functions_per_lane_with_pointer_results() {
+    let src = r#"
+float __cl_fract_f32(float x, float *ip) {
+    float fl = floor(x);
+    *ip = fl;
+    return x - fl;
+}
+__kernel void k(__global float4 *out, __global const float4 *in) {
+    float4 whole;
+    float4 part = fract(in[0], &whole);
+    out[0] = part;
+    out[1] = whole;
+    __private float2 w2;
+    out[2].xy = fract(in[1].xy, &w2);
+    out[2].zw = w2;
+}
+"#;
+    let input = [1.25f32, -2.5, 3.0, 7.75, 0.5, -0.25, 0.0, 0.0];
+    let got = f32s(&run(src, 1, vec![("out", out(48)), ("in", f32_bytes(&input))])[0]);
+    let want = [
+        0.25f32, 0.5, 0.0, 0.75, 1.0, -3.0, 3.0, 7.0, 0.5, 0.75, 0.0, -1.0,
+    ];
+    assert_eq!(got, want);
+}
+
+/// Pointer-to-vector kernel parameters keep their C type in the metadata.
+#[test]
+fn vector_pointer_parameters() {
+    let m = compile_opts(
+        "__kernel void k(__global const float4 *a, __local int2 *b, __constant uchar16 *c) { }",
+        &lower::Options::default(),
+    );
+    let params: Vec<_> = m.kernels[0]
+        .params
+        .iter()
+        .map(|p| (p.kind, p.c_type.as_str()))
+        .collect();
+    assert_eq!(
+        params,
+        [
+            (ir::ParamKind::PtrGlobal, "__global const float4 *"),
+            (ir::ParamKind::PtrLocal, "__local int2 *"),
+            (ir::ParamKind::PtrConstant, "__constant uchar16 *"),
+        ]
+    );
+}
