@@ -2,6 +2,8 @@
 //! common functions, relational functions, `as_TYPE`, `convert_TYPE[_sat][_ROUNDING]`,
 //! 32-bit atomics and the `__builtin_wk_*` intrinsics map to IR operations; the rest of the
 //! math library is OpenCL C in the prelude (`__cl_NAME_f32`/`__cl_NAME_f64`), inlined.
+//! Calls with vector arguments, and the vector-only built-ins, go to `vector_builtins.rs`
+//! first, which applies the scalar forms here lane by lane.
 
 use super::consteval::usual_arith;
 use super::types::{FloatKind, IntKind, Type};

@@ -1,5 +1,6 @@
 //! Expressions: C99's typing and conversions, lvalues, pointer arithmetic, short-circuit
-//! operators and `?:` as `If`s with results, and floating-point contraction.
+//! operators and `?:` as `If`s with results, and floating-point contraction. Operands of
+//! vector type are handed to `vector.rs` (component access, element-wise operators).
 
 use super::consteval::{int_lit_type, usual_arith};
 use super::convert::Conv;
