@@ -1382,6 +1382,58 @@ __kernel void mergeSortPass(__global const float4 *input, __global float4 *resul
 }
 "#;
 
+/// Idioms of the vendor SDK samples: macros and typedefs for vector types, `__constant`
+/// vector tables, vector helpers, geometric and relational built-ins, `__local` vector
+/// pointers, saturating conversions with rounding, component writes through pointers.
+const SDK_IDIOMS: &str = r#"
+#define F4(x) ((float4)(x))
+typedef float4 vec4;
+__constant float4 weights[3] = { (float4)(0.25f), (float4)(0.5f, 0.5f, 0.5f, 0.0f), 1.0f };
+
+float4 shade(float4 c, float3 n, float3 l) {
+    float d = max(dot(n, l), 0.0f);
+    float3 rgb = c.xyz * d;
+    return (float4)(rgb, c.w);
+}
+
+__kernel void idioms(__global float4 *img, __global const uchar4 *src, __global uint4 *keys,
+                     __global float *flat, __local float4 *scratch, int w, float k)
+{
+    size_t gid = get_global_id(0);
+    int2 pos = (int2)(get_global_id(0), get_global_id(1));
+    uint4 gid4 = (uint4)(gid);
+    float4 px = convert_float4(src[gid]) * (1.0f / 255.0f);
+    vec4 a = F4(0), b = F4(1.0f);
+    a.s0123 = b.s3210;
+    px = clamp(px, (float4)0.0f, (float4)1.0f);
+    px = select(px, a, isgreater(px, (float4)(0.5f)));
+    float3 n = normalize(px.xyz - (float3)(0.5f));
+    px.xyz = cross(n, (float3)(0.0f, 0.0f, 1.0f));
+    px = shade(px, n, (float3)(0.0f, 1.0f, 0.0f));
+    px = mad(px, weights[gid % 3], (float4)(k));
+    px = native_divide(px, (float4)(2.0f)) + native_sqrt(fabs(px));
+    int4 m = px > 0.5f;
+    if (any(m))
+        px.w = 1.0f;
+    scratch[get_local_id(0)] = px;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    px += scratch[(get_local_id(0) + 1) % get_local_size(0)];
+    img[pos.y * w + pos.x] = px;
+    vstore4(px, gid, flat);
+    ushort4 q = convert_ushort4_sat_rte(px * 65535.0f);
+    keys[gid] = convert_uint4(q) ^ gid4 ^ (keys[gid] >> 4u) + (uint4)(1, 2, 3, 4) * (uint)w;
+    uint4 k4 = keys[gid];
+    uint sum = k4.x + k4.y + k4.z + k4.w;
+    keys[gid].s2 = sum;
+    float4 *pp = &a;
+    pp->y = 3.0f;
+    float accum = 0.0f;
+    for (int i = 0; i < 4; ++i)
+        accum += a[i];
+    flat[gid] = accum + vec_step(a);
+}
+"#;
+
 /// Kernels in the style of public suites compile to assembly.
 #[test]
 fn suite_style_kernels_compile() {
@@ -1390,6 +1442,7 @@ fn suite_style_kernels_compile() {
         ("scan", SHOC_SCAN),
         ("nbody", NBODY),
         ("mergesort", MERGESORT),
+        ("sdk idioms", SDK_IDIOMS),
     ] {
         let c = warpkit_cc::compile_source("k.cl", src, &warpkit_cc::Options::default())
             .unwrap_or_else(|f| panic!("{name}: {}", f.render()));
