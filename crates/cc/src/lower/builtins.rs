@@ -2,6 +2,8 @@
 //! common functions, relational functions, `as_TYPE`, `convert_TYPE[_sat][_ROUNDING]`,
 //! 32-bit atomics and the `__builtin_wk_*` intrinsics map to IR operations; the rest of the
 //! math library is OpenCL C in the prelude (`__cl_NAME_f32`/`__cl_NAME_f64`), inlined.
+//! Calls with vector arguments, and the vector-only built-ins, go to `vector_builtins.rs`
+//! first, which applies the scalar forms here lane by lane.
 
 use super::consteval::usual_arith;
 use super::types::{FloatKind, IntKind, Type};
@@ -86,11 +88,6 @@ fn unsupported_kind(name: &str) -> Option<&'static str> {
         {
             "image built-in"
         }
-        _ if name.starts_with("vload") || name.starts_with("vstore") => "vector built-in",
-        "shuffle" | "shuffle2" | "vec_step" | "dot" | "cross" | "length" | "distance"
-        | "normalize" | "fast_length" | "fast_distance" | "fast_normalize" | "any" | "all" => {
-            "vector built-in"
-        }
         "async_work_group_copy" | "async_work_group_strided_copy" | "wait_group_events" => {
             "asynchronous copy built-in"
         }
@@ -164,7 +161,8 @@ const DIRECT: &[&str] = &[
     "prefetch",
 ];
 
-fn int_kind_named(name: &str) -> Option<Type> {
+/// The scalar type a built-in's name spells (`convert_uint`, `as_float`).
+pub(crate) fn int_kind_named(name: &str) -> Option<Type> {
     Some(match name {
         "char" => Type::Int(IntKind::Char),
         "uchar" => Type::Int(IntKind::UChar),
@@ -181,9 +179,29 @@ fn int_kind_named(name: &str) -> Option<Type> {
     })
 }
 
+/// The parts of a `convert_` name after the prefix: the type's name, `_sat`, the rounding
+/// mode; `None` when the suffixes are malformed.
+pub(crate) fn parse_convert(rest: &str) -> Option<(&str, bool, Option<&str>)> {
+    let mut parts = rest.split('_');
+    let tname = parts.next().unwrap_or("");
+    let mut sat = false;
+    let mut rounding: Option<&str> = None;
+    for p in parts {
+        match p {
+            "sat" if rounding.is_none() && !sat => sat = true,
+            "rte" | "rtz" | "rtp" | "rtn" if rounding.is_none() => rounding = Some(p),
+            _ => return None,
+        }
+    }
+    Some((tname, sat, rounding))
+}
+
 /// Whether `name` is a built-in function this module handles (or reports).
 fn is_builtin(name: &str) -> bool {
     DIRECT.contains(&name)
+        || super::vector_builtins::VECTOR_ONLY.contains(&name)
+        || name.starts_with("vload")
+        || name.starts_with("vstore")
         || MATH_LIBRARY.contains(&name)
         || unsupported_kind(name).is_some()
         || name.starts_with("native_")
@@ -213,6 +231,9 @@ impl<'a> Lowerer<'a> {
             }
             return Some(RV::error());
         }
+        if name == "vec_step" {
+            return Some(self.vec_step(args, e));
+        }
         let rvs: Vec<RV> = args.iter().map(|a| self.expr(a)).collect();
         if rvs.iter().any(|r| r.ty.is_error()) {
             return Some(RV::error());
@@ -220,6 +241,9 @@ impl<'a> Lowerer<'a> {
         if name == "prefetch" {
             // A hint about the cache: no effect on what the program computes.
             return Some(RV::void());
+        }
+        if let Some(r) = self.vector_builtin(name, &rvs, args, e) {
+            return Some(r);
         }
         let r = if let Some(r) = self.work_item(name, &rvs, span) {
             r
@@ -237,7 +261,7 @@ impl<'a> Lowerer<'a> {
         Some(r)
     }
 
-    fn no_match(&mut self, name: &str, e: &Expr) -> RV {
+    pub(crate) fn no_match(&mut self, name: &str, e: &Expr) -> RV {
         self.error_in(
             e.span,
             e.expansion,
@@ -376,7 +400,7 @@ impl<'a> Lowerer<'a> {
             .fold(first, |acc, r| usual_arith(&acc, &r.ty))
     }
 
-    fn math_builtin(&mut self, name: &str, rvs: &[RV], args: &[Expr], e: &Expr) -> RV {
+    pub(crate) fn math_builtin(&mut self, name: &str, rvs: &[RV], args: &[Expr], e: &Expr) -> RV {
         let span = e.span;
         let arity = match name {
             "abs" | "clz" | "ctz" | "popcount" | "fabs" | "sqrt" | "rsqrt" | "sign" | "degrees"
@@ -808,7 +832,7 @@ impl<'a> Lowerer<'a> {
         RV::val(Type::Int(result), r)
     }
 
-    fn fconst(&mut self, k: FloatKind, v: f64, span: Span) -> ValueId {
+    pub(crate) fn fconst(&mut self, k: FloatKind, v: f64, span: Span) -> ValueId {
         let bits = super::consteval::float_to_float(FloatKind::Double, k, v.to_bits());
         self.konst(k.ty(), bits, span)
     }
@@ -1010,7 +1034,7 @@ impl<'a> Lowerer<'a> {
 
     /// A hardware math operation in `k` (half is computed in float: one more rounding of a
     /// float result to half is exact for these operations' accuracy).
-    fn math_op(&mut self, op: MathOp, k: FloatKind, x: ValueId, span: Span) -> ValueId {
+    pub(crate) fn math_op(&mut self, op: MathOp, k: FloatKind, x: ValueId, span: Span) -> ValueId {
         match k {
             FloatKind::Float => self.emit(OpKind::Math(op), vec![x], Ty::F32, span),
             FloatKind::Double if op == MathOp::Sqrt => {
@@ -1151,10 +1175,6 @@ impl<'a> Lowerer<'a> {
     fn as_type(&mut self, name: &str, to_name: &str, rvs: &[RV], e: &Expr) -> RV {
         let span = e.span;
         let Some(to) = int_kind_named(to_name) else {
-            if to_name.chars().last().is_some_and(|c| c.is_ascii_digit()) {
-                self.unsupported(span, format_args!("vector built-in '{name}'"));
-                return RV::error();
-            }
             return self.no_match(name, e);
         };
         if rvs.len() != 1 || !rvs[0].ty.is_arith() || rvs[0].ty == Type::Bool {
@@ -1218,25 +1238,29 @@ impl<'a> Lowerer<'a> {
         args: &[Expr],
         e: &Expr,
     ) -> RV {
-        let span = e.span;
-        let mut parts = rest.split('_');
-        let tname = parts.next().unwrap_or("");
-        let mut sat = false;
-        let mut rounding: Option<&str> = None;
-        for p in parts {
-            match p {
-                "sat" if rounding.is_none() && !sat => sat = true,
-                "rte" | "rtz" | "rtp" | "rtn" if rounding.is_none() => rounding = Some(p),
-                _ => return self.no_match(name, e),
-            }
-        }
-        let Some(to) = int_kind_named(tname) else {
-            if tname.chars().last().is_some_and(|c| c.is_ascii_digit()) {
-                self.unsupported(span, format_args!("vector built-in '{name}'"));
-                return RV::error();
-            }
+        let Some((tname, sat, rounding)) = parse_convert(rest) else {
             return self.no_match(name, e);
         };
+        let Some(to) = int_kind_named(tname) else {
+            return self.no_match(name, e);
+        };
+        self.convert_one(name, &to, sat, rounding, rvs, args, e)
+    }
+
+    /// `convert_TYPE[_sat][_ROUNDING]` of one scalar (`rvs`: the one argument).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn convert_one(
+        &mut self,
+        name: &str,
+        to: &Type,
+        sat: bool,
+        rounding: Option<&str>,
+        rvs: &[RV],
+        args: &[Expr],
+        e: &Expr,
+    ) -> RV {
+        let span = e.span;
+        let to = to.clone();
         if rvs.len() != 1 || !rvs[0].ty.is_arith() || (sat && to.is_float()) {
             return self.no_match(name, e);
         }
@@ -1538,14 +1562,9 @@ impl<'a> Lowerer<'a> {
         let mut values = Vec::new();
         for ((rv, a), p) in rvs.into_iter().zip(args).zip(&fty.params) {
             if p.ty.is_aggregate() {
-                values.push(rv.v);
+                values.push(rv);
             } else {
-                values.push(Some(self.implicit(
-                    rv,
-                    &p.ty,
-                    a,
-                    super::convert::Conv::Pass,
-                )));
+                values.push(self.implicit_rv(rv, &p.ty, a, super::convert::Conv::Pass));
             }
         }
         if self.recursive.contains(&i) || self.inline_stack.contains(&i) || self.typing > 0 {

@@ -328,6 +328,27 @@ impl<'a> Lowerer<'a> {
                 let t = self.type_of_object(x);
                 (CV(self.records.size(&t)?), Type::ULONG)
             }
+            ExprKind::Call { callee, args } => {
+                // `vec_step` is a constant (as `sizeof` is), unless a user function shadows it.
+                match (&callee.kind, args.as_slice()) {
+                    (ExprKind::Ident(name), [arg])
+                        if name == "vec_step"
+                            && !matches!(self.lookup(name), Some(Sym::Func(_))) =>
+                    {
+                        let t = match &arg.kind {
+                            ExprKind::TypeArg(tn) => self.type_name(tn).ty,
+                            _ => self.type_of(arg),
+                        };
+                        let n = match t {
+                            Type::Vector(_, n) => super::types::storage_lanes(n),
+                            t if t.is_arith() => 1,
+                            _ => return None,
+                        };
+                        (CV(n), Type::INT)
+                    }
+                    _ => return None,
+                }
+            }
             _ => return None,
         })
     }

@@ -72,7 +72,7 @@ pub(crate) enum Conv {
 
 impl Conv {
     /// clang's sentence for an incompatible conversion from `from` to `to`.
-    fn incompatible(self, to: &str, from: &str) -> String {
+    pub(crate) fn incompatible(self, to: &str, from: &str) -> String {
         match self {
             Conv::Assign => format!("assigning to '{to}' from incompatible type '{from}'"),
             Conv::Init => {
@@ -224,7 +224,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Bring a 32-bit value into the range of an 8- or 16-bit type (wrapping).
-    fn narrow(&mut self, x: ValueId, b: IntKind, span: Span) -> ValueId {
+    pub(crate) fn narrow(&mut self, x: ValueId, b: IntKind, span: Span) -> ValueId {
         let op = match (b.bits(), b.signed()) {
             (8, true) => CastOp::SExt8,
             (8, false) => CastOp::ZExt8,

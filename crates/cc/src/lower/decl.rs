@@ -1,7 +1,7 @@
 //! Declarations: specifiers and declarators to types, struct/union/enum definitions,
 //! typedefs, the program scope (functions, `__constant` variables) and local variables.
 
-use super::types::{Field, FloatKind, FnType, IntKind, QualType, Quals, Record, Type};
+use super::types::{Elem, Field, FloatKind, FnType, IntKind, QualType, Quals, Record, Type};
 use super::{FuncInfo, GlobalVar, Lowerer, Storage, Sym, Tag};
 use crate::ast::{self, AddrSpaceQual, Derived, TypeSpec};
 use crate::ir::Space;
@@ -29,7 +29,7 @@ pub(crate) fn quals_of(q: &ast::Qualifiers) -> Quals {
 }
 
 /// How a type specifier is spelled, for messages about vector types.
-fn spec_spelling(spec: &TypeSpec) -> String {
+pub(crate) fn spec_spelling(spec: &TypeSpec) -> String {
     match spec {
         TypeSpec::Void => "void".into(),
         TypeSpec::Bool => "bool".into(),
@@ -85,12 +85,28 @@ impl<'a> Lowerer<'a> {
             TypeSpec::Half => Type::Float(FloatKind::Half),
             TypeSpec::Float => Type::FLOAT,
             TypeSpec::Double => Type::DOUBLE,
-            TypeSpec::Vector(..) => {
-                self.unsupported(
-                    specs.span,
-                    format_args!("vector type '{}'", spec_spelling(&specs.ty)),
-                );
-                Type::Error
+            TypeSpec::Vector(elem, n) => {
+                let e = match &**elem {
+                    TypeSpec::Char => Elem::Int(IntKind::Char),
+                    TypeSpec::UChar => Elem::Int(IntKind::UChar),
+                    TypeSpec::Short => Elem::Int(IntKind::Short),
+                    TypeSpec::UShort => Elem::Int(IntKind::UShort),
+                    TypeSpec::Int => Elem::Int(IntKind::Int),
+                    TypeSpec::UInt => Elem::Int(IntKind::UInt),
+                    TypeSpec::Long => Elem::Int(IntKind::Long),
+                    TypeSpec::ULong => Elem::Int(IntKind::ULong),
+                    TypeSpec::Half => Elem::Float(FloatKind::Half),
+                    TypeSpec::Float => Elem::Float(FloatKind::Float),
+                    TypeSpec::Double => Elem::Float(FloatKind::Double),
+                    _ => {
+                        self.unsupported(
+                            specs.span,
+                            format_args!("vector type '{}'", spec_spelling(&specs.ty)),
+                        );
+                        return QualType::new(Type::Error, q);
+                    }
+                };
+                Type::Vector(e, *n)
             }
             TypeSpec::Record(r) => self.record_spec(r),
             TypeSpec::Enum(e) => {
@@ -787,12 +803,12 @@ impl<'a> Lowerer<'a> {
             }
             Space::Private => {
                 let in_memory = ty.ty.is_aggregate() || self.frame().addr_taken.contains(&name);
-                let storage = if in_memory {
-                    Storage::Private(self.new_private(&name, size, align, span))
+                let v = if in_memory {
+                    let storage = Storage::Private(self.new_private(&name, size, align, span));
+                    self.new_var(&name, ty, storage, false)
                 } else {
-                    Storage::Ssa
+                    self.new_ssa_var(&name, ty)
                 };
-                let v = self.new_var(&name, ty, storage, false);
                 self.declare(&name, Sym::Var(v), span);
                 if let Some(init) = init {
                     if !self.predeclaring {
@@ -808,6 +824,12 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn init_var(&mut self, v: super::VarId, init: &ast::Initializer, span: Span) {
         let ty = self.var(v).ty.clone();
         match self.var(v).storage {
+            Storage::Lanes => {
+                let lanes = self.vector_literal(&ty.ty, init, span);
+                for (l, x) in self.var_lanes(v).into_iter().zip(lanes) {
+                    self.write_var(l, x);
+                }
+            }
             Storage::Ssa => {
                 let e = match init {
                     ast::Initializer::Expr(e) => e,

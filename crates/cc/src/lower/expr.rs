@@ -1,5 +1,6 @@
 //! Expressions: C99's typing and conversions, lvalues, pointer arithmetic, short-circuit
-//! operators and `?:` as `If`s with results, and floating-point contraction.
+//! operators and `?:` as `If`s with results, and floating-point contraction. Operands of
+//! vector type are handed to `vector.rs` (component access, element-wise operators).
 
 use super::consteval::{int_lit_type, usual_arith};
 use super::convert::Conv;
@@ -260,7 +261,7 @@ impl<'a> Lowerer<'a> {
                     let var = self.var(v);
                     let ty = var.ty.clone();
                     match var.storage {
-                        Storage::Ssa => Some(LV {
+                        Storage::Ssa | Storage::Lanes => Some(LV {
                             place: Place::Var(v),
                             ty,
                         }),
@@ -317,7 +318,20 @@ impl<'a> Lowerer<'a> {
                 }
             }
             ExprKind::Index(a, b) => {
-                let ra = self.expr(a);
+                // The base as an lvalue first, so that a vector is subscripted in place.
+                let base = self.lvalue(a);
+                let ra = match base {
+                    Some(lv) if lv.ty.ty.is_vector() => {
+                        let rb = self.expr(b);
+                        return Some(self.vector_subscript(lv, rb, b, e));
+                    }
+                    Some(lv) => self.read_lv(&lv, a.span),
+                    None => self.expr(a),
+                };
+                if ra.ty.is_vector() {
+                    let rb = self.expr(b);
+                    return Some(self.vector_subscript(Self::rvalue_lanes(ra), rb, b, e));
+                }
                 let rb = self.expr(b);
                 let (p, i) = match (&ra.ty, &rb.ty) {
                     (Type::Pointer(_), t) if t.is_integer() => (ra, rb),
@@ -350,6 +364,14 @@ impl<'a> Lowerer<'a> {
                 let (addr, rec_ty) = if *arrow {
                     let rv = self.expr(base);
                     match (&rv.ty, rv.v) {
+                        (Type::Pointer(p), Some(v)) if p.ty.is_vector() => {
+                            // `p->x` on a pointer to a vector, as clang allows.
+                            let lv = LV {
+                                place: Place::Mem(v),
+                                ty: (**p).clone(),
+                            };
+                            return Some(self.component_access(lv, field, e));
+                        }
                         (Type::Pointer(p), Some(v)) => (v, (**p).clone()),
                         (Type::Error, _) => return Some(err),
                         (t, _) => {
@@ -363,7 +385,14 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 } else {
-                    match self.lvalue(base) {
+                    let base_lv = self.lvalue(base);
+                    if let Some(lv) = &base_lv {
+                        if lv.ty.ty.is_vector() {
+                            let lv = lv.clone();
+                            return Some(self.component_access(lv, field, e));
+                        }
+                    }
+                    match base_lv {
                         Some(LV {
                             place: Place::Mem(p),
                             ty,
@@ -387,8 +416,26 @@ impl<'a> Lowerer<'a> {
                             let _ = v;
                             return Some(err);
                         }
+                        Some(LV {
+                            place: Place::Lanes(..) | Place::DynLane(..),
+                            ty,
+                        }) => {
+                            let t = self.show(&ty);
+                            self.error_in(
+                                base.span,
+                                base.expansion,
+                                format!(
+                                    "member reference base type '{t}' is not a structure or union"
+                                ),
+                            );
+                            return Some(err);
+                        }
                         None => {
                             let rv = self.expr(base);
+                            if rv.ty.is_vector() {
+                                let lv = Self::rvalue_lanes(rv);
+                                return Some(self.component_access(lv, field, e));
+                            }
                             match (&rv.ty, rv.v) {
                                 (Type::Record(_), Some(v)) => {
                                     let space = self.space_of_value(v);
@@ -459,6 +506,10 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::CompoundLiteral(tn, init) => {
                 let mut ty = self.type_name(tn);
+                if ty.ty.is_vector() {
+                    let lanes = self.vector_literal(&ty.ty, init, span);
+                    return Some(Self::rvalue_lanes(RV::vector(ty.ty, lanes)));
+                }
                 if let Type::Array(elem, None) = &ty.ty {
                     let n = self.init_array_len(&elem.ty, init);
                     ty.ty = Type::Array(elem.clone(), Some(n));
@@ -512,8 +563,11 @@ impl<'a> Lowerer<'a> {
 
     /// Read an lvalue: a scalar's value, an aggregate's address, an array decayed.
     pub(crate) fn read_lv(&mut self, lv: &LV, span: Span) -> RV {
+        if lv.ty.ty.is_vector() || matches!(lv.place, Place::Lanes(..) | Place::DynLane(..)) {
+            return self.read_vector_lv(lv, span);
+        }
         match lv.place {
-            Place::Error => RV::error(),
+            Place::Error | Place::Lanes(..) | Place::DynLane(..) => RV::error(),
             Place::Var(v) => {
                 if lv.ty.ty.is_error() {
                     return RV::error();
@@ -545,12 +599,22 @@ impl<'a> Lowerer<'a> {
 
     /// Store scalar `v` (already of the lvalue's type) into an lvalue.
     pub(crate) fn write_lv(&mut self, lv: &LV, v: ValueId, span: Span) {
-        match lv.place {
+        match &lv.place {
             Place::Error => {}
-            Place::Var(var) => self.write_var(var, v),
+            Place::Lanes(base, swz) => {
+                if let Some(elem) = super::types::Elem::of(&lv.ty.ty) {
+                    self.write_lanes(base, *swz, elem, &[v], span);
+                }
+            }
+            Place::DynLane(base, swz, idx) => {
+                if let Some(elem) = super::types::Elem::of(&lv.ty.ty) {
+                    self.write_dyn_lane(base, *swz, *idx, elem, v, span);
+                }
+            }
+            Place::Var(var) => self.write_var(*var, v),
             Place::Mem(p) => {
                 let t = lv.ty.ty.clone();
-                self.store(p, v, &t, span);
+                self.store(*p, v, &t, span);
             }
         }
     }
@@ -567,6 +631,10 @@ impl<'a> Lowerer<'a> {
         if matches!(lv.place, Place::Error) {
             return None;
         }
+        if let Some(msg) = Self::lanes_not_assignable(&lv.place) {
+            self.error_in(e.span, e.expansion, msg);
+            return None;
+        }
         if lv.ty.ty.is_array() {
             let t = self.show(&lv.ty);
             self.error_in(
@@ -577,7 +645,7 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         if lv.ty.q.is_const || lv.ty.q.space == Some(Space::Constant) {
-            let msg = match (&e.kind, lv.place) {
+            let msg = match (&e.kind, &lv.place) {
                 (ExprKind::Ident(name), Place::Var(_)) | (ExprKind::Ident(name), Place::Mem(_))
                     if matches!(self.lookup(name), Some(Sym::Var(_))) =>
                 {
@@ -599,6 +667,9 @@ impl<'a> Lowerer<'a> {
         match op {
             UnaryOp::Plus | UnaryOp::Minus | UnaryOp::BitNot => {
                 let rv = self.expr(x);
+                if rv.ty.is_vector() {
+                    return self.vector_unary(op, rv, e);
+                }
                 let ok = match op {
                     UnaryOp::BitNot => rv.ty.is_integer(),
                     _ => rv.ty.is_arith(),
@@ -625,7 +696,11 @@ impl<'a> Lowerer<'a> {
                 RV::val(ty, r)
             }
             UnaryOp::Not => {
-                let c = self.cond(x);
+                let c = match self.cond_or_vector(x, true) {
+                    Ok(c) => c,
+                    Err(rv) if rv.ty.is_vector() => return self.vector_unary(op, rv, e),
+                    Err(_) => return RV::error(),
+                };
                 let n = self.not(c, span);
                 let r = self.cast(CastOp::ZExt, n, Ty::I32, span);
                 RV::val(Type::INT, r)
@@ -650,6 +725,20 @@ impl<'a> Lowerer<'a> {
                         place: Place::Error,
                         ..
                     }) => RV::error(),
+                    Some(LV {
+                        place: Place::Lanes(base, _) | Place::DynLane(base, _, _),
+                        ty,
+                    }) => {
+                        let msg = match base {
+                            super::vector::LaneBase::Value(_) => {
+                                let t = self.show(&ty);
+                                format!("cannot take the address of an rvalue of type '{t}'")
+                            }
+                            _ => "address of vector element requested".to_string(),
+                        };
+                        self.error_in(span, e.expansion, msg);
+                        RV::error()
+                    }
                     Some(LV {
                         place: Place::Var(v),
                         ty,
@@ -687,6 +776,17 @@ impl<'a> Lowerer<'a> {
                 };
                 let old = self.read_lv(&lv, span);
                 let ty = lv.ty.ty.clone();
+                let inc = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
+                if ty.is_vector() && old.ty.is_vector() {
+                    let lanes = self.vector_step(&old, inc, span);
+                    let new = RV::vector(ty, lanes);
+                    self.write_rv(&lv, &new, span);
+                    return if matches!(op, UnaryOp::PreInc | UnaryOp::PreDec) {
+                        new
+                    } else {
+                        old
+                    };
+                }
                 let (Some(ov), true) = (old.v, ty.is_scalar()) else {
                     if !ty.is_error() {
                         let t = self.show_ty(&ty);
@@ -698,7 +798,6 @@ impl<'a> Lowerer<'a> {
                     }
                     return RV::error();
                 };
-                let inc = matches!(op, UnaryOp::PreInc | UnaryOp::PostInc);
                 let new = if ty.is_pointer() {
                     let one = self.konst(Ty::I32, 1, span);
                     match self.ptr_add(old.clone(), RV::val(Type::INT, one), !inc, span) {
@@ -777,7 +876,13 @@ impl<'a> Lowerer<'a> {
         let span = e.span;
         match op {
             BinaryOp::LogAnd | BinaryOp::LogOr => {
-                let c = self.logical(op == BinaryOp::LogAnd, l, r, span);
+                let and = op == BinaryOp::LogAnd;
+                if self.vector_type_of(l).is_some() || self.vector_type_of(r).is_some() {
+                    let a = self.expr(l);
+                    let b = self.expr(r);
+                    return self.vector_logical(and, a, b, e);
+                }
+                let c = self.logical(and, l, r, span);
                 let v = self.cast(CastOp::ZExt, c, Ty::I32, span);
                 RV::val(Type::INT, v)
             }
@@ -786,13 +891,20 @@ impl<'a> Lowerer<'a> {
             | BinaryOp::Le
             | BinaryOp::Ge
             | BinaryOp::Eq
-            | BinaryOp::Ne => match self.compare(op, l, r, e) {
-                Some(c) => {
-                    let v = self.cast(CastOp::ZExt, c, Ty::I32, span);
-                    RV::val(Type::INT, v)
+            | BinaryOp::Ne => {
+                let a = self.expr(l);
+                let b = self.expr(r);
+                if a.ty.is_vector() || b.ty.is_vector() {
+                    return self.vector_compare(op, a, b, e);
                 }
-                None => RV::error(),
-            },
+                match self.compare_values(op, a, b, l, r, e) {
+                    Some(c) => {
+                        let v = self.cast(CastOp::ZExt, c, Ty::I32, span);
+                        RV::val(Type::INT, v)
+                    }
+                    None => RV::error(),
+                }
+            }
             BinaryOp::Add | BinaryOp::Sub if self.contracting() => {
                 if let Some(rv) = self.try_fma(op, l, r, None, span) {
                     return rv;
@@ -830,9 +942,12 @@ impl<'a> Lowerer<'a> {
         };
         let lt = match &lhs_value {
             Some(rv) => rv.ty.clone(),
-            None => self.type_of(l),
+            None => self.cached_type_of(l),
         };
-        let rt = self.type_of(r);
+        let rt = self.cached_type_of(r);
+        if lt.is_vector() || rt.is_vector() {
+            return self.try_fma_vector(op, l, r, lhs_value, lt, rt, span);
+        }
         let sum = usual_arith(&lt, &rt);
         let Type::Float(_) = sum else {
             return None;
@@ -876,11 +991,85 @@ impl<'a> Lowerer<'a> {
         Some(RV::val(sum, v))
     }
 
+    /// [`Lowerer::try_fma`] on vectors: one `fma` per lane when the product has the sum's
+    /// floating vector type (the addend may be a scalar, replicated).
+    #[allow(clippy::too_many_arguments)]
+    fn try_fma_vector(
+        &mut self,
+        op: BinaryOp,
+        l: &Expr,
+        r: &Expr,
+        lhs_value: Option<RV>,
+        lt: Type,
+        rt: Type,
+        span: Span,
+    ) -> Option<RV> {
+        let product = |e: &Expr| match &e.kind {
+            ExprKind::Binary(BinaryOp::Mul, a, b) => Some((a.clone(), b.clone())),
+            _ => None,
+        };
+        self.mute += 1;
+        let sum = self.vector_operand_type(&lt, &rt, l);
+        self.mute -= 1;
+        let sum = sum?;
+        let (elem, _) = sum.vector()?;
+        if !elem.is_float() {
+            return None;
+        }
+        let (prod_first, (a, b)) = match (lhs_value.is_none(), product(l), product(r)) {
+            (true, Some(ab), _) if super::types::same_type(&lt, &sum) => (true, ab),
+            (_, _, Some(ab)) if super::types::same_type(&rt, &sum) => (false, ab),
+            _ => return None,
+        };
+        // The operands in the order the source evaluates them.
+        let mut c_first = None;
+        if !prod_first {
+            c_first = Some(match lhs_value {
+                Some(rv) => rv,
+                None => self.expr(l),
+            });
+        }
+        let av = self.expr(&a);
+        let bv = self.expr(&b);
+        let c = match c_first {
+            Some(c) => c,
+            None => self.expr(r),
+        };
+        let ok = match self.vector_operand_type(&av.ty, &bv.ty, if prod_first { l } else { r }) {
+            Some(t) => super::types::same_type(&t, &sum),
+            None => false,
+        };
+        if !ok {
+            return Some(RV::error());
+        }
+        let la = self.operand_lanes(av, &sum, span);
+        let lb = self.operand_lanes(bv, &sum, span);
+        let lc = self.operand_lanes(c, &sum, span);
+        let ir = elem.ir();
+        let lanes = (0..la.len())
+            .map(|k| {
+                let (mut x, mut z) = (la[k], lc[k]);
+                if op == BinaryOp::Sub {
+                    if prod_first {
+                        z = self.un(UnOp::FNeg, z, span);
+                    } else {
+                        x = self.un(UnOp::FNeg, x, span);
+                    }
+                }
+                self.emit(OpKind::Fma, vec![x, lb[k], z], ir, span)
+            })
+            .collect();
+        Some(RV::vector(sum, lanes))
+    }
+
     /// Arithmetic, bitwise and shift operators on two rvalues.
     pub(crate) fn arith(&mut self, op: BinaryOp, a: RV, b: RV, e: &Expr) -> RV {
         let span = e.span;
         if a.ty.is_error() || b.ty.is_error() {
             return RV::error();
+        }
+        if a.ty.is_vector() || b.ty.is_vector() {
+            return self.vector_arith(op, a, b, e);
         }
         let invalid = |s: &mut Self, a: &RV, b: &RV| {
             let (x, y) = (s.show_ty(&a.ty), s.show_ty(&b.ty));
@@ -1021,11 +1210,18 @@ impl<'a> Lowerer<'a> {
         RV::val(Type::LONG, d)
     }
 
-    /// A comparison as an `I1`; `None` after an error.
-    fn compare(&mut self, op: BinaryOp, l: &Expr, r: &Expr, e: &Expr) -> Option<ValueId> {
+    /// A comparison of scalars `a` and `b` (the values of `l` and `r`) as an `I1`; `None`
+    /// after an error.
+    fn compare_values(
+        &mut self,
+        op: BinaryOp,
+        a: RV,
+        b: RV,
+        l: &Expr,
+        r: &Expr,
+        e: &Expr,
+    ) -> Option<ValueId> {
         let span = e.span;
-        let a = self.expr(l);
-        let b = self.expr(r);
         if a.ty.is_error() || b.ty.is_error() {
             return None;
         }
@@ -1107,6 +1303,16 @@ impl<'a> Lowerer<'a> {
 
     /// The truth value of `e` as an `I1` (comparisons and logical operators directly).
     pub(crate) fn cond(&mut self, e: &Expr) -> ValueId {
+        match self.cond_or_vector(e, false) {
+            Ok(c) => c,
+            Err(rv) => self.truth(rv, e.span),
+        }
+    }
+
+    /// The truth value of `e` as an `I1`, or its value when it is a vector (the condition
+    /// of `?:` may be one; `&&` and `||` of vectors are looked for only with
+    /// `vector_logical`, as their operands' types must be known before lowering them).
+    pub(crate) fn cond_or_vector(&mut self, e: &Expr, vector_logical: bool) -> Result<ValueId, RV> {
         let span = e.span;
         match &e.kind {
             ExprKind::Binary(
@@ -1118,26 +1324,67 @@ impl<'a> Lowerer<'a> {
                 | BinaryOp::Ne),
                 l,
                 r,
-            ) => match self.compare(*op, l, r, e) {
-                Some(c) => c,
-                None => self.undef(Ty::I1, span),
-            },
+            ) => {
+                let a = self.expr(l);
+                let b = self.expr(r);
+                if a.ty.is_vector() || b.ty.is_vector() {
+                    return Err(self.vector_compare(*op, a, b, e));
+                }
+                Ok(match self.compare_values(*op, a, b, l, r, e) {
+                    Some(c) => c,
+                    None => self.undef(Ty::I1, span),
+                })
+            }
             ExprKind::Binary(op @ (BinaryOp::LogAnd | BinaryOp::LogOr), l, r) => {
-                self.logical(*op == BinaryOp::LogAnd, l, r, span)
+                let and = *op == BinaryOp::LogAnd;
+                if vector_logical
+                    && (self.vector_type_of(l).is_some() || self.vector_type_of(r).is_some())
+                {
+                    let a = self.expr(l);
+                    let b = self.expr(r);
+                    return Err(self.vector_logical(and, a, b, e));
+                }
+                Ok(self.logical(and, l, r, span))
             }
-            ExprKind::Unary(UnaryOp::Not, x) => {
-                let c = self.cond(x);
-                self.not(c, span)
-            }
+            ExprKind::Unary(UnaryOp::Not, x) => match self.cond_or_vector(x, vector_logical) {
+                Ok(c) => Ok(self.not(c, span)),
+                Err(rv) if rv.ty.is_vector() => Err(self.vector_unary(UnaryOp::Not, rv, e)),
+                Err(rv) => Err(rv),
+            },
             ExprKind::Comma(l, r) => {
                 self.expr(l);
-                self.cond(r)
+                self.cond_or_vector(r, vector_logical)
             }
             _ => {
                 let rv = self.expr(e);
-                self.truth(rv, span)
+                if rv.ty.is_vector() {
+                    return Err(rv);
+                }
+                Ok(self.truth(rv, span))
             }
         }
+    }
+
+    /// The type of `e`'s value, as [`Lowerer::type_of`] finds it, remembered per
+    /// expression: a node has one type wherever it is lowered, so that typing an operand
+    /// before lowering it (`?:` arms, `&&` operands that may be vectors) stays linear in
+    /// nested expressions. Types naming a struct are not remembered (a struct defined in
+    /// an inlined function is a new type at each call).
+    pub(crate) fn cached_type_of(&mut self, e: &Expr) -> Type {
+        let key = e as *const Expr;
+        if let Some(t) = self.type_cache.get(&key) {
+            return t.clone();
+        }
+        let t = self.type_of(e);
+        if !t.names_record() {
+            self.type_cache.insert(key, t.clone());
+        }
+        t
+    }
+
+    /// The vector type of `e`'s value, if it is one.
+    pub(crate) fn vector_type_of(&mut self, e: &Expr) -> Option<Type> {
+        Some(self.cached_type_of(e)).filter(Type::is_vector)
     }
 
     /// `l && r` / `l || r`: the right operand runs only when it decides.
@@ -1187,6 +1434,9 @@ impl<'a> Lowerer<'a> {
         }
         if t.is_arith() && o.is_arith() {
             return Some(usual_arith(t, o));
+        }
+        if t.is_vector() || o.is_vector() {
+            return self.vector_operand_type(t, o, e);
         }
         if t.is_void() || o.is_void() {
             return Some(Type::Void);
@@ -1240,9 +1490,13 @@ impl<'a> Lowerer<'a> {
 
     fn conditional(&mut self, cond: &Expr, then: &Expr, otherwise: &Expr, e: &Expr) -> RV {
         let span = e.span;
-        let c = self.cond(cond);
-        let t = self.type_of(then);
-        let o = self.type_of(otherwise);
+        let c = match self.cond_or_vector(cond, true) {
+            Ok(c) => c,
+            Err(rv) if rv.ty.is_vector() => return self.vector_conditional(rv, then, otherwise, e),
+            Err(rv) => self.truth(rv, cond.span),
+        };
+        let t = self.cached_type_of(then);
+        let o = self.cached_type_of(otherwise);
         let Some(ty) = self.conditional_type(&t, &o, then, otherwise, e) else {
             self.expr(then);
             self.expr(otherwise);
@@ -1295,6 +1549,15 @@ impl<'a> Lowerer<'a> {
             );
             return RV::val(ty, p);
         }
+        if let Some((elem, n)) = ty.vector() {
+            let arm = |s: &mut Self, x: &Expr| {
+                let rv = s.expr(x);
+                s.operand_lanes(rv, &ty, x.span)
+            };
+            let tys = vec![elem.ir(); n.into()];
+            let r = self.build_if(c, span, |s| arm(s, then), |s| arm(s, otherwise), &tys);
+            return RV::vector(ty, r);
+        }
         let ir = ty.ir().expect("scalar");
         let arm = |s: &mut Self, x: &Expr| {
             let rv = s.expr(x);
@@ -1340,9 +1603,9 @@ impl<'a> Lowerer<'a> {
             let Some(lv) = self.modifiable(lhs) else {
                 return RV::error();
             };
-            let v = self.implicit(rv, &lv.ty.ty, rhs, Conv::Assign);
-            self.write_lv(&lv, v, span);
-            return RV::val(lv.ty.ty, v);
+            let val = self.implicit_rv(rv, &lv.ty.ty, rhs, Conv::Assign);
+            self.write_rv(&lv, &val, span);
+            return val;
         };
         let Some(lv) = self.modifiable(lhs) else {
             self.expr(rhs);
@@ -1351,7 +1614,7 @@ impl<'a> Lowerer<'a> {
         let old = self.read_lv(&lv, lhs.span);
         let res = if matches!(op, BinaryOp::Add | BinaryOp::Sub)
             && self.contracting()
-            && old.ty.is_float()
+            && (old.ty.is_float() || old.ty.vector().is_some_and(|(el, _)| el.is_float()))
         {
             match self.try_fma(op, lhs, rhs, Some(old.clone()), span) {
                 Some(rv) => rv,
@@ -1366,6 +1629,19 @@ impl<'a> Lowerer<'a> {
         };
         if res.ty.is_error() || lv.ty.ty.is_error() {
             return RV::error();
+        }
+        if res.ty.is_vector() || lv.ty.ty.is_vector() {
+            if !super::types::same_type(&res.ty, &lv.ty.ty) {
+                let (t, f) = (self.show_ty(&lv.ty.ty), self.show_ty(&res.ty));
+                self.error_in(
+                    span,
+                    e.expansion,
+                    format!("assigning to '{t}' from incompatible type '{f}'"),
+                );
+                return RV::error();
+            }
+            self.write_rv(&lv, &res, span);
+            return res;
         }
         let v = if res.ty.is_pointer() {
             match res.v {
@@ -1394,6 +1670,9 @@ impl<'a> Lowerer<'a> {
         }
         if rv.ty.is_error() || to.is_error() {
             return RV::error();
+        }
+        if to.is_vector() || rv.ty.is_vector() {
+            return self.vector_cast(rv, to, x, span);
         }
         if !to.is_scalar() {
             if super::types::same_type(&rv.ty, to) {

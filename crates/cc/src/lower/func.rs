@@ -175,7 +175,7 @@ fn c_type(p: &ast::ParamDecl) -> String {
             r.tag.as_ref().map_or("", |t| t.0.as_str())
         ),
         ast::TypeSpec::Enum(e) => format!("enum {}", e.tag.as_ref().map_or("", |t| t.0.as_str())),
-        ast::TypeSpec::Vector(..) => "vector".into(),
+        spec @ ast::TypeSpec::Vector(..) => super::decl::spec_spelling(spec),
     };
     s.push_str(&base);
     for d in p.declarator.derived.iter().rev() {
@@ -331,11 +331,9 @@ impl<'a> Lowerer<'a> {
                     span,
                 )))
             }
-            t => Some(RetSlot::Var(self.new_var(
+            t => Some(RetSlot::Var(self.new_ssa_var(
                 &format!("{name} result"),
                 QualType::plain(t.clone()),
-                Storage::Ssa,
-                false,
             ))),
         };
         let frame = self.frame_mut();
@@ -354,10 +352,38 @@ impl<'a> Lowerer<'a> {
         self.cur.truncate(frame.var_base);
     }
 
-    /// Bind parameter `name` of type `ty` to `value` (an aggregate's address is copied).
-    fn bind_param(&mut self, name: &str, ty: &QualType, value: Option<ValueId>, span: Span) {
+    /// Bind parameter `name` of type `ty` to `value` (an aggregate's address is copied;
+    /// `v: None` and no lanes: no value).
+    fn bind_param(&mut self, name: &str, ty: &QualType, value: &RV, span: Span) {
         let mut ty = ty.clone();
         let in_memory = ty.ty.is_aggregate() || self.frame().addr_taken.contains(name);
+        if ty.ty.is_vector() && !in_memory {
+            let v = self.new_ssa_var(name, ty);
+            self.declare(name, Sym::Var(v), span);
+            for (l, &x) in self.var_lanes(v).into_iter().zip(&value.lanes) {
+                self.write_var(l, x);
+            }
+            return;
+        }
+        if let (Some((elem, _)), true) = (ty.ty.vector(), in_memory) {
+            let size = self.records.size(&ty.ty).unwrap_or(0);
+            let align = self.records.align(&ty.ty);
+            let i = self.new_private(name, size, align, span);
+            ty.q.space = Some(Space::Private);
+            let v = self.new_var(name, ty, Storage::Private(i), false);
+            self.declare(name, Sym::Var(v), span);
+            if !value.lanes.is_empty() {
+                let dst = self.emit(
+                    OpKind::PrivateAddr(i),
+                    vec![],
+                    Ty::Ptr(Space::Private),
+                    span,
+                );
+                self.store_vector(dst, elem, &value.lanes, span);
+            }
+            return;
+        }
+        let value = value.v;
         if in_memory {
             let size = self.records.size(&ty.ty).unwrap_or(0);
             let align = self.records.align(&ty.ty);
@@ -421,16 +447,15 @@ impl<'a> Lowerer<'a> {
                 .clone()
                 .unwrap_or_else(|| (String::new(), p.span));
             let value = if is_kernel {
-                self.kernel_param(k, &pname, &ty, p, pspan)
+                match self.kernel_param(k, &pname, &ty, p, pspan) {
+                    Some(v) => RV::val(ty.ty.clone(), v),
+                    None => RV::error(),
+                }
             } else {
-                ty.ty.ir().map(|t| self.undef(t, pspan)).or_else(|| {
-                    ty.ty
-                        .is_aggregate()
-                        .then(|| self.undef(Ty::Ptr(Space::Private), pspan))
-                })
+                self.undef_rv(&ty.ty, pspan)
             };
             if !pname.is_empty() {
-                self.bind_param(&pname, &ty, value, pspan);
+                self.bind_param(&pname, &ty, &value, pspan);
             }
         }
         if fty.variadic && !self.is_builtin_file(span) {
@@ -512,6 +537,10 @@ impl<'a> Lowerer<'a> {
             Type::Float(super::types::FloatKind::Double) => ParamKind::F64,
             Type::Record(_) => {
                 self.unsupported(span, format_args!("struct kernel parameter '{name}'"));
+                return None;
+            }
+            Type::Vector(..) => {
+                self.unsupported(span, format_args!("vector kernel parameter '{name}'"));
                 return None;
             }
             Type::Error => return None,
@@ -683,9 +712,9 @@ impl<'a> Lowerer<'a> {
                         format!("passing '{f}' to parameter of incompatible type '{t}'"),
                     );
                 }
-                rv.v
+                rv
             } else {
-                Some(self.implicit(rv, &pty.ty, a, Conv::Pass))
+                self.implicit_rv(rv, &pty.ty, a, Conv::Pass)
             };
             values.push(v);
         }
@@ -707,6 +736,7 @@ impl<'a> Lowerer<'a> {
                 let u = self.undef(Ty::Ptr(Space::Private), span);
                 RV::val(ty.clone(), u)
             }
+            None if ty.is_vector() => self.undef_vector(ty, span),
             None => RV::error(),
         }
     }
@@ -716,7 +746,7 @@ impl<'a> Lowerer<'a> {
         &mut self,
         i: usize,
         fty: &Rc<FnType>,
-        args: Vec<Option<ValueId>>,
+        args: Vec<RV>,
         call: Span,
     ) -> RV {
         let def = self.funcs[i].def.expect("a definition");
@@ -740,11 +770,19 @@ impl<'a> Lowerer<'a> {
                 continue;
             };
             let ty = ty.clone();
-            let value = args.get(k).copied().flatten();
-            self.bind_param(&pname.0, &ty, value, pname.1);
+            let value = args.get(k).cloned().unwrap_or_else(RV::error);
+            self.bind_param(&pname.0, &ty, &value, pname.1);
         }
         self.function_body(def);
         let result = match self.frame().retval {
+            Some(RetSlot::Var(v)) if fty.ret.is_vector() => {
+                let lanes = self
+                    .var_lanes(v)
+                    .into_iter()
+                    .map(|l| self.read_var(l, call))
+                    .collect();
+                RV::vector(fty.ret.clone(), lanes)
+            }
             Some(RetSlot::Var(v)) => {
                 let x = self.read_var(v, call);
                 RV::val(fty.ret.clone(), x)

@@ -79,7 +79,7 @@ impl<'a> Lowerer<'a> {
             Initializer::List { .. } => true,
             Initializer::Expr(e) => matches!(e.kind, ExprKind::StrLit(_)),
         };
-        if zero_first && ty.is_aggregate() {
+        if zero_first && (ty.is_aggregate() || ty.is_vector()) {
             let size = self.records.size(ty).unwrap_or(0);
             let align = self.records.align(ty);
             self.zero_mem(base, size, align, span);
@@ -91,6 +91,9 @@ impl<'a> Lowerer<'a> {
     fn init_into(&mut self, ty: &Type, init: &Initializer, t: &mut Target, off: u64) {
         match init {
             Initializer::List { items, span } => {
+                if ty.is_vector() {
+                    return self.vector_list_into(ty, init, t, off);
+                }
                 if !ty.is_aggregate() {
                     match items.first() {
                         Some((d, Initializer::Expr(e))) if d.is_empty() => {
@@ -136,6 +139,9 @@ impl<'a> Lowerer<'a> {
 
     /// An aggregate or scalar initialized by a single expression.
     fn expr_into(&mut self, ty: &Type, e: &Expr, t: &mut Target, off: u64) {
+        if ty.is_vector() {
+            return self.vector_expr_into(ty, e, t, off);
+        }
         if ty.is_scalar() || ty.is_error() {
             return self.scalar_into(ty, e, t, off);
         }
@@ -214,8 +220,11 @@ impl<'a> Lowerer<'a> {
                     *pos += 1;
                 }
                 Initializer::Expr(e) => {
-                    if !mty.is_aggregate() {
+                    if !mty.is_aggregate() && !mty.is_vector() {
                         self.scalar_into(&mty, e, t, off + moff);
+                        *pos += 1;
+                    } else if mty.is_vector() && self.vector_type_of(e).is_some() {
+                        self.vector_expr_into(&mty, e, t, off + moff);
                         *pos += 1;
                     } else if matches!((&mty, &e.kind), (Type::Array(el, _), ExprKind::StrLit(_)) if is_char(&el.ty))
                     {
@@ -324,6 +333,7 @@ impl<'a> Lowerer<'a> {
     fn member_count(&self, ty: &Type) -> Option<u64> {
         match ty {
             Type::Array(_, n) => *n,
+            Type::Vector(_, n) => Some(u64::from(*n)),
             Type::Record(id) => {
                 let r = self.records.get(*id);
                 Some(if r.is_union {
@@ -350,6 +360,7 @@ impl<'a> Lowerer<'a> {
                 let f = self.records.get(*id).fields.get(idx as usize)?;
                 Some((f.ty.ty.clone(), f.offset))
             }
+            Type::Vector(elem, n) => (idx < u64::from(*n)).then(|| (elem.ty(), idx * elem.size())),
             _ => None,
         }
     }
@@ -465,6 +476,170 @@ impl<'a> Lowerer<'a> {
                     self.copy_mem(dst, src, size, align, e.span);
                 }
             }
+        }
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// A vector member or object initialized by an expression: a vector of its type, or a
+    /// scalar replicated.
+    fn vector_expr_into(&mut self, ty: &Type, e: &Expr, t: &mut Target, off: u64) {
+        match t {
+            Target::Count => {}
+            Target::Bytes(bytes) => {
+                let Some(lanes) = self.const_vector(e, ty) else {
+                    let rv = self.dead(|s| {
+                        let rv = s.expr(e);
+                        s.implicit_rv(rv, ty, e, Conv::Init)
+                    });
+                    if !rv.ty.is_error() && !self.has_error_in(e) {
+                        self.error_in(
+                            e.span,
+                            e.expansion,
+                            "initializer element is not a compile-time constant",
+                        );
+                    }
+                    return;
+                };
+                write_lanes(bytes, ty, &lanes, off);
+            }
+            Target::Mem(base) => {
+                let base = *base;
+                let rv = self.expr(e);
+                let lanes = self.implicit_vector(rv, ty, e, Conv::Init);
+                let (elem, _) = ty.vector().expect("a vector type");
+                let p = self.ptr_offset(base, off, e.span);
+                self.store_vector(p, elem, &lanes, e.span);
+            }
+        }
+    }
+
+    /// A vector member or object initialized by a braced list.
+    fn vector_list_into(&mut self, ty: &Type, init: &Initializer, t: &mut Target, off: u64) {
+        let span = init.span();
+        match t {
+            Target::Count => {}
+            Target::Bytes(bytes) => match self.const_vector_init(ty, init) {
+                Some(lanes) => write_lanes(bytes, ty, &lanes, off),
+                None => {
+                    self.dead(|s| s.vector_literal(ty, init, span));
+                    self.error(span, "initializer element is not a compile-time constant");
+                }
+            },
+            Target::Mem(base) => {
+                let base = *base;
+                let lanes = self.vector_literal(ty, init, span);
+                let (elem, _) = ty.vector().expect("a vector type");
+                let p = self.ptr_offset(base, off, span);
+                self.store_vector(p, elem, &lanes, span);
+            }
+        }
+    }
+
+    /// Whether lowering `e` reports an error (so that no second message is added).
+    fn has_error_in(&mut self, e: &Expr) -> bool {
+        self.type_of(e).is_error()
+    }
+
+    /// The element bits of a constant vector of type `ty` that `e` denotes (a vector
+    /// literal of constants, or a constant scalar replicated), if it is one.
+    pub(crate) fn const_vector(&mut self, e: &Expr, ty: &Type) -> Option<Vec<u64>> {
+        let (elem, n) = ty.vector()?;
+        match &e.kind {
+            ExprKind::CompoundLiteral(tn, init) => {
+                let lt = self.type_name(tn).ty;
+                if !super::types::same_type(&lt, ty) {
+                    return None;
+                }
+                let Initializer::List { items, span } = &**init else {
+                    return None;
+                };
+                let braced = self.sources.snippet(*span).starts_with('{');
+                if !braced && items.len() == 1 {
+                    if let (d, Initializer::Expr(x)) = &items[0] {
+                        let (c, ct) = self.eval(x).filter(|_| d.is_empty())?;
+                        let v = self.cv_convert(c, &ct, &elem.ty())?;
+                        return Some(vec![v.0; n.into()]);
+                    }
+                }
+                let lanes = self.const_lanes(elem, items)?;
+                if lanes.len() > usize::from(n) || (!braced && lanes.len() != usize::from(n)) {
+                    return None;
+                }
+                let mut lanes = lanes;
+                lanes.resize(n.into(), 0);
+                Some(lanes)
+            }
+            ExprKind::Cast(tn, x) => {
+                let ct = self.type_name(tn).ty;
+                if !super::types::same_type(&ct, ty) {
+                    return None;
+                }
+                let (c, st) = self.eval(x)?;
+                let v = self.cv_convert(c, &st, &elem.ty())?;
+                Some(vec![v.0; n.into()])
+            }
+            _ => {
+                let (c, st) = self.eval(e)?;
+                let v = self.cv_convert(c, &st, &elem.ty())?;
+                Some(vec![v.0; n.into()])
+            }
+        }
+    }
+
+    /// The constant elements of a list of scalars and vectors of element type `elem`.
+    fn const_lanes(
+        &mut self,
+        elem: super::types::Elem,
+        items: &[(Vec<Designator>, Initializer)],
+    ) -> Option<Vec<u64>> {
+        let mut lanes = Vec::new();
+        for (d, item) in items {
+            let Initializer::Expr(x) = item else {
+                return None;
+            };
+            if !d.is_empty() {
+                return None;
+            }
+            if let Some(xt) = self.vector_type_of(x) {
+                let (xe, _) = xt.vector()?;
+                if xe != elem {
+                    return None;
+                }
+                lanes.extend(self.const_vector(x, &xt)?);
+            } else {
+                let (c, ct) = self.eval(x)?;
+                lanes.push(self.cv_convert(c, &ct, &elem.ty())?.0);
+            }
+        }
+        Some(lanes)
+    }
+
+    /// The constant elements of a braced vector initializer.
+    fn const_vector_init(&mut self, ty: &Type, init: &Initializer) -> Option<Vec<u64>> {
+        let (elem, n) = ty.vector()?;
+        match init {
+            Initializer::Expr(e) => self.const_vector(e, ty),
+            Initializer::List { items, .. } => {
+                let mut lanes = self.const_lanes(elem, items)?;
+                lanes.truncate(n.into());
+                lanes.resize(n.into(), 0);
+                Some(lanes)
+            }
+        }
+    }
+}
+
+/// Store constant elements into the bytes of a `__constant` object.
+fn write_lanes(bytes: &mut [u8], ty: &Type, lanes: &[u64], off: u64) {
+    let Some((elem, _)) = ty.vector() else {
+        return;
+    };
+    let size = elem.size() as usize;
+    for (k, v) in lanes.iter().enumerate() {
+        let start = off as usize + k * size;
+        if let Some(dst) = bytes.get_mut(start..start + size) {
+            dst.copy_from_slice(&v.to_le_bytes()[..size]);
         }
     }
 }

@@ -7,6 +7,9 @@
 //!   variable's current value, an `if` yields the variables either arm assigned, a loop
 //!   carries the variables its body assigns (found by carrying every variable and pruning
 //!   the unchanged ones afterwards).
+//! - Vectors are scalarized: a vector value is one SSA value per element (its lanes), a
+//!   vector variable one SSA variable per element, a vector in memory its elements one
+//!   after the other (`vector.rs`).
 //! - Arrays, structs, unions and address-taken scalars are private memory objects.
 //! - `break`, `continue` and `return` set `i1` flag variables; the rest of every enclosing
 //!   block up to the construct the flag belongs to is guarded by `if !flags`, and a loop
@@ -24,6 +27,8 @@ mod func;
 mod init;
 mod stmt;
 mod types;
+mod vector;
+mod vector_builtins;
 
 use crate::ast;
 use crate::diag::{Diagnostic, Diagnostics};
@@ -97,6 +102,9 @@ pub(crate) struct VarId(pub u32);
 pub(crate) enum Storage {
     /// An SSA value tracked by the walk.
     Ssa,
+    /// A vector whose elements are the SSA variables that follow this one (one per
+    /// element: `VarId(v + 1)`, `VarId(v + 2)`, ...); the variable itself holds nothing.
+    Lanes,
     /// Private memory object `i` of the kernel.
     Private(u32),
     /// `__local` memory object `i` of the kernel.
@@ -210,11 +218,14 @@ pub(crate) struct Frame {
     pub var_base: usize,
 }
 
-/// A typed rvalue: a scalar's value, an aggregate's address, or nothing (`void`, errors).
+/// A typed rvalue: a scalar's value, an aggregate's address, a vector's elements, or
+/// nothing (`void`, errors).
 #[derive(Debug, Clone)]
 pub(crate) struct RV {
     pub ty: Type,
     pub v: Option<ValueId>,
+    /// A vector's elements (`v` is `None`); empty for every other type.
+    pub lanes: Vec<ValueId>,
 }
 
 impl RV {
@@ -222,6 +233,7 @@ impl RV {
         RV {
             ty: Type::Error,
             v: None,
+            lanes: Vec::new(),
         }
     }
 
@@ -229,19 +241,34 @@ impl RV {
         RV {
             ty: Type::Void,
             v: None,
+            lanes: Vec::new(),
         }
     }
 
     pub(crate) fn val(ty: Type, v: ValueId) -> RV {
-        RV { ty, v: Some(v) }
+        RV {
+            ty,
+            v: Some(v),
+            lanes: Vec::new(),
+        }
+    }
+
+    /// A vector value of type `ty` (a `Type::Vector` with as many elements as `lanes`).
+    pub(crate) fn vector(ty: Type, lanes: Vec<ValueId>) -> RV {
+        RV { ty, v: None, lanes }
     }
 }
 
 /// Where an lvalue is.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Place {
     Var(VarId),
     Mem(ValueId),
+    /// Some elements of a vector (`v.xy`, `p->pos.s3`): indices into the vector at
+    /// `LaneBase`.
+    Lanes(vector::LaneBase, vector::Swizzle),
+    /// The element at a run-time index (`v[i]`) of the elements a swizzle selects.
+    DynLane(vector::LaneBase, vector::Swizzle, ValueId),
     Error,
 }
 
@@ -293,6 +320,8 @@ pub(crate) struct Lowerer<'a> {
     pub predeclaring: bool,
     /// Nonzero while expressions are lowered only for their type: calls are not inlined.
     pub typing: u32,
+    /// Types of expressions already typed ([`Lowerer::cached_type_of`]).
+    pub type_cache: HashMap<*const ast::Expr, Type>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -324,6 +353,7 @@ impl<'a> Lowerer<'a> {
             predeclared: HashMap::new(),
             predeclaring: false,
             typing: 0,
+            type_cache: HashMap::new(),
         }
     }
 
@@ -526,6 +556,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(crate) fn kill_var(&mut self, v: VarId) {
+        for lane in self.var_lanes(v) {
+            self.kill_var(lane);
+        }
         self.vars[v.0 as usize].live = false;
         self.cur[v.0 as usize] = VarVal::Unset;
     }
@@ -984,7 +1017,7 @@ impl<'a> Lowerer<'a> {
     /// The address of a memory-resident variable.
     pub(crate) fn var_addr(&mut self, v: VarId, span: Span) -> Option<ValueId> {
         Some(match self.var(v).storage {
-            Storage::Ssa => return None,
+            Storage::Ssa | Storage::Lanes => return None,
             Storage::Private(i) => self.emit(
                 OpKind::PrivateAddr(i),
                 vec![],

@@ -316,8 +316,14 @@ impl<'a> Lowerer<'a> {
             (None, None) => {}
             (Some(e), Some(RetSlot::Var(v))) => {
                 let rv = self.expr(e);
-                let val = self.implicit(rv, &frame.ret_ty, e, super::convert::Conv::Return);
-                self.write_var(v, val);
+                let val = self.implicit_rv(rv, &frame.ret_ty, e, super::convert::Conv::Return);
+                if val.ty.is_vector() {
+                    for (l, &x) in self.var_lanes(v).into_iter().zip(&val.lanes) {
+                        self.write_var(l, x);
+                    }
+                } else if let Some(x) = val.v {
+                    self.write_var(v, x);
+                }
             }
             (Some(e), Some(RetSlot::Mem(i))) => {
                 let rv = self.expr(e);

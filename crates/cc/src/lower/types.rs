@@ -1,6 +1,7 @@
 //! C types as OpenCL C 1.2 has them: qualifiers (`const`, `volatile`, an address space),
-//! pointers, arrays, struct/union records with C's layout rules, and the mapping of scalar
-//! types to IR types and memory widths.
+//! pointers, arrays, struct/union records with C's layout rules, OpenCL's vector types
+//! (`float4`: N elements, 3-element vectors sized as 4, aligned to their size), and the
+//! mapping of scalar types to IR types and memory widths.
 
 use crate::ir::{MemTy, Space, Ty};
 use crate::source::Span;
@@ -137,6 +138,87 @@ impl FloatKind {
     }
 }
 
+/// The element type of a vector: an integer type other than `bool`, or a floating type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Elem {
+    Int(IntKind),
+    Float(FloatKind),
+}
+
+impl Elem {
+    /// The scalar type of one element.
+    pub(crate) fn ty(self) -> Type {
+        match self {
+            Elem::Int(k) => Type::Int(k),
+            Elem::Float(k) => Type::Float(k),
+        }
+    }
+
+    /// The element type a scalar type can be (not `bool`, pointers or aggregates).
+    pub(crate) fn of(t: &Type) -> Option<Elem> {
+        match t {
+            Type::Int(IntKind::SChar) => Some(Elem::Int(IntKind::Char)),
+            Type::Int(k) => Some(Elem::Int(*k)),
+            Type::Float(k) => Some(Elem::Float(*k)),
+            _ => None,
+        }
+    }
+
+    /// Bytes of one element.
+    pub(crate) fn size(self) -> u64 {
+        match self {
+            Elem::Int(k) => u64::from(k.bits() / 8),
+            Elem::Float(k) => k.size(),
+        }
+    }
+
+    /// Bits of one element.
+    pub(crate) fn bits(self) -> u32 {
+        self.size() as u32 * 8
+    }
+
+    /// The IR type of one element's value.
+    pub(crate) fn ir(self) -> Ty {
+        self.ty().ir().expect("scalar element")
+    }
+
+    pub(crate) fn is_float(self) -> bool {
+        matches!(self, Elem::Float(_))
+    }
+
+    pub(crate) fn is_signed(self) -> bool {
+        matches!(self, Elem::Int(k) if k.signed())
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Elem::Int(k) => k.name(),
+            Elem::Float(k) => k.name(),
+        }
+    }
+
+    /// The signed integer element of the same size: the element type of comparison
+    /// results (OpenCL C 1.2 §6.3 e: `float4 < float4` is `int4`).
+    pub(crate) fn signed_int(self) -> Elem {
+        Elem::Int(match self.size() {
+            1 => IntKind::Char,
+            2 => IntKind::Short,
+            4 => IntKind::Int,
+            _ => IntKind::Long,
+        })
+    }
+}
+
+/// The number of elements a vector of `n` elements has in memory: 3-element vectors
+/// occupy 4 (OpenCL C 1.2 §6.1.5).
+pub(crate) fn storage_lanes(n: u8) -> u64 {
+    if n == 3 {
+        4
+    } else {
+        u64::from(n)
+    }
+}
+
 /// Qualifiers of an object or a pointee.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Quals {
@@ -184,6 +266,8 @@ pub(crate) enum Type {
     /// Element type and length (`None`: `[]`, incomplete).
     Array(Box<QualType>, Option<u64>),
     Record(RecordId),
+    /// An OpenCL vector: element type and number of elements (2, 3, 4, 8 or 16).
+    Vector(Elem, u8),
     Function(Rc<FnType>),
     /// The type of an erroneous expression: converts silently to anything, so that one
     /// mistake gives one message.
@@ -256,6 +340,27 @@ impl Type {
 
     pub(crate) fn is_array(&self) -> bool {
         matches!(self, Type::Array(..))
+    }
+
+    /// Whether a struct or union is part of this type (as a pointee, element, ...).
+    pub(crate) fn names_record(&self) -> bool {
+        match self {
+            Type::Record(_) | Type::Function(_) => true,
+            Type::Pointer(p) | Type::Array(p, _) => p.ty.names_record(),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn is_vector(&self) -> bool {
+        matches!(self, Type::Vector(..))
+    }
+
+    /// A vector's element type and number of elements.
+    pub(crate) fn vector(&self) -> Option<(Elem, u8)> {
+        match self {
+            Type::Vector(e, n) => Some((*e, *n)),
+            _ => None,
+        }
     }
 
     /// Structs, unions and arrays: values that live in memory.
@@ -361,6 +466,7 @@ impl Records {
             Type::Float(f) => f.size(),
             Type::Pointer(_) => 8,
             Type::Array(elem, Some(n)) => self.size(&elem.ty)?.checked_mul(*n)?,
+            Type::Vector(e, n) => e.size() * storage_lanes(*n),
             Type::Record(id) => {
                 let r = self.get(*id);
                 if !r.complete {
@@ -500,6 +606,7 @@ impl Records {
             Type::Bool => "bool".into(),
             Type::Int(k) => k.name().into(),
             Type::Float(f) => f.name().into(),
+            Type::Vector(e, n) => format!("{}{n}", e.name()),
             Type::Record(id) => {
                 let r = self.get(*id);
                 let kw = if r.is_union { "union" } else { "struct" };
