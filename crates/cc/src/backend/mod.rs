@@ -8,56 +8,19 @@ pub mod addr;
 pub mod emit;
 pub mod finalize;
 pub mod isel;
+pub mod layout;
 pub mod legalize;
 pub mod mir;
 pub mod regalloc;
 pub mod uniform;
 pub mod waitcnt;
 
+pub use layout::{constant_label, Layout};
+
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Function, Module};
 use crate::source::SourceMap;
 use std::fmt::Write;
-
-/// Where a kernel's memory objects are.
-#[derive(Debug, Clone, Default)]
-pub struct Layout {
-    /// Shared-memory offset of each `__local` object.
-    pub locals: Vec<u32>,
-    /// Offset of each private object within a lane's frame.
-    pub privates: Vec<u32>,
-    /// Static shared memory bytes.
-    pub shared_bytes: u32,
-    /// Bytes of one lane's private frame.
-    pub private_frame: u32,
-}
-
-fn layout(f: &Function) -> Layout {
-    let place = |objects: &[crate::ir::MemObject]| {
-        let mut offsets = Vec::new();
-        let mut end = 0u32;
-        for o in objects {
-            let align = o.align.max(1);
-            let at = end.next_multiple_of(align);
-            offsets.push(at);
-            end = at + o.size;
-        }
-        (offsets, end)
-    };
-    let (locals, shared) = place(&f.locals);
-    let (privates, frame) = place(&f.privates);
-    Layout {
-        locals,
-        privates,
-        shared_bytes: shared.next_multiple_of(16),
-        private_frame: frame.next_multiple_of(8),
-    }
-}
-
-/// The `.data` label of program constant `i`.
-pub fn constant_label(i: usize) -> String {
-    format!(".Lconst{i}")
-}
 
 /// Assemble-ready text for every kernel of `module`.
 pub fn generate(module: &Module, sources: &SourceMap) -> Result<String, Diagnostics> {
@@ -104,7 +67,7 @@ fn compile_kernel(
     legalize::legalize(&mut f);
     addr::rewrite(&mut f);
     let uni = uniform::analyze(&f);
-    let layout = layout(&f);
+    let layout = layout::place(&f);
     let mut prefer_vector = false;
     loop {
         let banks = isel::bank::assign(&f, &uni, prefer_vector);

@@ -783,12 +783,6 @@ impl Function {
         }
     }
 
-    /// Operation `id` as the first line of its IR text (results, name, operands, result
-    /// types; no regions), for messages.
-    pub fn op_text(&self, id: OpId) -> String {
-        print::op_line(self, id)
-    }
-
     /// Every operation reachable from the body, in pre-order (an `If`/`Loop` before the
     /// operations of its regions).
     pub fn walk(&self) -> Vec<OpId> {
@@ -804,11 +798,5 @@ impl Function {
                 self.walk_region(r, out);
             }
         }
-    }
-}
-
-impl fmt::Display for Function {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        print::function(self, f)
     }
 }

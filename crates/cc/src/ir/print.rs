@@ -156,3 +156,17 @@ fn flag(on: bool, text: &str) -> &str {
         ""
     }
 }
+
+impl Function {
+    /// Operation `id` as the first line of its IR text (results, name, operands, result
+    /// types; no regions), for messages.
+    pub fn op_text(&self, id: OpId) -> String {
+        op_line(self, id)
+    }
+}
+
+impl fmt::Display for Function {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        function(self, f)
+    }
+}

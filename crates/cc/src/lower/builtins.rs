@@ -5,7 +5,7 @@
 //! Calls with vector arguments, and the vector-only built-ins, go to `vector_builtins.rs`
 //! first, which applies the scalar forms here lane by lane.
 
-use super::consteval::usual_arith;
+use super::arith::usual_arith;
 use super::types::{FloatKind, IntKind, Type};
 use super::{Lowerer, Sym, RV};
 use crate::ast::Expr;
@@ -13,6 +13,23 @@ use crate::ir::{
     AtomicOp, BinOp, CastOp, CmpPred, MathOp, OpKind, Space, Ty, UnOp, ValueId, WorkItem,
 };
 use crate::source::Span;
+
+/// Built-ins that exist for vectors only (or take a type).
+pub(crate) const VECTOR_ONLY: &[&str] = &[
+    "vec_step",
+    "shuffle",
+    "shuffle2",
+    "dot",
+    "cross",
+    "length",
+    "distance",
+    "normalize",
+    "fast_length",
+    "fast_distance",
+    "fast_normalize",
+    "any",
+    "all",
+];
 
 /// Math functions of OpenCL C 1.2 §6.12.2 that the prelude provides as
 /// `__cl_NAME_f32`/`__cl_NAME_f64`.
@@ -199,7 +216,7 @@ pub(crate) fn parse_convert(rest: &str) -> Option<(&str, bool, Option<&str>)> {
 /// Whether `name` is a built-in function this module handles (or reports).
 fn is_builtin(name: &str) -> bool {
     DIRECT.contains(&name)
-        || super::vector_builtins::VECTOR_ONLY.contains(&name)
+        || VECTOR_ONLY.contains(&name)
         || name.starts_with("vload")
         || name.starts_with("vstore")
         || MATH_LIBRARY.contains(&name)
@@ -833,7 +850,7 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(crate) fn fconst(&mut self, k: FloatKind, v: f64, span: Span) -> ValueId {
-        let bits = super::consteval::float_to_float(FloatKind::Double, k, v.to_bits());
+        let bits = super::arith::float_to_float(FloatKind::Double, k, v.to_bits());
         self.konst(k.ty(), bits, span)
     }
 

@@ -2,64 +2,11 @@
 //! assignment (6.5.16.1) with clang's diagnostics, and memory access of scalars and
 //! aggregates.
 
-use super::consteval::{float_to_float, float_to_int, int_to_float};
 use super::types::{FloatKind, IntKind, Type};
 use super::{Lowerer, RV};
 use crate::ast::Expr;
 use crate::ir::{BinOp, CastOp, CmpPred, MemTy, OpKind, Space, Ty, ValueId};
 use crate::source::Span;
-
-/// The value of a cast of constant `bits` from `from` to `to`, when it is certain.
-pub(crate) fn fold_cast(op: CastOp, bits: u64, from: Ty, to: Ty) -> Option<u64> {
-    let fkind = |t: Ty| match t {
-        Ty::F16 => Some(FloatKind::Half),
-        Ty::F32 => Some(FloatKind::Float),
-        Ty::F64 => Some(FloatKind::Double),
-        _ => None,
-    };
-    let sext = |bits: u64, w: u32| -> u64 {
-        if w >= 64 {
-            bits
-        } else {
-            (((bits << (64 - w)) as i64) >> (64 - w)) as u64
-        }
-    };
-    let mask = |w: u32| if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
-    Some(match op {
-        CastOp::ZExt => bits & mask(from.bits()),
-        CastOp::SExt => sext(bits, from.bits()) & mask(to.bits()),
-        CastOp::Trunc => bits & mask(to.bits()),
-        CastOp::SExt8 => sext(bits, 8) & mask(32),
-        CastOp::SExt16 => sext(bits, 16) & mask(32),
-        CastOp::ZExt8 => bits & 0xff,
-        CastOp::ZExt16 => bits & 0xffff,
-        CastOp::SIToF => int_to_float(fkind(to)?, sext(bits, from.bits()), true),
-        CastOp::UIToF => int_to_float(fkind(to)?, bits & mask(from.bits()), false),
-        CastOp::FExt | CastOp::FTrunc => float_to_float(fkind(from)?, fkind(to)?, bits),
-        CastOp::FToSI => {
-            let k = if to == Ty::I64 {
-                IntKind::Long
-            } else {
-                IntKind::Int
-            };
-            float_to_int(fkind(from)?, bits, k)? & mask(to.bits())
-        }
-        CastOp::FToUI => {
-            let k = if to == Ty::I64 {
-                IntKind::ULong
-            } else {
-                IntKind::UInt
-            };
-            float_to_int(fkind(from)?, bits, k)?
-        }
-        CastOp::Bitcast => {
-            if from.is_ptr() || to.is_ptr() {
-                return None;
-            }
-            bits
-        }
-    })
-}
 
 /// Where an implicit conversion happens, for the wording of messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -420,7 +367,7 @@ impl<'a> Lowerer<'a> {
                 let v = match fk {
                     FloatKind::Double => f64::from_bits(c.0),
                     _ => {
-                        let d = float_to_float(*fk, FloatKind::Double, c.0);
+                        let d = super::arith::float_to_float(*fk, FloatKind::Double, c.0);
                         f64::from_bits(d)
                     }
                 };

@@ -2,7 +2,7 @@
 //! operators and `?:` as `If`s with results, and floating-point contraction. Operands of
 //! vector type are handed to `vector.rs` (component access, element-wise operators).
 
-use super::consteval::{int_lit_type, usual_arith};
+use super::arith::{int_lit_type, usual_arith};
 use super::convert::Conv;
 use super::types::{FloatKind, IntKind, QualType, Quals, Type};
 use super::{floatlit, Lowerer, Place, Storage, Sym, LV, RV};
@@ -730,7 +730,7 @@ impl<'a> Lowerer<'a> {
                         ty,
                     }) => {
                         let msg = match base {
-                            super::vector::LaneBase::Value(_) => {
+                            super::place::LaneBase::Value(_) => {
                                 let t = self.show(&ty);
                                 format!("cannot take the address of an rvalue of type '{t}'")
                             }
@@ -809,7 +809,7 @@ impl<'a> Lowerer<'a> {
                     let a = self.conv(ov, &ty, &pt, span);
                     let one = match &pt {
                         Type::Float(k) => {
-                            let bits = super::consteval::int_to_float(*k, 1, true);
+                            let bits = super::arith::int_to_float(*k, 1, true);
                             self.konst(k.ty(), bits, span)
                         }
                         t => self.konst(t.ir().expect("scalar"), 1, span),

@@ -17,6 +17,7 @@
 //! - Every call of a function with a body is inlined; the built-ins map to IR operations or
 //!   to the OpenCL C library functions of the prelude (`__cl_NAME_f32`).
 
+mod arith;
 mod builtins;
 mod consteval;
 mod convert;
@@ -25,6 +26,7 @@ mod expr;
 mod floatlit;
 mod func;
 mod init;
+mod place;
 mod stmt;
 mod types;
 mod vector;
@@ -34,6 +36,7 @@ use crate::ast;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{self, BinOp, CastOp, CmpPred, OpKind, RegionId, Space, Ty, UnOp, ValueId};
 use crate::source::{ExpnId, SourceMap, Span};
+use place::{Place, VarId, LV};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use types::{FnType, QualType, Records, Type};
@@ -92,10 +95,6 @@ fn lower_here(
     lw.program(tu);
     lw.module
 }
-
-/// Index of a variable in [`Lowerer::vars`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct VarId(pub u32);
 
 /// Where a variable lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,26 +256,6 @@ impl RV {
     pub(crate) fn vector(ty: Type, lanes: Vec<ValueId>) -> RV {
         RV { ty, v: None, lanes }
     }
-}
-
-/// Where an lvalue is.
-#[derive(Debug, Clone)]
-pub(crate) enum Place {
-    Var(VarId),
-    Mem(ValueId),
-    /// Some elements of a vector (`v.xy`, `p->pos.s3`): indices into the vector at
-    /// `LaneBase`.
-    Lanes(vector::LaneBase, vector::Swizzle),
-    /// The element at a run-time index (`v[i]`) of the elements a swizzle selects.
-    DynLane(vector::LaneBase, vector::Swizzle, ValueId),
-    Error,
-}
-
-/// A typed lvalue.
-#[derive(Debug, Clone)]
-pub(crate) struct LV {
-    pub place: Place,
-    pub ty: QualType,
 }
 
 /// One arm of an `If` under construction.
@@ -482,7 +461,7 @@ impl<'a> Lowerer<'a> {
             return v;
         }
         if let Some(bits) = self.const_of(v) {
-            if let Some(r) = convert::fold_cast(op, bits, from, to) {
+            if let Some(r) = arith::fold_cast(op, bits, from, to) {
                 return self.konst(to, r, span);
             }
         }

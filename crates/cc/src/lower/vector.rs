@@ -18,66 +18,12 @@
 //!   condition's most significant bit.
 
 use super::convert::Conv;
+use super::place::{LaneBase, Swizzle};
 use super::types::{storage_lanes, Elem, IntKind, QualType, Type};
 use super::{Lowerer, Place, Storage, VarId, LV, RV};
 use crate::ast::{BinaryOp, Designator, Expr, Initializer, UnaryOp};
 use crate::ir::{BinOp, CastOp, CmpPred, Ty, UnOp, ValueId};
 use crate::source::Span;
-use std::rc::Rc;
-
-/// The vector that the lanes of a [`Place::Lanes`] belong to.
-#[derive(Debug, Clone)]
-pub(crate) enum LaneBase {
-    /// A vector variable held in SSA variables ([`Storage::Lanes`]).
-    Var(VarId),
-    /// A vector of `n` elements in memory at this address.
-    Mem(ValueId, u8),
-    /// The elements of an rvalue (not assignable).
-    Value(Rc<[ValueId]>),
-}
-
-/// The element indices a component access selects, in order (at most 16).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Swizzle {
-    idx: [u8; 16],
-    len: u8,
-}
-
-impl Swizzle {
-    pub(crate) fn new(indices: &[u8]) -> Swizzle {
-        let mut idx = [0u8; 16];
-        idx[..indices.len()].copy_from_slice(indices);
-        Swizzle {
-            idx,
-            len: indices.len() as u8,
-        }
-    }
-
-    /// Every element of an `n`-element vector, in order.
-    pub(crate) fn identity(n: usize) -> Swizzle {
-        let all: Vec<u8> = (0..n as u8).collect();
-        Swizzle::new(&all)
-    }
-
-    pub(crate) fn indices(&self) -> &[u8] {
-        &self.idx[..self.len as usize]
-    }
-
-    /// This selection applied to the vector that `inner` selects.
-    fn of(self, inner: Swizzle) -> Swizzle {
-        let picked: Vec<u8> = self
-            .indices()
-            .iter()
-            .map(|&i| inner.idx[i as usize])
-            .collect();
-        Swizzle::new(&picked)
-    }
-
-    fn has_duplicates(&self) -> bool {
-        let ix = self.indices();
-        ix.iter().enumerate().any(|(k, a)| ix[k + 1..].contains(a))
-    }
-}
 
 /// Why a component name is invalid (clang's diagnostics).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -986,7 +932,7 @@ impl<'a> Lowerer<'a> {
                     return RV::error();
                 }
             }
-            let common = super::consteval::usual_arith(&a.ty, &b.ty);
+            let common = super::arith::usual_arith(&a.ty, &b.ty);
             let elem = Elem::of(&common).expect("arithmetic");
             Type::Vector(elem, cn)
         };

@@ -19,23 +19,6 @@ use crate::ast::{Expr, ExprKind};
 use crate::ir::{BinOp, CastOp, CmpPred, MathOp, OpKind, Space, Ty, UnOp, ValueId};
 use crate::source::Span;
 
-/// Built-ins that exist for vectors only (or take a type).
-pub(crate) const VECTOR_ONLY: &[&str] = &[
-    "vec_step",
-    "shuffle",
-    "shuffle2",
-    "dot",
-    "cross",
-    "length",
-    "distance",
-    "normalize",
-    "fast_length",
-    "fast_distance",
-    "fast_normalize",
-    "any",
-    "all",
-];
-
 /// Relational functions: -1/0 per lane on vectors.
 const RELATIONAL: &[&str] = &[
     "isequal",
@@ -383,7 +366,7 @@ impl<'a> Lowerer<'a> {
         }
         let ty = if rvs.iter().all(|r| r.ty.is_float()) {
             rvs[1..].iter().fold(rvs[0].ty.clone(), |a, r| {
-                super::consteval::usual_arith(&a, &r.ty)
+                super::arith::usual_arith(&a, &r.ty)
             })
         } else if rvs
             .iter()

@@ -213,6 +213,11 @@ fn is_image(ty: &TypeSpec) -> bool {
 }
 
 impl Parser<'_, '_> {
+    /// A declaration or function definition at file scope.
+    pub(super) fn external_decl(&mut self) -> Option<ExternalDecl> {
+        self.decl_or_function(Ctx::File)
+    }
+
     // ---- lookahead ------------------------------------------------------------------------
 
     /// The index after the `__attribute__((...))` groups starting at token `i` (or of the

@@ -66,7 +66,7 @@ mod keyword;
 mod literal;
 mod stmt;
 
-use crate::ast::{Expr, ExprKind, ExternalDecl, IntSuffix, TranslationUnit};
+use crate::ast::{Expr, ExprKind, IntSuffix, TranslationUnit};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::Span;
 use crate::token::{Punct, Token, TokenKind};
@@ -549,9 +549,5 @@ impl<'t> Parser<'t, '_> {
             }
         }
         TranslationUnit { items }
-    }
-
-    fn external_decl(&mut self) -> Option<ExternalDecl> {
-        self.decl_or_function(decl::Ctx::File)
     }
 }

@@ -4,7 +4,7 @@
 //! preprocessor can ask for a header name right after `#include` and find where a directive
 //! line ends.
 
-use super::{PpKind, PpToken};
+use super::token::{PpKind, PpToken};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::{FileId, Span};
 use crate::token::Punct;

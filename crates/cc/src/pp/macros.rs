@@ -1,6 +1,6 @@
 //! Macro definitions (C99 §6.10.3): parsing `#define`, the redefinition rule, and `#`.
 
-use super::{PpKind, PpToken};
+use super::token::{PpKind, PpToken};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::Span;
 use crate::token::Punct;

@@ -42,32 +42,22 @@ mod expr;
 mod include;
 mod lex;
 mod macros;
+mod options;
 mod prelude;
 mod prune;
+mod token;
 
+pub use options::Options;
 pub use prelude::PRELUDE;
 pub use prune::prune_prelude;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::source::{ExpnId, FileId, SourceMap, Span};
-use crate::token::{Punct, Token, TokenKind};
+use crate::source::{FileId, SourceMap, Span};
+use crate::token::{Token, TokenKind};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
-
-/// What the command line says about preprocessing.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// `-D NAME[=VALUE]`, in order: `NAME` may be `F(x)` for a function-like macro; no value
-    /// defines the macro as `1`.
-    pub defines: Vec<(String, Option<String>)>,
-    /// `-U NAME`, applied after every `-D`.
-    pub undefines: Vec<String>,
-    /// `-I DIR`, searched in order.
-    pub include_dirs: Vec<PathBuf>,
-    /// `-cl-fast-relaxed-math`: defines `__FAST_RELAXED_MATH__`.
-    pub fast_relaxed_math: bool,
-}
+use token::{PpKind, PpToken};
 
 /// `#include` may nest this deep (beyond it the error is fatal: a file that includes itself
 /// without a guard stops here).
@@ -150,63 +140,6 @@ fn preprocess_with(
     pp.frames.last_mut().expect("a frame").predefines = true;
     pp.define_builtins();
     pp.run()
-}
-
-/// The kind of a preprocessing token (C99 §6.4) while it is being preprocessed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PpKind {
-    Ident,
-    Number,
-    Char,
-    Str,
-    Punct(Punct),
-    /// A character that is no other token (`@`, `` ` ``, a NUL, non-ASCII): legal while
-    /// preprocessing, an error if it reaches the parser.
-    Stray,
-    /// A token whose error was already reported (an unterminated literal); dropped.
-    Invalid,
-    /// The empty operand of `##` (C99 §6.10.3.3p2); never leaves the expander.
-    Placemarker,
-    /// The end of one file; never leaves the preprocessor.
-    FileEnd,
-    /// The end of everything.
-    Eof,
-}
-
-/// A preprocessing token.
-#[derive(Debug, Clone)]
-pub(crate) struct PpToken {
-    pub kind: PpKind,
-    /// The spelling, splices removed (digraphs as written).
-    pub text: Rc<str>,
-    pub span: Span,
-    pub expansion: Option<ExpnId>,
-    /// Whitespace came before it (what `#` turns into one space).
-    pub space: bool,
-    /// It is the first token of a line (what makes `#` a directive).
-    pub line_start: bool,
-    /// "Painted blue" (C99 §6.10.3.4p2): the name of a macro met while that macro was being
-    /// expanded, never to be expanded again.
-    pub no_expand: bool,
-}
-
-impl PpToken {
-    fn is(&self, p: Punct) -> bool {
-        self.kind == PpKind::Punct(p)
-    }
-
-    /// A token made by the preprocessor (a result of `defined`, `__LINE__`, `#`, `##`).
-    fn synthesized(kind: PpKind, text: impl Into<Rc<str>>, span: Span) -> PpToken {
-        PpToken {
-            kind,
-            text: text.into(),
-            span,
-            expansion: None,
-            space: false,
-            line_start: false,
-            no_expand: false,
-        }
-    }
 }
 
 /// One open `#if` group.

@@ -1,7 +1,7 @@
 //! What the compiler defines before the program: the predefined macros (`<built-in>`),
 //! the command line's `-D`/`-U` (`<command line>`) and the prelude (`<prelude>`).
 
-use super::Options;
+use super::options::Options;
 
 /// The prelude: OpenCL C text preprocessed and parsed before every program (limits, math
 /// constants, `size_t` and friends). Parts are appended in order: the base definitions

@@ -600,9 +600,23 @@ fn no_crate_has_an_import_circle() {
             .and_then(Path::file_name)
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let files = load_crate(&src);
-        for group in circles(&graph(&files)) {
+        let g = graph(&files);
+        for group in circles(&g) {
             let names: Vec<String> = group.iter().map(|m| name(m)).collect();
-            found.push(format!("crates/{krate}: {}", names.join(", ")));
+            // Which file uses which, so that the circle can be cut where it is cheapest.
+            let uses: Vec<String> = group
+                .iter()
+                .flat_map(|m| {
+                    g[m].iter()
+                        .filter(|d| group.contains(d))
+                        .map(move |d| format!("{} -> {}", name(m), name(d)))
+                })
+                .collect();
+            found.push(format!(
+                "crates/{krate}: {} ({})",
+                names.join(", "),
+                uses.join("; ")
+            ));
         }
     }
     assert!(

@@ -11,9 +11,9 @@ mod control;
 mod mem;
 mod ops;
 
+use super::layout::Layout;
 use super::mir::{BlockId, MFunc, MInst, MKind, MOp, RClass, VReg};
 use super::uniform::Uniformity;
-use super::Layout;
 use crate::diag::Diagnostic;
 use crate::ir::{Function, OpId, OpKind, RegionId, Ty, ValueId, WorkItem};
 use crate::source::Span;

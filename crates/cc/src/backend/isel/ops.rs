@@ -236,7 +236,7 @@ impl Isel<'_> {
                 })
             }
             OpKind::ConstantAddr(i) => {
-                let label = super::super::constant_label(*i as usize);
+                let label = crate::backend::layout::constant_label(*i as usize);
                 Some(self.def1("upca", RClass::UPair, vec![MOp::Sym(label)]))
             }
             OpKind::Unary(u) => Some(self.unary(id, *u, a.unwrap(), r.unwrap())),
