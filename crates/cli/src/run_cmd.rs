@@ -200,6 +200,7 @@ mod tests_support {
                 max_memory: DEFAULT_MAX_MEMORY,
                 max_workgroups: DEFAULT_MAX_WORKGROUPS,
                 engine: None,
+                compile: Default::default(),
             },
             outs: Vec::new(),
             strict_hazards: false,
