@@ -14,4 +14,5 @@ mod parse;
 mod pp;
 mod pp_gcc;
 mod random_ir;
+mod suites;
 mod verify;

@@ -46,18 +46,21 @@ pub fn run_cl(src: &str, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<
         .collect()
 }
 
-fn words(bytes: &[u8]) -> Vec<u32> {
+/// Little-endian 32-bit words.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
 
-fn buffer<'a>(out: &'a [(String, Vec<u8>)], name: &str) -> &'a [u8] {
+/// Buffer `name` of a launch's results.
+pub fn buffer<'a>(out: &'a [(String, Vec<u8>)], name: &str) -> &'a [u8] {
     &out.iter().find(|(n, _)| n == name).expect("buffer").1
 }
 
-fn f32s(v: &[f32]) -> Vec<u8> {
+/// Little-endian bytes of floats.
+pub fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 
@@ -95,7 +98,8 @@ __kernel void vadd(__global const float *a, __global const float *b, __global fl
     }
 }
 
-fn u32s(v: &[u32]) -> Vec<u8> {
+/// Little-endian bytes of words.
+pub fn u32s(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 
