@@ -11,7 +11,7 @@ export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --quiet
 
 # Seed corpora: kernel sources for the assembler, their machine code for the rest.
-mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint corpus/cc_parse corpus/cc_preprocess
+mkdir -p corpus/assemble corpus/decode corpus/disassemble corpus/roundtrip corpus/run corpus/elf corpus/linx_check corpus/linx_run corpus/engines corpus/checkpoint corpus/cc_parse corpus/cc_preprocess corpus/cc_differential
 for s in ../examples/*.s ../crates/asm/tests/*/*.s seeds/*.s; do
   [ -f "$s" ] || continue
   cp "$s" corpus/assemble/ 2>/dev/null || true
@@ -84,7 +84,15 @@ for s in ../crates/cc/src/pp/*.cl seeds/*.cl; do
   cp "$s" corpus/cc_preprocess/
 done
 
-targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint cc_parse cc_preprocess})
+# The compiler's differential target: 8 bytes of clsmith seed, a byte of generator switches
+# and one of optimisation level (fuzz_targets/cc_differential.rs).
+for seed in 01 02 03 07 2a 38; do
+  for bits in 00 05 f3; do
+    printf "\x$seed\x00\x00\x00\x00\x00\x00\x00\x$bits\x$bits" > "corpus/cc_differential/seed-$seed-$bits"
+  done
+done
+
+targets=(${FUZZ_TARGETS:-decode disassemble assemble roundtrip run elf linx_check linx_run engines checkpoint cc_parse cc_preprocess cc_differential})
 cargo fuzz build --sanitizer none -O
 for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"

@@ -1,5 +1,6 @@
-//! `warpkit examples`: assemble and run the kernels of `examples/` on the functional model,
-//! compare their outputs with host references, and print what each run measured.
+//! `warpkit examples`: assemble (or compile, for the OpenCL C ones) and run the kernels of
+//! `examples/` on the functional model, compare their outputs with host references, and print
+//! what each run measured.
 
 use crate::failure::{Failure, Outcome};
 use std::path::{Path, PathBuf};
@@ -21,8 +22,9 @@ pub struct Args {
     /// List the kernels and what each computes, without running them.
     #[arg(long)]
     pub list: bool,
-    /// Write the kernels that draw a picture (mandelbrot) as DIR/NAME.png: 8-bit indexed
-    /// colour, each pixel's index the value the kernel computed. DIR is created if needed.
+    /// Write the kernels that draw a picture (mandelbrot, opencl/mandelbrot) as DIR/NAME.png:
+    /// 8-bit indexed colour, each pixel's index the value the kernel computed. DIR (and
+    /// DIR/opencl) is created if needed.
     #[arg(long, value_name = "DIR")]
     pub save_images: Option<PathBuf>,
     /// Execution engine: `jit` (the default where the host supports it) or `interp`.
@@ -43,11 +45,16 @@ pub fn encode_png(image: &Image) -> Result<Vec<u8>, png::EncodingError> {
     Ok(bytes)
 }
 
-/// Write `image` as DIR/NAME.png, atomically.
+/// Write `image` as DIR/NAME.png, atomically (`opencl/mandelbrot` in DIR/opencl/, which is
+/// created if needed).
 fn save_image(dir: &Path, name: &str, image: &Image) -> Result<PathBuf, Failure> {
     let path = dir.join(format!("{name}.png"));
     let bytes = encode_png(image)
         .map_err(|e| Failure::Runtime(format!("cannot encode {}: {e}", path.display())))?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Failure::Runtime(format!("cannot create {}: {e}", parent.display())))?;
+    }
     crate::output::write_output(&path, &bytes)?;
     Ok(path)
 }

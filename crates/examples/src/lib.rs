@@ -5,6 +5,11 @@
 //! for a [`Size`]; [`Example::run`] assembles the source, launches it on the functional
 //! model (`warpkit_sim::launch`), and compares the output buffers with the reference.
 //!
+//! The hand-written assembly kernels of `examples/*.s` have OpenCL C twins in
+//! `examples/opencl/*.cl` that take the same arguments: they are examples of their own,
+//! named `opencl/NAME` ([`Language::OpenCl`]), compiled with `warpkit-cc` on every run and
+//! checked against their twin's launches and references ([`Example::twin`]).
+//!
 //! Most references are computed before the run. The float kernels that use an SFU
 //! transcendental (`fexp2`, `frsq`: accurate to 1 ulp, not correctly rounded) check its
 //! results against the exact value within that bound ([`Expected::ulps`]) and then derive
@@ -30,14 +35,28 @@ pub enum Size {
     Full,
 }
 
+/// What an example's source is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// warpkit assembly, `examples/NAME.s`.
+    Assembly,
+    /// OpenCL C, `examples/opencl/KERNEL.cl` (the example `opencl/KERNEL`), compiled by
+    /// `warpkit-cc` with its default options; the kernel launched is the one called
+    /// KERNEL.
+    OpenCl,
+}
+
 /// One kernel of `examples/`.
 #[derive(Debug, Clone, Copy)]
 pub struct Example {
-    /// The file stem in `examples/`, and the name `warpkit examples NAME` takes.
+    /// The path in `examples/` without its extension (`vadd`, `opencl/vadd`): the name
+    /// `warpkit examples NAME` takes.
     pub name: &'static str,
     /// What it computes, in a few words.
     pub summary: &'static str,
-    /// The assembly source.
+    /// What [`Example::source`] is written in.
+    pub language: Language,
+    /// The source text: assembly or OpenCL C ([`Example::language`]).
     pub source: &'static str,
     build: fn(Size) -> Case,
     /// More expectations computed from the run's outputs (see the crate documentation).
@@ -52,6 +71,7 @@ impl Example {
     const PLAIN: Example = Example {
         name: "",
         summary: "",
+        language: Language::Assembly,
         source: "",
         build: |_| Case {
             problem: String::new(),
@@ -238,6 +258,36 @@ impl std::fmt::Display for Check {
     }
 }
 
+/// An example's code, ready for the model, with what its kernel metadata (`.kernel`, which
+/// the OpenCL C compiler always writes) asks of a launch.
+#[derive(Debug, Clone)]
+pub struct Code {
+    /// The assembled `.text` and `.data`.
+    pub program: warpkit_sim::Program,
+    /// The PC every warp starts at: the kernel's label (0 without metadata).
+    pub entry: u32,
+    /// The static shared memory the kernel declares: each launch gets at least this.
+    pub shared_bytes: u32,
+    /// The per-lane scratch memory the kernel declares.
+    pub scratch_bytes: u32,
+}
+
+impl Code {
+    /// The launch of `stage` with this code: its shape and arguments' memory, the kernel's
+    /// entry, scratch memory, and shared memory as the stage asks or the kernel declares,
+    /// whichever is more.
+    pub fn config(&self, stage: &Stage) -> LaunchConfig {
+        LaunchConfig {
+            grid: stage.grid,
+            block: stage.block,
+            shared_bytes: stage.shared_bytes.max(self.shared_bytes),
+            scratch_bytes: self.scratch_bytes,
+            entry: self.entry,
+            ..LaunchConfig::default()
+        }
+    }
+}
+
 /// What running an example measured and found.
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -296,12 +346,44 @@ impl Report {
 #[derive(Debug, thiserror::Error)]
 pub enum ExampleError {
     /// The source has assembly errors.
-    #[error("examples/{name}.s does not assemble:\n{rendered}")]
+    #[error("{file} does not assemble:\n{rendered}")]
     Assemble {
         /// The example's name.
         name: &'static str,
+        /// The source's path ([`Example::path`]).
+        file: String,
         /// The assembler's diagnostics with source excerpts.
         rendered: String,
+    },
+    /// The OpenCL C source does not compile.
+    #[error("{file} does not compile:\n{rendered}")]
+    Compile {
+        /// The example's name.
+        name: &'static str,
+        /// The source's path ([`Example::path`]).
+        file: String,
+        /// The compiler's diagnostics, as clang renders them.
+        rendered: String,
+    },
+    /// The compiler's assembly for an OpenCL C source does not assemble: a compiler bug.
+    #[error("the assembly compiled from {file} does not assemble:\n{rendered}")]
+    CompilerOutput {
+        /// The example's name.
+        name: &'static str,
+        /// The OpenCL C source's path.
+        file: String,
+        /// The assembler's diagnostics with excerpts of the compiled assembly.
+        rendered: String,
+    },
+    /// The compiled program has no kernel of the example's name.
+    #[error("{file} defines no kernel `{kernel}`")]
+    NoKernel {
+        /// The example's name.
+        name: &'static str,
+        /// The source's path.
+        file: String,
+        /// The kernel looked for.
+        kernel: String,
     },
     /// The model refused a stage's launch configuration.
     #[error("{name}: launch {stage} failed: {source}")]
@@ -379,15 +461,96 @@ impl Example {
         (self.build)(size)
     }
 
-    /// The assembled `.text`, ready for the model.
-    pub fn program(&self) -> Result<warpkit_sim::Program, ExampleError> {
-        let file = format!("examples/{}.s", self.name);
-        match warpkit_asm::assemble(self.source, &file) {
-            Ok(p) => Ok(warpkit_sim::Program::new(p.text)),
-            Err(errors) => Err(ExampleError::Assemble {
-                name: self.name,
-                rendered: errors.render(self.source),
-            }),
+    /// The source's path in the repository (`examples/vadd.s`, `examples/opencl/vadd.cl`),
+    /// as diagnostics name it.
+    pub fn path(&self) -> String {
+        match self.language {
+            Language::Assembly => format!("examples/{}.s", self.name),
+            Language::OpenCl => format!("examples/{}.cl", self.name),
+        }
+    }
+
+    /// The kernel the example launches: the last component of its name.
+    pub fn kernel(&self) -> &'static str {
+        self.name.rsplit('/').next().unwrap_or(self.name)
+    }
+
+    /// For an OpenCL C example, the hand-written assembly kernel it reimplements (the
+    /// example called [`Example::kernel`]), whose launches and references it shares.
+    pub fn twin(&self) -> Option<&'static Example> {
+        match self.language {
+            Language::Assembly => None,
+            Language::OpenCl => all()
+                .iter()
+                .find(|e| e.language == Language::Assembly && e.name == self.kernel()),
+        }
+    }
+
+    /// The assembled program: the source assembled, or for OpenCL C compiled with
+    /// `warpkit-cc` (default options) and then assembled.
+    pub fn object(&self) -> Result<warpkit_asm::Program, ExampleError> {
+        let file = self.path();
+        let assembly = match self.language {
+            Language::Assembly => std::borrow::Cow::Borrowed(self.source),
+            Language::OpenCl => {
+                let compiled =
+                    warpkit_cc::compile_source(&file, self.source, &warpkit_cc::Options::default())
+                        .map_err(|failure| ExampleError::Compile {
+                            name: self.name,
+                            file: file.clone(),
+                            rendered: failure.render(),
+                        })?;
+                std::borrow::Cow::Owned(compiled.assembly)
+            }
+        };
+        warpkit_asm::assemble(&assembly, &file).map_err(|errors| {
+            let rendered = errors.render(&assembly);
+            match self.language {
+                Language::Assembly => ExampleError::Assemble {
+                    name: self.name,
+                    file,
+                    rendered,
+                },
+                Language::OpenCl => ExampleError::CompilerOutput {
+                    name: self.name,
+                    file,
+                    rendered,
+                },
+            }
+        })
+    }
+
+    /// The code, ready for the model, with what its kernel metadata asks of a launch.
+    pub fn code(&self) -> Result<Code, ExampleError> {
+        let object = self.object()?;
+        let (entry, shared_bytes, scratch_bytes) = match object.kernel(self.kernel()) {
+            Some(k) => {
+                let entry = object
+                    .symbol(&k.name)
+                    .filter(|s| s.section == warpkit_asm::Section::Text)
+                    .and_then(|s| u32::try_from(s.offset).ok());
+                let Some(entry) = entry else {
+                    return Err(self.no_kernel());
+                };
+                (entry, k.shared_bytes, k.scratch_bytes)
+            }
+            // The hand-written kernels carry no metadata: they start at the first word.
+            None if self.language == Language::Assembly => (0, 0, 0),
+            None => return Err(self.no_kernel()),
+        };
+        Ok(Code {
+            program: warpkit_sim::Program::with_data(object.text, object.data),
+            entry,
+            shared_bytes,
+            scratch_bytes,
+        })
+    }
+
+    fn no_kernel(&self) -> ExampleError {
+        ExampleError::NoKernel {
+            name: self.name,
+            file: self.path(),
+            kernel: self.kernel().to_string(),
         }
     }
 
@@ -398,7 +561,18 @@ impl Example {
 
     /// Run `case` (usually [`Example::case`], possibly altered) and check it.
     pub fn run_case(&self, case: &Case, threads: usize) -> Result<Report, ExampleError> {
-        let results = self.launch_stages(case, self.program()?, threads, false)?;
+        self.run_code(case, self.code()?, threads)
+    }
+
+    /// Run `case` with `code` (usually [`Example::code`], whose program's engine the caller
+    /// may have set) and check it.
+    pub fn run_code(
+        &self,
+        case: &Case,
+        code: Code,
+        threads: usize,
+    ) -> Result<Report, ExampleError> {
+        let results = self.launch_stages(case, code, threads, false)?;
         let lookup = |stage: usize, name: &str| results.get(stage).and_then(|r| r.buffer(name));
         let outputs = Outputs { results: &results };
         let mut check = compare(&case.expected, lookup);
@@ -481,12 +655,12 @@ impl Example {
         Ok(report)
     }
 
-    /// Launch every stage of `case` with `program` (whose engine the caller may have set),
-    /// keeping the warps' final state if `keep_warps`, without checking the results.
+    /// Launch every stage of `case` with `code` (whose program's engine the caller may have
+    /// set), keeping the warps' final state if `keep_warps`, without checking the results.
     pub fn launch_stages(
         &self,
         case: &Case,
-        program: warpkit_sim::Program,
+        code: Code,
         threads: usize,
         keep_warps: bool,
     ) -> Result<Vec<LaunchResult>, ExampleError> {
@@ -494,15 +668,12 @@ impl Example {
         for (index, stage) in case.stages.iter().enumerate() {
             let args = self.stage_args(index, stage, &results)?;
             let config = LaunchConfig {
-                grid: stage.grid,
-                block: stage.block,
-                shared_bytes: stage.shared_bytes,
                 threads,
                 keep_warps,
-                ..LaunchConfig::default()
+                ..code.config(stage)
             };
             let result =
-                launch(&program, &config, args).map_err(|source| ExampleError::Launch {
+                launch(&code.program, &config, args).map_err(|source| ExampleError::Launch {
                     name: self.name,
                     stage: index,
                     source,
@@ -517,25 +688,23 @@ impl Example {
     pub fn launch_stages_observed<H: warpkit_sim::Hooks>(
         &self,
         case: &Case,
-        program: &warpkit_sim::Program,
+        code: &Code,
         hooks: &mut H,
     ) -> Result<Vec<LaunchResult>, ExampleError> {
         let mut results: Vec<LaunchResult> = Vec::with_capacity(case.stages.len());
         for (index, stage) in case.stages.iter().enumerate() {
             let args = self.stage_args(index, stage, &results)?;
             let config = LaunchConfig {
-                grid: stage.grid,
-                block: stage.block,
-                shared_bytes: stage.shared_bytes,
                 threads: 1,
-                ..LaunchConfig::default()
+                ..code.config(stage)
             };
-            let result = warpkit_sim::launch::launch_with_tracer(program, &config, args, hooks)
-                .map_err(|source| ExampleError::Launch {
-                    name: self.name,
-                    stage: index,
-                    source,
-                })?;
+            let result =
+                warpkit_sim::launch::launch_with_tracer(&code.program, &config, args, hooks)
+                    .map_err(|source| ExampleError::Launch {
+                        name: self.name,
+                        stage: index,
+                        source,
+                    })?;
             results.push(result);
         }
         Ok(results)
@@ -710,7 +879,7 @@ mod tests {
     #[test]
     fn every_example_assembles_and_has_a_consistent_case() {
         for e in all() {
-            e.program().unwrap_or_else(|err| panic!("{err}"));
+            e.code().unwrap_or_else(|err| panic!("{err}"));
             for size in [Size::Small, Size::Full] {
                 let case = e.case(size);
                 assert!(!case.stages.is_empty(), "{}", e.name);
@@ -719,6 +888,20 @@ mod tests {
                     assert!(x.stage < case.stages.len(), "{}", e.name);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn opencl_examples_have_their_twins_derived_checks_and_images() {
+        let opencl: Vec<_> = all()
+            .iter()
+            .filter(|e| e.language == Language::OpenCl)
+            .collect();
+        assert!(!opencl.is_empty());
+        for e in opencl {
+            let twin = e.twin().unwrap_or_else(|| panic!("{} has no twin", e.name));
+            assert_eq!(e.derive.is_some(), twin.derive.is_some(), "{}", e.name);
+            assert_eq!(e.image.is_some(), twin.image.is_some(), "{}", e.name);
         }
     }
 

@@ -2,7 +2,8 @@
 //!
 //! Per kernel: address lowering ([`addr`]), uniformity ([`uniform`]), register banks and
 //! instruction selection ([`isel`]), register allocation ([`regalloc`]), the allocator's
-//! moves and spills ([`finalize`]), `waitcnt` insertion ([`waitcnt`]) and text ([`emit`]).
+//! moves and spills ([`finalize`]), `waitcnt` insertion ([`waitcnt`]), branch relaxation
+//! ([`relax`]) and text ([`emit`]).
 
 pub mod addr;
 pub mod emit;
@@ -12,6 +13,7 @@ pub mod layout;
 pub mod legalize;
 pub mod mir;
 pub mod regalloc;
+pub mod relax;
 pub mod uniform;
 pub mod waitcnt;
 
@@ -106,6 +108,15 @@ fn compile_kernel(
         }
         let mut p = finalize::finalize(&m, &a, layout.private_frame);
         waitcnt::insert(&mut p);
+        if let Err(far) = relax::relax(&mut p) {
+            return Err(vec![Diagnostic::error(
+                f.span,
+                format!(
+                    "kernel '{}' is too large: a `{}` would branch {} bytes, beyond its reach of {}..{}",
+                    f.name, far.mnemonic, far.offset, far.range.0, far.range.1
+                ),
+            )]);
+        }
         emit::kernel(out, &f, &p, layout.shared_bytes, files, sources);
         return Ok(());
     }

@@ -15,5 +15,6 @@ mod parse;
 mod pp;
 mod pp_gcc;
 mod random_ir;
+mod suites;
 mod vectors;
 mod verify;

@@ -3,14 +3,16 @@
 use super::model::{buffer, run_cl};
 use warpkit_sim::launch::{ArgValue, LaunchConfig};
 
-fn words(bytes: &[u8]) -> Vec<u32> {
+/// Little-endian 32-bit words.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
 
-fn f32s(v: &[f32]) -> Vec<u8> {
+/// Little-endian bytes of floats.
+pub fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 
@@ -48,7 +50,8 @@ __kernel void vadd(__global const float *a, __global const float *b, __global fl
     }
 }
 
-fn u32s(v: &[u32]) -> Vec<u8> {
+/// Little-endian bytes of words.
+pub fn u32s(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 

@@ -13,6 +13,7 @@ mod data_safety;
 mod debug_cli;
 mod engine_cli;
 mod examples_images;
+mod examples_opencl;
 mod float_programs;
 mod kernel_meta;
 mod lines;

@@ -19,14 +19,35 @@ mod softmax;
 mod stencil;
 mod vadd;
 
-use crate::Example;
+use crate::{Example, Language};
 
 macro_rules! example {
     ($name:ident, $summary:expr $(, $key:ident = $value:expr)*) => {
         Example {
             name: stringify!($name),
             summary: $summary,
+            language: Language::Assembly,
             source: include_str!(concat!("../../../../examples/", stringify!($name), ".s")),
+            build: $name::case,
+            $($key: Some($value),)*
+            ..Example::PLAIN
+        }
+    };
+}
+
+/// The OpenCL C twin of the assembly kernel `$name`: its case builder, and the same derived
+/// checks and image as the twin (the crate's tests hold the two rows to that).
+macro_rules! opencl {
+    ($name:ident, $summary:expr $(, $key:ident = $value:expr)*) => {
+        Example {
+            name: concat!("opencl/", stringify!($name)),
+            summary: $summary,
+            language: Language::OpenCl,
+            source: include_str!(concat!(
+                "../../../../examples/opencl/",
+                stringify!($name),
+                ".cl"
+            )),
             build: $name::case,
             $($key: Some($value),)*
             ..Example::PLAIN
@@ -64,6 +85,29 @@ pub(crate) static ALL: &[Example] = &[
     example!(
         mandelbrot,
         "Mandelbrot escape counts in f32, drawn as an image",
+        image = mandelbrot::image
+    ),
+    opencl!(vadd, "vadd in OpenCL C"),
+    opencl!(saxpy, "saxpy in OpenCL C: a grid-stride for loop"),
+    opencl!(
+        reduce,
+        "reduce in OpenCL C: a local-memory tree, barrier per step"
+    ),
+    opencl!(scan, "scan in OpenCL C: Hillis-Steele in local memory"),
+    opencl!(
+        histogram,
+        "histogram in OpenCL C: atomic_inc on __local bins"
+    ),
+    opencl!(matmul, "matmul in OpenCL C: __local tiles"),
+    opencl!(sgemm, "sgemm in OpenCL C: __local tiles, fma"),
+    opencl!(
+        softmax,
+        "softmax in OpenCL C: fmax, native_exp2, native_recip",
+        derive = softmax::derive
+    ),
+    opencl!(
+        mandelbrot,
+        "mandelbrot in OpenCL C: a for (;;) loop with two breaks",
         image = mandelbrot::image
     ),
 ];

@@ -36,17 +36,16 @@ fn example(name: &'static str, grid: u32) -> Kernel {
             },
         })
         .collect();
+    let code = ex.code().expect("assembles");
     Kernel {
         name,
-        program: ex.program().expect("assembles"),
         config: LaunchConfig {
             grid: [grid.min(stage.grid[0]), stage.grid[1], stage.grid[2]],
-            block: stage.block,
-            shared_bytes: stage.shared_bytes,
             threads: 1,
             keep_warps: true,
-            ..LaunchConfig::default()
+            ..code.config(stage)
         },
+        program: code.program,
         args,
     }
 }

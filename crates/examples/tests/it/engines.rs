@@ -16,11 +16,11 @@ fn every_example_is_identical_on_both_engines() {
             .filter(|isa| isa.supported())
             .map(|isa| (Engine::Jit, isa));
         for (engine, isa) in [(Engine::Interp, VectorIsa::Avx2)].into_iter().chain(jits) {
-            let mut program = example.program().expect("assembles");
-            program.set_engine(engine);
-            program.set_vector_isa(isa);
+            let mut code = example.code().expect("assembles");
+            code.program.set_engine(engine);
+            code.program.set_vector_isa(isa);
             let results = example
-                .launch_stages(&case, program, 2, true)
+                .launch_stages(&case, code, 2, true)
                 .unwrap_or_else(|e| panic!("{}: {e}", example.name));
             let mut summary = Vec::new();
             for r in &results {

@@ -133,10 +133,11 @@ fn execution_events_agree_with_the_commit_trace() {
     let mut checked_barriers = 0;
     for example in all() {
         let case = example.case(Size::Small);
-        let program = example.program().expect("assembles");
+        let code = example.code().expect("assembles");
+        let program = &code.program;
         let mut rec = Recorder::default();
         let results = example
-            .launch_stages_observed(&case, &program, &mut rec)
+            .launch_stages_observed(&case, &code, &mut rec)
             .unwrap_or_else(|e| panic!("{}: {e}", example.name));
         assert!(
             results.iter().all(|r| r.ok()),
@@ -155,7 +156,7 @@ fn execution_events_agree_with_the_commit_trace() {
         let mut retired: BTreeMap<u8, u64> = BTreeMap::new();
         let mut arrivals: BTreeMap<[u32; 3], u32> = BTreeMap::new();
         for (events, commit) in &rec.steps {
-            let (i, r) = check_step(example.name, &program, events, commit);
+            let (i, r) = check_step(example.name, program, events, commit);
             for c in i {
                 *issued.entry(c).or_default() += 1;
             }

@@ -4,4 +4,5 @@
 mod checkpoint;
 mod engines;
 mod events;
+mod opencl;
 mod suite;
