@@ -205,3 +205,70 @@ pub(crate) fn fold_cast(op: CastOp, bits: u64, from: Ty, to: Ty) -> Option<u64> 
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_types_follow_c99() {
+        let none = IntSuffix::default();
+        let u = IntSuffix {
+            unsigned: true,
+            long: 0,
+        };
+        let l = IntSuffix {
+            unsigned: false,
+            long: 1,
+        };
+        assert_eq!(int_lit_type(1, none, true), Some((IntKind::Int, false)));
+        assert_eq!(
+            int_lit_type(0x8000_0000, none, true),
+            Some((IntKind::Long, false))
+        );
+        assert_eq!(
+            int_lit_type(0x8000_0000, none, false),
+            Some((IntKind::UInt, false))
+        );
+        assert_eq!(
+            int_lit_type(0x1_0000_0000, none, false),
+            Some((IntKind::Long, false))
+        );
+        assert_eq!(
+            int_lit_type(1 << 63, none, false),
+            Some((IntKind::ULong, false))
+        );
+        assert_eq!(
+            int_lit_type(1 << 63, none, true),
+            Some((IntKind::ULong, true))
+        );
+        assert_eq!(int_lit_type(5, u, true), Some((IntKind::UInt, false)));
+        assert_eq!(
+            int_lit_type(1 << 32, u, true),
+            Some((IntKind::ULong, false))
+        );
+        assert_eq!(int_lit_type(5, l, true), Some((IntKind::Long, false)));
+        assert_eq!(
+            int_lit_type(1 << 63, l, false),
+            Some((IntKind::ULong, false))
+        );
+        assert_eq!(int_lit_type(1 << 64, none, true), None);
+    }
+
+    #[test]
+    fn usual_arithmetic_conversions() {
+        let c = Type::Int(IntKind::Char);
+        let uc = Type::Int(IntKind::UChar);
+        assert_eq!(usual_arith(&c, &uc), Type::INT);
+        assert_eq!(usual_arith(&Type::INT, &Type::UINT), Type::UINT);
+        assert_eq!(usual_arith(&Type::LONG, &Type::UINT), Type::LONG);
+        assert_eq!(usual_arith(&Type::ULONG, &Type::INT), Type::ULONG);
+        assert_eq!(usual_arith(&Type::LONG, &Type::ULONG), Type::ULONG);
+        assert_eq!(usual_arith(&Type::FLOAT, &Type::LONG), Type::FLOAT);
+        assert_eq!(usual_arith(&Type::FLOAT, &Type::DOUBLE), Type::DOUBLE);
+        assert_eq!(
+            usual_arith(&Type::Float(FloatKind::Half), &Type::INT),
+            Type::Float(FloatKind::Half)
+        );
+    }
+}

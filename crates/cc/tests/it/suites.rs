@@ -404,8 +404,8 @@ __kernel void descend(long depth, __global const node_t *nodes, long node_count,
         }
         k.sort();
         keys[i].copy_from_slice(&k);
-        for c in 0..=ORDER {
-            children[i][c] = rng.below(count as u32 + 3) as i32;
+        for child in children[i].iter_mut() {
+            *child = rng.below(count as u32 + 3) as i32;
         }
         leaf[i] = rng.below(2) == 1;
         let b = &mut nodes[i * node_size..(i + 1) * node_size];
