@@ -216,7 +216,10 @@ mod tests {
         let b0 = p.layout[0];
         assert_eq!(names(b0), ["bnz", "jmp"]);
         let near = p.blocks[b0.0 as usize][0].target().unwrap();
-        assert_eq!(p.layout[1], near, "the rest of the block follows the branch");
+        assert_eq!(
+            p.layout[1], near,
+            "the rest of the block follows the branch"
+        );
         assert_eq!(names(near), ["mov.vl"; 3]);
         assert_eq!(p.blocks[b0.0 as usize][1].target(), Some(BlockId(2)));
         assert_eq!(names(BlockId(2)), ["bnone", "jmp"]);

@@ -76,7 +76,8 @@ fn run(
         .filter(|l| !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let program = warpkit_asm::assemble(&stripped, "k.s").unwrap_or_else(|e| panic!("{}", e.render(&stripped)));
+    let program = warpkit_asm::assemble(&stripped, "k.s")
+        .unwrap_or_else(|e| panic!("{}", e.render(&stripped)));
     let prog = warpkit_sim::Program::with_data(program.text, program.data);
     let cfg = LaunchConfig {
         grid,
@@ -158,14 +159,21 @@ __kernel void mix_rounds(__global uint *out, uint rounds)
     let text = warpkit_cc::compile_source("k.cl", src, &warpkit_cc::Options::default())
         .unwrap_or_else(|f| panic!("{}", f.render()))
         .assembly;
-    assert!(text.len() > 1 << 20, "the kernel is large: {} bytes", text.len());
+    assert!(
+        text.len() > 1 << 20,
+        "the kernel is large: {} bytes",
+        text.len()
+    );
     for rounds in [0u32, 2] {
         let out = run(
             src,
             &[],
             [2, 1, 1],
             [64, 1, 1],
-            vec![("out", A::Buf(vec![0; 512])), ("rounds", A::Int(rounds.into()))],
+            vec![
+                ("out", A::Buf(vec![0; 512])),
+                ("rounds", A::Int(rounds.into())),
+            ],
         );
         let got = words(buffer(&out, "out"));
         for (g, &w) in got.iter().enumerate() {
@@ -422,7 +430,11 @@ __kernel void descend(long depth, __global const node_t *nodes, long node_count,
     let mut sites = vec![0u8; queries * 24];
     let mut site_vals = Vec::new();
     for q in 0..queries {
-        let (w, o, c) = (rng.unit() as f32, i64::from(rng.next()) - (1 << 31), rng.unit() as f32);
+        let (w, o, c) = (
+            rng.unit() as f32,
+            i64::from(rng.next()) - (1 << 31),
+            rng.unit() as f32,
+        );
         sites[q * 24..q * 24 + 4].copy_from_slice(&w.to_le_bytes());
         sites[q * 24 + 8..q * 24 + 16].copy_from_slice(&o.to_le_bytes());
         sites[q * 24 + 16..q * 24 + 20].copy_from_slice(&c.to_le_bytes());
@@ -591,7 +603,10 @@ __kernel void drift(__global double *px, __global int *seed, __global int *cell,
         [n.div_ceil(64) as u32, 1, 1],
         [64, 1, 1],
         vec![
-            ("px", A::Buf(px.iter().flat_map(|v| v.to_le_bytes()).collect())),
+            (
+                "px",
+                A::Buf(px.iter().flat_map(|v| v.to_le_bytes()).collect()),
+            ),
             ("seed", A::Buf(i32s(&seeds))),
             ("cell", A::Buf(vec![0; n * 4])),
             ("n", A::Int(n as i64)),
@@ -610,7 +625,8 @@ __kernel void drift(__global double *px, __global int *seed, __global int *cell,
         };
         let u = uniform();
         let v = uniform();
-        let x = px[i] + 1.0 + 5.0 * ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos());
+        let x =
+            px[i] + 1.0 + 5.0 * ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos());
         assert_eq!(got_seed[i], s, "seed {i}");
         let err = (got_x[i] - x).abs() / x.abs().max(1.0);
         assert!(err < 1e-13, "x {i}: {} vs {x}", got_x[i]);
