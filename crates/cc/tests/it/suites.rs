@@ -281,9 +281,9 @@ __kernel void row_dot(__global const float * restrict vals, __global const int *
             s += vals[k] * x[col_of[k]];
         part[me] = s;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (int half = lanes_per_row / 2; half > 0; half /= 2) {
-            if (sub < half)
-                part[me] += part[me + half];
+        for (int stride = lanes_per_row / 2; stride > 0; stride /= 2) {
+            if (sub < stride)
+                part[me] += part[me + stride];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         if (sub == 0)
