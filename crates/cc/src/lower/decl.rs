@@ -3,7 +3,7 @@
 
 use super::types::{Elem, Field, FloatKind, FnType, IntKind, QualType, Quals, Record, Type};
 use super::{FuncInfo, GlobalVar, Lowerer, Storage, Sym, Tag};
-use crate::ast::{self, AddrSpaceQual, Derived, TypeSpec};
+use crate::ast::{self, AddrSpaceQual, Derived, Expr, ExprKind, TypeSpec};
 use crate::ir::Space;
 use crate::source::Span;
 use std::rc::Rc;
@@ -66,6 +66,27 @@ fn attr_is(a: &ast::Attribute, name: &str) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The first name in `e` (through operators) that nothing declares, for the diagnostic
+    /// of an array size that is not a constant because a macro was never defined.
+    fn first_undeclared(&self, e: &Expr) -> Option<(Span, String)> {
+        match &e.kind {
+            ExprKind::Ident(name) => self.lookup(name).is_none().then(|| (e.span, name.clone())),
+            ExprKind::Unary(_, a) => self.first_undeclared(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Comma(a, b) => self
+                .first_undeclared(a)
+                .or_else(|| self.first_undeclared(b)),
+            ExprKind::Conditional {
+                cond,
+                then,
+                otherwise,
+            } => self
+                .first_undeclared(cond)
+                .or_else(|| self.first_undeclared(then))
+                .or_else(|| self.first_undeclared(otherwise)),
+            _ => None,
+        }
+    }
+
     /// The type named by declaration specifiers, with their qualifiers (defining any struct,
     /// union or enum they contain).
     pub(crate) fn base_type(&mut self, specs: &ast::DeclSpecs) -> QualType {
@@ -378,6 +399,12 @@ impl<'a> Lowerer<'a> {
                             None => {
                                 if self.is_constant_expr(e) {
                                     self.error(e.span, "size of array has non-integer type");
+                                } else if let Some((span, name)) = self.first_undeclared(e) {
+                                    // A size the build options were to define (`-DN=...`).
+                                    self.error(
+                                        span,
+                                        format!("use of undeclared identifier '{name}'"),
+                                    );
                                 } else {
                                     self.unsupported(e.span, "variable-length array");
                                 }

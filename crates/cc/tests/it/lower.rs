@@ -835,6 +835,20 @@ fn messages(src: &str) -> Vec<String> {
         .collect()
 }
 
+/// An array size naming a macro the build options were to define is an undeclared name, not
+/// a variable-length array (Rodinia's kernels take `BLOCK_SIZE` from `-D`).
+#[test]
+fn array_size_with_an_undefined_name() {
+    let text = errors(
+        "__kernel void k(__global int *p) { __local int t[2 * (BLOCK_SIZE + 1)]; p[0] = t[0]; }",
+    );
+    assert!(
+        text.contains("k.cl:1:55: error: use of undeclared identifier 'BLOCK_SIZE'"),
+        "{text}"
+    );
+    assert!(!text.contains("variable-length"), "{text}");
+}
+
 #[test]
 fn unsupported_constructs_are_named() {
     let cases = [
