@@ -2,7 +2,8 @@
 //!
 //! A loop qualifies when its continue flag is a comparison of a constant with a carried
 //! induction variable (its body argument, or its next value) that starts at a constant and
-//! whose next value is the argument plus or minus a constant. The trip count is found by
+//! whose next value is the argument plus, minus or times a constant, or shifted by one
+//! (`for (s = 128; s > 0; s >>= 1)`, a tree reduction's steps). The trip count is found by
 //! running the induction with the IR's own arithmetic ([`crate::ir::eval`]: wrapping, the
 //! comparison's signedness), so any such loop of at most [`MAX_TRIP`] iterations is
 //! recognised, whatever its predicate or direction. The loop is replaced by that many
@@ -126,7 +127,9 @@ pub(crate) fn trip_count(func: &Function, lp: OpId) -> Option<(u32, bool)> {
         return None;
     }
     let step_op = func.op(func.def_op(next[i])?);
-    let OpKind::Binary(b @ (BinOp::Add | BinOp::Sub)) = step_op.kind else {
+    let OpKind::Binary(b @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::LShr)) =
+        step_op.kind
+    else {
         return None;
     };
     if step_op.operands[0] != body.args[i] {

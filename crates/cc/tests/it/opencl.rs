@@ -186,3 +186,82 @@ fn examples_compile() {
     }
     assert!(n >= 9);
 }
+
+/// The body of the kernel's code: instructions only (no directives, labels or comments).
+fn instructions(src: &str) -> Vec<String> {
+    let text = warpkit_cc::compile_source("k.cl", src, &warpkit_cc::Options::default())
+        .unwrap_or_else(|f| panic!("{}", f.render()))
+        .assembly;
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('.') && !l.ends_with(':'))
+        .map(String::from)
+        .collect()
+}
+
+/// `acc += x * y` on 32-bit vector values is one `mad.u32` (exact, so no option is needed);
+/// with a uniform factor the `.vu` forms of `mul` and `add` are kept, and the results are
+/// the same either way.
+#[test]
+fn integer_multiply_add_is_one_mad() {
+    let src = r#"
+__kernel void dot(__global const uint *a, __global const uint *b, __global uint *out, uint k)
+{
+    uint i = get_global_id(0);
+    uint acc = a[i] * b[i] + out[i];
+    out[i] = acc + a[i] * k;
+}
+"#;
+    let code = instructions(src);
+    let mads = code.iter().filter(|l| l.starts_with("mad.u32")).count();
+    assert_eq!(mads, 1, "{code:#?}");
+    assert!(code.iter().any(|l| l.starts_with("mul.vu")), "{code:#?}");
+    let n = 64u32;
+    let a: Vec<u32> = (0..n).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+    let b: Vec<u32> = (0..n).map(|i| i.wrapping_mul(7) ^ 0xdead_beef).collect();
+    let c: Vec<u32> = (0..n).map(|i| i << 20).collect();
+    let out = run_cl(
+        src,
+        LaunchConfig {
+            grid: [2, 1, 1],
+            block: [32, 1, 1],
+            ..LaunchConfig::default()
+        },
+        vec![
+            ("a", ArgValue::Buffer(u32s(&a))),
+            ("b", ArgValue::Buffer(u32s(&b))),
+            ("out", ArgValue::Buffer(u32s(&c))),
+            ("k", ArgValue::Int(12345)),
+        ],
+    );
+    let got = words(buffer(&out, "out"));
+    for i in 0..n as usize {
+        let want = a[i]
+            .wrapping_mul(b[i])
+            .wrapping_add(c[i])
+            .wrapping_add(a[i].wrapping_mul(12345));
+        assert_eq!(got[i], want, "work-item {i}");
+    }
+}
+
+/// A `__local` array at offset 0 costs no instruction to address: `&t[lid + 4]` is the
+/// element offset with the constant in the load's immediate.
+#[test]
+fn local_object_addresses_are_constants() {
+    let code = instructions(
+        "__kernel void k(__global uint *out) {
+            __local uint t[64];
+            uint lid = get_local_id(0);
+            t[lid] = lid;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            __local uint *p = &t[lid];
+            out[lid] = p[4 * (lid < 32)];
+        }",
+    );
+    assert!(
+        !code
+            .iter()
+            .any(|l| l.starts_with("umovi") && l.ends_with(", 0")),
+        "{code:#?}"
+    );
+}

@@ -166,7 +166,7 @@ const TARGET: (u64, u64) = (13, 10);
 /// ratio it has now (thousandths) so that it does not drift further; docs/performance.md
 /// ("OpenCL C kernels against the hand-written ones") says what the extra instructions are.
 /// A kernel that meets the target leaves this list.
-const OVER_TARGET: [(&str, u64); 2] = [("reduce", 1358), ("matmul", 1317)];
+const OVER_TARGET: [(&str, u64); 0] = [];
 
 #[test]
 fn compiled_kernels_meet_the_instruction_count_target() {

@@ -90,6 +90,10 @@ pub(crate) struct Isel<'a> {
     /// 64-bit shifts right by 32 whose every use truncates them to 32 bits: the
     /// truncations read the high word instead.
     pub(super) high_word_shifts: std::collections::HashSet<OpId>,
+    /// 32-bit vector `add`s that become one `mad.u32` with the `mul` feeding them: the add
+    /// to the mul, and the muls so absorbed (not selected on their own).
+    pub(super) mads: HashMap<OpId, OpId>,
+    pub(super) absorbed_muls: std::collections::HashSet<OpId>,
 }
 
 /// Keys of per-block materializations.
@@ -119,8 +123,12 @@ impl<'a> Isel<'a> {
         let addr_only = address_only_ops(f);
         let branch_zero = branch_zero_compares(f, uni, &bank);
         let high_word_shifts = high_word_shifts(f);
+        let mads = integer_mads(f, &bank, &uses);
+        let absorbed_muls = mads.values().copied().collect();
         Isel {
             high_word_shifts,
+            mads,
+            absorbed_muls,
             branch_zero,
             uses,
             addr_only,
@@ -251,7 +259,15 @@ impl<'a> Isel<'a> {
 
     /// The constant bits of `v`, if it is a constant.
     pub fn konst(&self, v: ValueId) -> Option<u64> {
-        self.f.const_bits(v)
+        self.f.const_bits(v).or_else(|| {
+            // A `__local` or private object's address is its constant offset.
+            let d = self.f.def_op(v)?;
+            matches!(
+                self.f.op(d).kind,
+                OpKind::LocalAddr(_) | OpKind::PrivateAddr(_)
+            )
+            .then(|| self.address_constant(d))
+        })
     }
 
     /// The class a value of type `ty` takes in bank `bank`.
@@ -824,4 +840,42 @@ fn high_word_shifts(f: &Function) -> std::collections::HashSet<OpId> {
                 })
         })
         .collect()
+}
+
+/// Integer multiply-adds: a 32-bit vector `add` one of whose operands is a `mul` of two
+/// vector values that nothing else reads, in the same region, is one `mad.u32` (exact, so
+/// always allowed, unlike the contraction of float operations). Constant or uniform
+/// operands are left to the immediate and `.vu` forms of `mul` and `add`, which need no
+/// extra register. The add to the mul it absorbs.
+fn integer_mads(f: &Function, bank: &[Bank], uses: &[u32]) -> HashMap<OpId, OpId> {
+    use crate::ir::{BinOp, ValueDef};
+    let vector = |v: ValueId| bank[v.0 as usize] == Bank::V && f.const_bits(v).is_none();
+    let mut out = HashMap::new();
+    for id in f.walk() {
+        let op = f.op(id);
+        if !matches!(op.kind, OpKind::Binary(BinOp::Add))
+            || f.ty(op.results[0]) != Ty::I32
+            || !vector(op.results[0])
+        {
+            continue;
+        }
+        let absorbed = (0..2).find_map(|i| {
+            let (x, other) = (op.operands[i], op.operands[1 - i]);
+            let ValueDef::Op(m, 0) = f.def(x) else {
+                return None;
+            };
+            let mul = f.op(m);
+            (matches!(mul.kind, OpKind::Binary(BinOp::Mul))
+                && mul.parent == op.parent
+                && uses[x.0 as usize] == 1
+                && vector(x)
+                && vector(other)
+                && mul.operands.iter().all(|&v| vector(v)))
+            .then_some(m)
+        });
+        if let Some(m) = absorbed {
+            out.insert(id, m);
+        }
+    }
+    out
 }

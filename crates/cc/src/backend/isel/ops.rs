@@ -206,7 +206,8 @@ impl Isel<'_> {
             && (self.address_only(id)
                 || self.branch_only(id)
                 || self.exit_negation(id)
-                || self.high_word_shifts.contains(&id))
+                || self.high_word_shifts.contains(&id)
+                || self.absorbed_muls.contains(&id))
         {
             return;
         }
@@ -224,22 +225,14 @@ impl Isel<'_> {
             }
             OpKind::Param(i) => Some(self.param(*i as usize, r.expect("param value"))),
             OpKind::WorkItem(w) => Some(self.work_item(*w)),
-            OpKind::LocalAddr(_) | OpKind::PrivateAddr(_) => {
-                let r = r.expect("address");
-                let bits = self.address_constant(id);
-                Some(self.const_reg(RClass::U, bits)).map(|reg| {
-                    if self.bank_of(r) == Bank::V {
-                        self.broadcast(reg)
-                    } else {
-                        reg
-                    }
-                })
-            }
+            // Constants, materialized where they are read (`Isel::konst`).
+            OpKind::LocalAddr(_) | OpKind::PrivateAddr(_) => return,
             OpKind::ConstantAddr(i) => {
                 let label = crate::backend::layout::constant_label(*i as usize);
                 Some(self.def1("upca", RClass::UPair, vec![MOp::Sym(label)]))
             }
             OpKind::Unary(u) => Some(self.unary(id, *u, a.unwrap(), r.unwrap())),
+            OpKind::Binary(_) if self.mads.contains_key(&id) => Some(self.mad(id)),
             OpKind::Binary(bop) => Some(self.binary(id, *bop, a.unwrap(), b.unwrap(), r.unwrap())),
             OpKind::Fma => {
                 let r = r.unwrap();
@@ -483,6 +476,25 @@ impl Isel<'_> {
         ops.extend(uses);
         self.ins(name, ops);
         def
+    }
+
+    /// `mad.u32` for an `add` and the `mul` it absorbs ([`Isel::mads`]).
+    fn mad(&mut self, add: OpId) -> VReg {
+        let mul = self.f.op(self.mads[&add]);
+        let (x, y) = (mul.operands[0], mul.operands[1]);
+        let product = mul.results[0];
+        let operands = &self.f.op(add).operands;
+        let other = if operands[0] == product {
+            operands[1]
+        } else {
+            operands[0]
+        };
+        let (x, y, z) = (self.v(x), self.v(y), self.v(other));
+        self.def1(
+            "mad.u32",
+            RClass::V,
+            vec![MOp::Use(x), MOp::Use(y), MOp::Use(z)],
+        )
     }
 
     fn binary(&mut self, id: OpId, op: BinOp, a: ValueId, b: ValueId, r: ValueId) -> VReg {
@@ -1241,6 +1253,11 @@ impl Isel<'_> {
     fn ptr_add(&mut self, id: OpId, p: ValueId, o: ValueId, r: ValueId) -> VReg {
         match self.ty(r) {
             Ty::Ptr(Space::Local | Space::Private) => {
+                // A constant base (an object's own address): added as an immediate, or
+                // not at all for the object at offset 0.
+                if let Some(c) = self.konst(p) {
+                    return self.add_constant(o, c, self.bank_of(r));
+                }
                 let forms = forms(BinOp::Add).expect("add");
                 if self.bank_of(r) == Bank::U {
                     self.binary_u(BinOp::Add, &forms, p, o)
@@ -1250,6 +1267,32 @@ impl Isel<'_> {
             }
             _ => self.binary64(id, BinOp::Add, p, o, r),
         }
+    }
+}
+
+impl Isel<'_> {
+    /// `v + c` (32 bits) in `bank`: `v`'s own register when `c` is 0, else the immediate
+    /// or literal form of the add.
+    fn add_constant(&mut self, v: ValueId, c: u64, bank: Bank) -> VReg {
+        let c = c as u32 as u64;
+        if bank == Bank::U {
+            let x = self.u(v);
+            if c == 0 {
+                return x;
+            }
+            if fits_signed(c, 10) {
+                return self.def1("uaddi", RClass::U, vec![MOp::Use(x), MOp::Imm(sext32(c))]);
+            }
+            return self.def1("uadd.l", RClass::U, vec![MOp::Use(x), MOp::Lit(c as u32)]);
+        }
+        let x = self.v(v);
+        if c == 0 {
+            return x;
+        }
+        if fits_signed(c, 8) {
+            return self.def1("add.vi", RClass::V, vec![MOp::Use(x), MOp::Imm(sext32(c))]);
+        }
+        self.def1("add.vl", RClass::V, vec![MOp::Use(x), MOp::Lit(c as u32)])
     }
 }
 
