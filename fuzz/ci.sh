@@ -98,8 +98,11 @@ for t in "${targets[@]}"; do
   echo "== fuzz $t (${seconds}s)"
   cargo fuzz run --sanitizer none -O "$t" "corpus/$t" -- -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=10 2>&1 \
     | grep -E '^Done|ERROR|panicked|SUMMARY' || true
-  if ls "artifacts/$t"/crash-* "artifacts/$t"/timeout-* "artifacts/$t"/oom-* >/dev/null 2>&1; then
-    echo "fuzz target $t found a failing input:"; ls "artifacts/$t"
+  # Any one kind of failing input fails the run (`ls` of the three globs would succeed only
+  # when all three kinds are present).
+  failures=$(compgen -G "artifacts/$t/crash-*"; compgen -G "artifacts/$t/timeout-*"; compgen -G "artifacts/$t/oom-*") || true
+  if [ -n "$failures" ]; then
+    echo "fuzz target $t found a failing input:"; echo "$failures"
     exit 1
   fi
 done

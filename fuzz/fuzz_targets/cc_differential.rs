@@ -21,7 +21,7 @@ fn config(bits: u8) -> Config {
         ..Config::default()
     };
     c.floats = bits & 0x10 == 0;
-    c.doubles = bits & 0x20 == 0;
+    c.doubles = c.floats && bits & 0x20 == 0;
     c.structs = bits & 0x40 == 0;
     c.local_memory = bits & 0x80 == 0;
     c
