@@ -151,3 +151,27 @@ fn random_kernels_agree_with_the_reference() {
         failures.join("\n\n")
     );
 }
+
+/// Cases the `cc_differential` fuzz target found (`fuzz/fuzz_targets/cc_differential.rs`
+/// builds the same configurations): the seed, the statement budget and the level.
+#[test]
+fn fuzz_regressions() {
+    let cases = [
+        // `#if C1 > 18446744073709551617`: the generator spelled a literal no type holds.
+        (8718978774462365696u64, 12u32, warpkit_cc::OptLevel::O0),
+    ];
+    for (seed, max_stmts, level) in cases {
+        let config = Config {
+            max_stmts,
+            max_work_items: 256,
+            ..Config::default()
+        };
+        let case = warpkit_clsmith::generate(seed, &config)
+            .unwrap_or_else(|e| panic!("seed {seed}: the generator failed: {e}"));
+        for engine in [Engine::Interp, Engine::Jit] {
+            if let Err(e) = run_case(&case, engine, level).and_then(|got| check(&case, &got)) {
+                panic!("seed {seed} ({engine:?}, {level:?}): {e}\n{}", case.source);
+            }
+        }
+    }
+}

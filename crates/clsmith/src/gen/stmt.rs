@@ -1266,7 +1266,15 @@ impl Gen<'_> {
             return self.assignment(out);
         }
         let (name, v, unsigned) = self.rng.pick(&consts).clone();
-        let c = v + self.rng.range(-2, 2) as i128;
+        // Within what `#if` can spell: up to intmax_t's maximum for a signed macro, uintmax_t's
+        // for an unsigned one, and down to -INTMAX_MAX (`-9223372036854775808` would negate
+        // an unsigned literal). Beyond, clang refuses the literal.
+        let hi = if unsigned {
+            i128::from(u64::MAX)
+        } else {
+            i128::from(i64::MAX)
+        };
+        let c = (v + self.rng.range(-2, 2) as i128).clamp(-i128::from(i64::MAX), hi);
         // `#if` computes in intmax_t, or in uintmax_t when an operand is unsigned: then
         // `0u > -2` is false.
         let (pv, pc) = if unsigned {
