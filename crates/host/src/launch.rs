@@ -967,9 +967,11 @@ k:
             .ends_with("is f32: `1.5.2` is not a float literal (1.5, -2e-3, 0x1.8p1, inf, nan)"));
         assert!(refused(&["out=5"], None, None)
             .ends_with("is ptr.global: give @FILE or buf:BYTES, not `5`"));
-        assert!(refused(&[ok[0], ok[1], "tmp=buf:4"], None, None).ends_with(
-            "is ptr.local: give local:BYTES (bytes of workgroup shared memory), not `buf:4`"
-        ));
+        assert!(
+            refused(&[ok[0], ok[1], "tmp=@in.bin"], None, None).ends_with(
+                "is ptr.local: give local:BYTES (bytes of workgroup shared memory), not `@in.bin`"
+            )
+        );
         assert_eq!(
             refused(&ok, Some(100), None),
             "100 bytes of shared memory per workgroup are fewer than kernel `k` needs: 160 (20 \

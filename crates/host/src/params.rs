@@ -435,16 +435,22 @@ fn finite(kind: ParamKind, bits: u64) -> Option<u64> {
 
 /// The slot of a value in text (`--arg NAME=VALUE`'s VALUE) for a parameter that is not a
 /// buffer: an integer for an integer kind (the options' number syntax, a sign allowed), a
-/// float literal for a float kind, `local:BYTES` for `ptr.local`.
+/// float literal for a float kind, `local:BYTES` for `ptr.local` (or `buf:BYTES`, the
+/// spelling of every other pointer: a `__local` buffer's size, as OpenCL's
+/// `clSetKernelArg(k, i, BYTES, NULL)`).
 pub(crate) fn parse_text(param: &ParamInfo, text: &str) -> Result<Slot, String> {
     let kind = param.kind;
     if kind == ParamKind::LocalPtr {
-        let Some(bytes) = text.strip_prefix("local:") else {
+        let Some((form, bytes)) = text
+            .strip_prefix("local:")
+            .map(|b| ("local", b))
+            .or_else(|| text.strip_prefix("buf:").map(|b| ("buf", b)))
+        else {
             return Err(format!(
                 "give local:BYTES (bytes of workgroup shared memory), not `{text}`"
             ));
         };
-        let n = crate::number::parse_u64(bytes).map_err(|e| format!("local:BYTES: {e}"))?;
+        let n = crate::number::parse_u64(bytes).map_err(|e| format!("{form}:BYTES: {e}"))?;
         return Ok(Slot::Local(n));
     }
     if kind.int_range().is_some() {
@@ -575,6 +581,14 @@ mod tests {
         assert!(slot_value(&param(ParamKind::GlobalPtr), ParamValue::Int(5)).is_err());
         assert!(slot_value(&param(ParamKind::LocalPtr), ParamValue::Int(5)).is_err());
         assert_eq!(text(ParamKind::LocalPtr, "local:64"), Ok(64));
+        // A pointer's other spelling, as the size of the `__local` buffer.
+        assert_eq!(text(ParamKind::LocalPtr, "buf:0x40"), Ok(64));
+        assert!(text(ParamKind::LocalPtr, "buf:x")
+            .unwrap_err()
+            .contains("buf:BYTES"));
+        assert!(text(ParamKind::LocalPtr, "@in.bin")
+            .unwrap_err()
+            .contains("local:BYTES"));
         assert!(text(ParamKind::LocalPtr, "64")
             .unwrap_err()
             .contains("local:BYTES"));
