@@ -2,7 +2,9 @@
 //! `examples/opencl/NAME.cl` at both sizes, the warp-instructions its compiled kernel
 //! retires next to those of the hand-written `examples/NAME.s` on the same launches, their
 //! ratio, and the time to compile the `.cl` (`warpkit_cc::compile_source`, then the
-//! assembler: [`Example::object`]), the median and the fastest of `COMPILES` runs.
+//! assembler: [`Example::object`]), the median and the fastest of `COMPILES` runs, beside
+//! the time to assemble the hand-written twin measured in the same run (the baseline: what
+//! the compiler adds to the assembler).
 //! Instruction counts are exact and the same on every machine; compile times are this
 //! machine's (the fastest run is the one least disturbed by other processes).
 //! `cargo bench -p warpkit-examples --bench opencl`; divan then times each compilation.
@@ -29,7 +31,8 @@ fn instructions(ex: &Example, size: Size) -> u64 {
     r.instructions
 }
 
-/// The median and the fastest wall time of `COMPILES` compilations (and assemblies) of `ex`.
+/// The median and the fastest wall time of `COMPILES` compilations (and assemblies) of `ex`
+/// (for an assembly example, of its assembly alone).
 fn compile_times(ex: &Example) -> (Duration, Duration) {
     let mut times: Vec<Duration> = (0..COMPILES)
         .map(|_| {
@@ -44,12 +47,21 @@ fn compile_times(ex: &Example) -> (Duration, Duration) {
 
 fn main() {
     println!(
-        "{:<10} {:<6} {:>12} {:>12} {:>7} {:>15} {:>9}",
-        "kernel", "size", ".s instr", ".cl instr", "ratio", "compile median", "fastest"
+        "{:<10} {:<6} {:>12} {:>12} {:>7} {:>15} {:>9} {:>12} {:>8}",
+        "kernel",
+        "size",
+        ".s instr",
+        ".cl instr",
+        "ratio",
+        "compile median",
+        "fastest",
+        "asm .s median",
+        "cl/asm"
     );
     for ex in opencl() {
         let twin = ex.twin().expect("every OpenCL example has a twin");
         let (median, fastest) = compile_times(ex);
+        let (asm_median, _) = compile_times(twin);
         for (size, label) in [(Size::Small, "small"), (Size::Full, "full")] {
             let (s, cl) = (instructions(twin, size), instructions(ex, size));
             let mark = if TARGETED.contains(&twin.name) && cl * 10 > s * 13 {
@@ -58,14 +70,16 @@ fn main() {
                 ""
             };
             println!(
-                "{:<10} {:<6} {:>12} {:>12} {:>6.3}x {:>12.1} ms {:>6.1} ms{mark}",
+                "{:<10} {:<6} {:>12} {:>12} {:>6.3}x {:>12.1} ms {:>6.1} ms {:>10.2} ms {:>7.1}x{mark}",
                 twin.name,
                 label,
                 s,
                 cl,
                 cl as f64 / s as f64,
                 median.as_secs_f64() * 1e3,
-                fastest.as_secs_f64() * 1e3
+                fastest.as_secs_f64() * 1e3,
+                asm_median.as_secs_f64() * 1e3,
+                median.as_secs_f64() / asm_median.as_secs_f64()
             );
         }
     }

@@ -38,11 +38,14 @@ impl Isel<'_> {
     }
 
     pub(super) fn select_loop(&mut self, id: OpId) {
+        // Both forms end the current block with the jump into the loop.
+        self.preheaders.push(self.cur);
         if self.uni.is_divergent_op(id) {
             self.divergent_loop(id);
         } else {
             self.uniform_loop(id);
         }
+        self.preheaders.pop();
     }
 
     /// The operands of the terminator (`Yield`/`LoopEnd`) of region `r`.

@@ -93,6 +93,9 @@ pub(crate) struct Isel<'a> {
     /// 32-bit vector `add`s that become one `mad.u32` with the `mul` feeding them: the add
     /// to the mul, and the muls so absorbed (not selected on their own).
     pub(super) mads: HashMap<OpId, OpId>,
+    /// The blocks that jump into the loops being selected, innermost last: constants used
+    /// in a loop are materialized there, once, rather than in every iteration.
+    pub(super) preheaders: Vec<BlockId>,
     pub(super) absorbed_muls: std::collections::HashSet<OpId>,
 }
 
@@ -129,6 +132,7 @@ impl<'a> Isel<'a> {
             high_word_shifts,
             mads,
             absorbed_muls,
+            preheaders: Vec::new(),
             branch_zero,
             uses,
             addr_only,
@@ -302,13 +306,24 @@ impl<'a> Isel<'a> {
         r
     }
 
-    /// A register of class `class` holding `bits` (materialized once per block).
+    /// A register of class `class` holding `bits`: materialized once per block, or, inside
+    /// a loop, once in the block that enters the innermost loop (just before its jump into
+    /// the loop; EXEC there holds every lane the loop runs).
     pub fn const_reg(&mut self, class: RClass, bits: u64) -> VReg {
-        let key = (self.cur, LocalKey::Const(class, bits));
+        let home = self.preheaders.last().copied().unwrap_or(self.cur);
+        let key = (home, LocalKey::Const(class, bits));
         if let Some(&r) = self.local.get(&key) {
             return r;
         }
         let r = self.m.vreg(class);
+        let (cur, full_exec) = (self.cur, self.full_exec);
+        if home != cur {
+            self.cur = home;
+            self.full_exec = self.m.blocks[home.0 as usize]
+                .insts
+                .last()
+                .is_some_and(|jump| jump.full_exec);
+        }
         let lo = bits as u32;
         match class {
             RClass::U => self.materialize_u(r, lo),
@@ -316,6 +331,13 @@ impl<'a> Isel<'a> {
             RClass::UPair | RClass::VPair => {
                 self.emit(MKind::PairConst(bits), vec![MOp::Def(r)]);
             }
+        }
+        if home != cur {
+            let insts = &mut self.m.blocks[home.0 as usize].insts;
+            let constant = insts.pop().expect("just materialized");
+            insts.insert(insts.len() - 1, constant);
+            self.cur = cur;
+            self.full_exec = full_exec;
         }
         self.local.insert(key, r);
         r
