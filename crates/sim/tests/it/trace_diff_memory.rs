@@ -1,17 +1,39 @@
 //! `diff_traces` streams: comparing two generated traces of 40 000 records (about 12 MB
 //! each, produced on the fly, never held in memory) must not allocate more than a bounded
-//! amount at any time. The allocator of this test binary counts live bytes and keeps the
-//! peak.
+//! amount at any time. The allocator of this test binary counts the live bytes of the
+//! thread being measured and keeps their peak (the other tests of the binary run at the
+//! same time on other threads, and their allocations must not count).
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::{BufReader, Read};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use warpkit_sim::trace_diff::{diff_traces, DiffOptions, DiffOutcome};
 
 struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Whether this thread's allocations are being counted.
+    static TRACKED: Cell<bool> = const { Cell::new(false) };
+    /// Bytes this thread allocated and has not freed since counting started (negative when
+    /// it frees older memory).
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    /// The most `LIVE` has been.
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Add `delta` bytes to this thread's live count if it is being counted.
+fn count(delta: isize) {
+    // `try_with`: the allocator also runs while thread-locals are torn down.
+    let _ = TRACKED.try_with(|t| {
+        if t.get() {
+            let now = LIVE.with(|l| {
+                l.set(l.get() + delta);
+                l.get()
+            });
+            PEAK.with(|p| p.set(p.get().max(now)));
+        }
+    });
+}
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only counters are
 // updated besides.
@@ -19,15 +41,24 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
+            count(layout.size() as isize);
         }
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        count(-(layout.size() as isize));
     }
+}
+
+/// The peak of this thread's live bytes while `f` runs.
+fn peak_of<R>(f: impl FnOnce() -> R) -> (R, isize) {
+    LIVE.with(|l| l.set(0));
+    PEAK.with(|p| p.set(0));
+    TRACKED.with(|t| t.set(true));
+    let r = f();
+    TRACKED.with(|t| t.set(false));
+    (r, PEAK.with(Cell::get))
 }
 
 #[global_allocator]
@@ -95,17 +126,16 @@ impl Read for Generated {
 #[test]
 fn large_traces_in_bounded_memory() {
     const N: u64 = 40_000;
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let a = BufReader::new(Generated::new(N, 0));
-    let b = BufReader::new(Generated::new(N, N - 10));
-    let report = diff_traces(a, b, &DiffOptions::default()).unwrap();
+    let (report, peak) = peak_of(|| {
+        let a = BufReader::new(Generated::new(N, 0));
+        let b = BufReader::new(Generated::new(N, N - 10));
+        diff_traces(a, b, &DiffOptions::default()).unwrap()
+    });
     let DiffOutcome::Different(d) = report.outcome else {
         panic!("the traces differ")
     };
     assert_eq!(d.record, N - 10);
     assert_eq!(d.what, "v7 lane 17 (v[0].lanes[17][1])");
-    let peak = PEAK.load(Ordering::Relaxed) - base;
     // The traces are about 24 MB together; a few records and buffers are kilobytes.
     assert!(peak < 1 << 20, "peak allocation {peak} bytes");
 
