@@ -535,10 +535,10 @@ impl<'a> Lowerer<'a> {
             Type::Float(super::types::FloatKind::Half) => ParamKind::F16,
             Type::Float(super::types::FloatKind::Float) => ParamKind::F32,
             Type::Float(super::types::FloatKind::Double) => ParamKind::F64,
-            Type::Record(_) => {
-                self.unsupported(span, format_args!("struct kernel parameter '{name}'"));
-                return None;
-            }
+            // Provisional: a struct passed by value arrives as a constant buffer holding its
+            // bytes (laid out as in the kernel); the parameter is a private copy of them
+            // (`bind_param` copies an aggregate from the address it is given).
+            Type::Record(_) => ParamKind::PtrConstant,
             Type::Vector(..) => {
                 self.unsupported(span, format_args!("vector kernel parameter '{name}'"));
                 return None;
@@ -553,7 +553,10 @@ impl<'a> Lowerer<'a> {
         if ty.q.space.is_some_and(|s| s != Space::Private) {
             self.error(span, "parameter may not be qualified with an address space");
         }
-        let ir_ty = ty.ty.ir().expect("scalar parameter");
+        let ir_ty = match ty.ty {
+            Type::Record(_) => Ty::Ptr(Space::Constant),
+            _ => ty.ty.ir().expect("scalar parameter"),
+        };
         self.f.params.push(ir::Param {
             name: name.to_string(),
             kind,

@@ -887,10 +887,6 @@ fn unsupported_constructs_are_named() {
             "__kernel void k(__global long *p) { atom_add(p, 1L); }",
             "k.cl:1:37: error: unsupported: 64-bit atomic 'atom_add'",
         ),
-        (
-            "struct S { int a; }; __kernel void k(struct S s, __global int *p) { p[0] = s.a; }",
-            "k.cl:1:47: error: unsupported: struct kernel parameter 's'",
-        ),
     ];
     for (src, want) in cases {
         let got = messages(src);

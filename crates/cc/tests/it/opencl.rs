@@ -265,3 +265,64 @@ fn local_object_addresses_are_constants() {
         "{code:#?}"
     );
 }
+
+/// A struct passed by value (provisional: a constant buffer with its bytes, laid out as in
+/// the kernel, padding included): members of every size read, the copy written to without
+/// changing the caller's bytes, and the struct passed on to a helper.
+#[test]
+fn struct_parameters_by_value() {
+    let src = r#"
+typedef struct {
+    char tag;        // offset 0
+    float scale;     // 4
+    long big;        // 8
+    short small[3];  // 16
+    int count;       // 24
+} params_t;
+
+static int weigh(params_t p, int i) { return p.small[i % 3] * p.tag; }
+
+__kernel void use_params(params_t p, __global long *out, __global const params_t *echo)
+{
+    int i = get_global_id(0);
+    p.count += i;
+    out[i] = (long)(p.scale * i) + p.big + weigh(p, i) + p.count + echo->count;
+}
+"#;
+    let mut bytes = vec![0u8; 32];
+    bytes[0] = 3;
+    bytes[4..8].copy_from_slice(&2.5f32.to_le_bytes());
+    bytes[8..16].copy_from_slice(&(-(1i64 << 40)).to_le_bytes());
+    for (k, v) in [7i16, -2, 100].iter().enumerate() {
+        bytes[16 + 2 * k..18 + 2 * k].copy_from_slice(&v.to_le_bytes());
+    }
+    bytes[24..28].copy_from_slice(&1000i32.to_le_bytes());
+    let n = 40usize;
+    let out = run_cl(
+        src,
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [n as u32, 1, 1],
+            ..LaunchConfig::default()
+        },
+        vec![
+            ("p", ArgValue::Buffer(bytes.clone())),
+            ("out", ArgValue::Buffer(vec![0; n * 8])),
+            ("echo", ArgValue::Buffer(bytes.clone())),
+        ],
+    );
+    assert_eq!(
+        buffer(&out, "p"),
+        &bytes[..],
+        "the argument's bytes are not written"
+    );
+    let got: Vec<i64> = buffer(&out, "out")
+        .chunks(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (i, &g) in got.iter().enumerate() {
+        let small = [7i64, -2, 100][i % 3];
+        let want = (2.5f32 * i as f32) as i64 - (1i64 << 40) + small * 3 + (1000 + i as i64) + 1000;
+        assert_eq!(g, want, "work-item {i}");
+    }
+}

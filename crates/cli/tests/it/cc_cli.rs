@@ -496,6 +496,68 @@ fn run_with_typed_arguments_and_out() {
     expect(&scale("add=1", "k=1"), 2, &["expects `k` (float) here"]);
 }
 
+/// A struct passed by value takes `@FILE` (or `buf:BYTES`) with its bytes, as laid out in
+/// the kernel (provisional, docs/opencl.md); a `__local` pointer also takes `buf:BYTES`.
+#[test]
+fn struct_and_local_arguments_from_the_command_line() {
+    let d = dir("cc-struct-arg");
+    std::fs::write(
+        d.join("k.cl"),
+        "typedef struct { float scale; int offset; } par_t;\n\
+         kernel void apply(par_t par, global int *out, local int *tmp)\n\
+         {\n\
+             int l = get_local_id(0);\n\
+             tmp[l] = (int)(par.scale * l) + par.offset;\n\
+             barrier(CLK_LOCAL_MEM_FENCE);\n\
+             out[get_global_id(0)] = tmp[get_local_size(0) - 1 - l];\n\
+         }\n",
+    )
+    .unwrap();
+    let par: Vec<u8> = [2.0f32.to_le_bytes(), (-5i32).to_le_bytes()].concat();
+    std::fs::write(d.join("par.bin"), par).unwrap();
+    let o = warpkit_in(
+        &d,
+        &[
+            "run",
+            "k.cl",
+            "--grid",
+            "2",
+            "--block",
+            "32",
+            "--arg",
+            "par=@par.bin",
+            "--arg",
+            "out=buf:256",
+            "--arg",
+            "tmp=buf:128",
+            "--out",
+            "out=o.bin",
+        ],
+    );
+    ok(&o);
+    let want: Vec<i32> = (0..64).map(|g| (31 - g % 32) * 2 - 5).collect();
+    assert_eq!(words(&std::fs::read(d.join("o.bin")).unwrap()), want);
+    // A struct is not an integer.
+    let o = warpkit_in(
+        &d,
+        &[
+            "run",
+            "k.cl",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--arg",
+            "par=3",
+            "--arg",
+            "out=buf:128",
+            "--arg",
+            "tmp=local:128",
+        ],
+    );
+    expect(&o, 2, &["`par` (par_t)", "give @FILE or buf:BYTES"]);
+}
+
 #[test]
 fn a_required_work_group_size_is_the_launchs_block() {
     let d = dir("cc-reqd");
