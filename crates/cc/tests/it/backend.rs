@@ -1,9 +1,10 @@
 //! The back end on hand-built IR: compiled kernels run on the functional model and give the
 //! expected results, with no hazard.
 
+use super::model::{buffer, run_assembled, Assembled};
 use warpkit_cc::ir::*;
 use warpkit_cc::source::{SourceMap, Span};
-use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig};
+use warpkit_sim::launch::{ArgValue, LaunchConfig};
 
 const S: Span = Span::DUMMY;
 
@@ -70,47 +71,8 @@ fn run(f: Function, cfg: LaunchConfig, args: Vec<(&str, ArgValue)>) -> Vec<(Stri
     let sources = SourceMap::new();
     let text = warpkit_cc::backend::generate(&module, &sources)
         .unwrap_or_else(|d| panic!("{}", d.render(&sources)));
-    let scratch = text
-        .lines()
-        .find_map(|l| l.split("scratch=").nth(1))
-        .map_or(0, |rest| {
-            rest.split(|c: char| !c.is_ascii_digit())
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        });
-    let cfg = LaunchConfig {
-        scratch_bytes: scratch,
-        ..cfg
-    };
-    let text: String = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let program = warpkit_asm::assemble(&text, "k.s")
-        .unwrap_or_else(|e| panic!("{}\n{text}", e.render(&text)));
-    let prog = warpkit_sim::Program::with_data(program.text, program.data);
-    let args = args
-        .into_iter()
-        .map(|(n, v)| Arg {
-            name: n.into(),
-            value: v,
-        })
-        .collect();
-    let r = launch(&prog, &cfg, args).unwrap();
-    assert!(r.ok(), "traps: {:?}\n{text}", r.traps);
-    assert!(r.hazards.is_empty(), "hazards: {:?}\n{text}", r.hazards);
-    eprintln!("{text}");
-    r.buffers
-        .iter()
-        .map(|b| (b.name.clone(), b.bytes.to_vec()))
-        .collect()
-}
-
-fn buffer<'a>(out: &'a [(String, Vec<u8>)], name: &str) -> &'a [u8] {
-    &out.iter().find(|(n, _)| n == name).expect("buffer").1
+    let asm = Assembled::new(text).unwrap_or_else(|e| panic!("{e}"));
+    run_assembled(&asm, cfg, args)
 }
 
 /// `out[i] = a[i] + b[i]` for `i < n`.

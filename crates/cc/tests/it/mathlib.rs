@@ -7,6 +7,7 @@
 //! `tools/mathlib_vectors.py`. `WARPKIT_CC_MATH_SWEEP=1` runs far more float inputs and
 //! prints the worst error of every function.
 
+use super::model::Assembled;
 use std::collections::HashMap;
 use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig};
 
@@ -85,56 +86,21 @@ pub struct Inputs {
 
 /// A compiled and assembled program of many kernels.
 pub struct Program {
+    asm: Assembled,
     prog: warpkit_sim::Program,
-    entries: HashMap<String, (u32, u32)>,
 }
 
 impl Program {
     pub fn new(src: &str) -> Program {
-        let compiled = warpkit_cc::compile_source("math.cl", src, &warpkit_cc::Options::default())
-            .unwrap_or_else(|f| panic!("{}", f.render()));
-        let text = compiled.assembly;
-        let mut scratch = HashMap::new();
-        for l in text.lines() {
-            if let Some(rest) = l.trim_start().strip_prefix(".kernel ") {
-                let name = rest.split(',').next().unwrap().trim().to_string();
-                let s: u32 = rest.split("scratch=").nth(1).map_or(0, |r| {
-                    r.split(|c: char| !c.is_ascii_digit())
-                        .next()
-                        .unwrap()
-                        .parse()
-                        .unwrap()
-                });
-                scratch.insert(name, s);
-            }
-        }
-        let stripped: String = text
-            .lines()
-            .filter(|l| {
-                !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param")
-            })
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let program = warpkit_asm::assemble(&stripped, "math.s")
-            .unwrap_or_else(|e| panic!("{}", e.render(&stripped)));
-        let entries = scratch
-            .into_iter()
-            .map(|(name, s)| {
-                let at = program.symbol(&name).expect("kernel symbol").offset as u32;
-                (name, (at, s))
-            })
-            .collect();
-        let prog = warpkit_sim::Program::with_data(program.text, program.data);
-        Program { prog, entries }
+        let asm = Assembled::compile(src, &warpkit_cc::Options::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let prog = asm.sim_program();
+        Program { asm, prog }
     }
 
     /// Run kernel `k_NAME` of element size `size` (4 or 8) over `inp`.
     pub fn run(&self, name: &str, size: usize, inp: &Inputs) -> Outputs {
         let n = inp.a.len().max(inp.ib.len());
-        let (entry, scratch) = *self
-            .entries
-            .get(&format!("k_{name}"))
-            .unwrap_or_else(|| panic!("no kernel k_{name}"));
         let bytes = |v: &[u64]| -> Vec<u8> {
             let mut out = Vec::with_capacity(n * size);
             for k in 0..n {
@@ -147,14 +113,15 @@ impl Program {
             .flat_map(|k| inp.ib.get(k).copied().unwrap_or(0).to_le_bytes())
             .collect();
         let block = 64u32;
-        let cfg = LaunchConfig {
-            grid: [(n as u32).div_ceil(block).max(1), 1, 1],
-            block: [block, 1, 1],
-            scratch_bytes: scratch,
-            entry,
-            max_steps: 200_000_000,
-            ..LaunchConfig::default()
-        };
+        let cfg = self.asm.config(
+            Some(&format!("k_{name}")),
+            LaunchConfig {
+                grid: [(n as u32).div_ceil(block).max(1), 1, 1],
+                block: [block, 1, 1],
+                max_steps: 200_000_000,
+                ..LaunchConfig::default()
+            },
+        );
         let args = vec![
             ("a", ArgValue::Buffer(bytes(&inp.a))),
             ("b", ArgValue::Buffer(bytes(&inp.b))),
@@ -1493,14 +1460,14 @@ fn special_values() {
         src.push_str("}\n");
         let p = Program::new(&src);
         let size = if t == "float" { 4 } else { 8 };
-        let (entry, scratch) = p.entries["k_specials"];
-        let cfg = LaunchConfig {
-            grid: [1, 1, 1],
-            block: [1, 1, 1],
-            scratch_bytes: scratch,
-            entry,
-            ..LaunchConfig::default()
-        };
+        let cfg = p.asm.config(
+            Some("k_specials"),
+            LaunchConfig {
+                grid: [1, 1, 1],
+                block: [1, 1, 1],
+                ..LaunchConfig::default()
+            },
+        );
         let args = vec![
             Arg {
                 name: "out".into(),
@@ -1556,15 +1523,15 @@ __kernel void k_ptr(__global float *out, __global int *e, __global float *ip)
 }
 "#;
     let p = Program::new(src);
-    let (entry, scratch) = p.entries["k_ptr"];
-    let cfg = LaunchConfig {
-        grid: [1, 1, 1],
-        block: [1, 1, 1],
-        scratch_bytes: scratch,
-        shared_bytes: 64,
-        entry,
-        ..LaunchConfig::default()
-    };
+    let cfg = p.asm.config(
+        Some("k_ptr"),
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            shared_bytes: 64,
+            ..LaunchConfig::default()
+        },
+    );
     let args = vec![
         Arg {
             name: "out".into(),

@@ -6,9 +6,9 @@
 //! model, launched as the kernel's metadata says (its `__local` pointer arguments placed after
 //! its static shared memory), and is checked against a host reference.
 
-use super::model::buffer;
+use super::model::{buffer, run_assembled, Assembled};
 use super::opencl::{f32s, u32s, words};
-use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig};
+use warpkit_sim::launch::{ArgValue, LaunchConfig};
 
 /// A kernel argument.
 enum A {
@@ -18,19 +18,6 @@ enum A {
     F64(f64),
     /// A `__local` pointer to this many bytes.
     Local(u32),
-}
-
-fn metadata(text: &str, key: &str) -> u32 {
-    text.lines()
-        .filter(|l| l.trim_start().starts_with(".kernel"))
-        .find_map(|l| l.split(key).nth(1))
-        .map_or(0, |rest| {
-            rest.split(|c: char| !c.is_ascii_digit())
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        })
 }
 
 /// Compile `src` with `-D` `defines`, launch `grid` x `block` with `args`; the buffers by name.
@@ -48,51 +35,28 @@ fn run(
             .collect(),
         ..warpkit_cc::Options::default()
     };
-    let text = warpkit_cc::compile_source("k.cl", src, &opts)
-        .unwrap_or_else(|f| panic!("{}", f.render()))
-        .assembly;
-    // `__local` arguments follow the static shared memory, each on a 16-byte boundary.
-    let mut shared = metadata(&text, "shared=");
-    let mut slots = Vec::new();
-    for (name, a) in args {
-        let value = match a {
-            A::Buf(b) => ArgValue::Buffer(b),
-            A::Int(i) => ArgValue::Int(i as u64),
-            A::F32(f) => ArgValue::Int(u64::from(f.to_bits())),
-            A::F64(f) => ArgValue::Int(f.to_bits()),
-            A::Local(bytes) => {
-                let at = shared.next_multiple_of(16);
-                shared = at + bytes;
-                ArgValue::Int(u64::from(at))
-            }
-        };
-        slots.push(Arg {
-            name: name.into(),
-            value,
-        });
-    }
-    let stripped: String = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with(".kernel") && !l.trim_start().starts_with(".param"))
-        .map(|l| format!("{l}\n"))
+    let asm = Assembled::compile(src, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let mut locals = asm.locals(None);
+    let args = args
+        .into_iter()
+        .map(|(name, a)| {
+            let value = match a {
+                A::Buf(b) => ArgValue::Buffer(b),
+                A::Int(i) => ArgValue::Int(i as u64),
+                A::F32(f) => ArgValue::Int(u64::from(f.to_bits())),
+                A::F64(f) => ArgValue::Int(f.to_bits()),
+                A::Local(bytes) => ArgValue::Int(locals.place(bytes)),
+            };
+            (name, value)
+        })
         .collect();
-    let program = warpkit_asm::assemble(&stripped, "k.s")
-        .unwrap_or_else(|e| panic!("{}", e.render(&stripped)));
-    let prog = warpkit_sim::Program::with_data(program.text, program.data);
     let cfg = LaunchConfig {
         grid,
         block,
-        shared_bytes: shared.max(16),
-        scratch_bytes: metadata(&text, "scratch="),
+        shared_bytes: locals.shared_bytes(),
         ..LaunchConfig::default()
     };
-    let r = launch(&prog, &cfg, slots).unwrap();
-    assert!(r.ok(), "traps: {:?}", r.traps);
-    assert!(r.hazards.is_empty(), "hazards: {:?}", r.hazards);
-    r.buffers
-        .iter()
-        .map(|b| (b.name.clone(), b.bytes.to_vec()))
-        .collect()
+    run_assembled(&asm, cfg, args)
 }
 
 fn i32s(v: &[i32]) -> Vec<u8> {
