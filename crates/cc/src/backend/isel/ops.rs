@@ -1253,10 +1253,14 @@ impl Isel<'_> {
     fn ptr_add(&mut self, id: OpId, p: ValueId, o: ValueId, r: ValueId) -> VReg {
         match self.ty(r) {
             Ty::Ptr(Space::Local | Space::Private) => {
-                // A constant base (an object's own address): added as an immediate, or
-                // not at all for the object at offset 0.
-                if let Some(c) = self.konst(p) {
-                    return self.add_constant(o, c, self.bank_of(r));
+                // The object at offset 0 adds nothing; another constant base (an object's
+                // own address, `Isel::konst`) becomes the add's immediate below.
+                if self.konst(p) == Some(0) {
+                    return if self.bank_of(r) == Bank::U {
+                        self.u(o)
+                    } else {
+                        self.v(o)
+                    };
                 }
                 let forms = forms(BinOp::Add).expect("add");
                 if self.bank_of(r) == Bank::U {
@@ -1267,32 +1271,6 @@ impl Isel<'_> {
             }
             _ => self.binary64(id, BinOp::Add, p, o, r),
         }
-    }
-}
-
-impl Isel<'_> {
-    /// `v + c` (32 bits) in `bank`: `v`'s own register when `c` is 0, else the immediate
-    /// or literal form of the add.
-    fn add_constant(&mut self, v: ValueId, c: u64, bank: Bank) -> VReg {
-        let c = c as u32 as u64;
-        if bank == Bank::U {
-            let x = self.u(v);
-            if c == 0 {
-                return x;
-            }
-            if fits_signed(c, 10) {
-                return self.def1("uaddi", RClass::U, vec![MOp::Use(x), MOp::Imm(sext32(c))]);
-            }
-            return self.def1("uadd.l", RClass::U, vec![MOp::Use(x), MOp::Lit(c as u32)]);
-        }
-        let x = self.v(v);
-        if c == 0 {
-            return x;
-        }
-        if fits_signed(c, 8) {
-            return self.def1("add.vi", RClass::V, vec![MOp::Use(x), MOp::Imm(sext32(c))]);
-        }
-        self.def1("add.vl", RClass::V, vec![MOp::Use(x), MOp::Lit(c as u32)])
     }
 }
 
