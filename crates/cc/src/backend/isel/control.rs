@@ -25,7 +25,7 @@
 
 use super::bank::Bank;
 use super::Isel;
-use crate::backend::mir::{MKind, MOp, RClass, VReg};
+use crate::backend::mir::{BlockId, MKind, MOp, RClass, VReg};
 use crate::ir::{OpId, OpKind, Ty, ValueId};
 
 impl Isel<'_> {
@@ -63,6 +63,42 @@ impl Isel<'_> {
             (Bank::U, Ty::I1) => self.ubool(v),
             (Bank::U, _) => self.u(v),
         }
+    }
+
+    /// End the current block by entering `arm` of a divergent `if`; with `skip`, a
+    /// `bexecz` goes instead to `past` with `past_args` when no lane is active (through a
+    /// block of its own, placed after the kernel's end).
+    fn enter_arm(&mut self, skip: bool, arm: BlockId, past: BlockId, past_args: Vec<VReg>) {
+        if !skip {
+            self.emit(
+                MKind::Jump {
+                    target: arm,
+                    args: vec![],
+                },
+                vec![],
+            );
+            return;
+        }
+        let split = self.m.block();
+        self.emit(
+            MKind::Branch {
+                op: super::isa("bexecz"),
+                taken: split,
+                fall: arm,
+            },
+            vec![],
+        );
+        let here = self.cur;
+        self.cur = split;
+        self.emit(
+            MKind::Jump {
+                target: past,
+                args: past_args,
+            },
+            vec![],
+        );
+        self.cur = here;
+        self.deferred_blocks.push(split);
     }
 
     fn uniform_if(&mut self, id: OpId) {
@@ -142,37 +178,8 @@ impl Isel<'_> {
         let join = self.m.block();
         let r1: Vec<VReg> = r0.iter().map(|&r| self.m.vreg(self.m.class(r))).collect();
         self.m.blocks[else_start.0 as usize].params = r1.clone();
-        if skip {
-            let split = self.m.block();
-            self.emit(
-                MKind::Branch {
-                    op: super::isa("bexecz"),
-                    taken: split,
-                    fall: then_b,
-                },
-                vec![],
-            );
-            // The edge to the else part passes r0 (no lane wrote it).
-            let here = self.cur;
-            self.cur = split;
-            self.emit(
-                MKind::Jump {
-                    target: else_start,
-                    args: r0.clone(),
-                },
-                vec![],
-            );
-            self.cur = here;
-            self.deferred_blocks.push(split);
-        } else {
-            self.emit(
-                MKind::Jump {
-                    target: then_b,
-                    args: vec![],
-                },
-                vec![],
-            );
-        }
+        // Skipping the then part passes r0 on (no lane wrote it).
+        self.enter_arm(skip, then_b, else_start, r0.clone());
         self.switch_to(then_b);
         self.region(op.regions[0]);
         let then_vals = self.terminator_operands(op.regions[0]);
@@ -193,36 +200,7 @@ impl Isel<'_> {
             let else_b = self.m.block();
             let join_params: Vec<VReg> = r1.iter().map(|&r| self.m.vreg(self.m.class(r))).collect();
             self.m.blocks[join.0 as usize].params = join_params.clone();
-            if skip {
-                let split = self.m.block();
-                self.emit(
-                    MKind::Branch {
-                        op: super::isa("bexecz"),
-                        taken: split,
-                        fall: else_b,
-                    },
-                    vec![],
-                );
-                let here = self.cur;
-                self.cur = split;
-                self.emit(
-                    MKind::Jump {
-                        target: join,
-                        args: r1.clone(),
-                    },
-                    vec![],
-                );
-                self.cur = here;
-                self.deferred_blocks.push(split);
-            } else {
-                self.emit(
-                    MKind::Jump {
-                        target: else_b,
-                        args: vec![],
-                    },
-                    vec![],
-                );
-            }
+            self.enter_arm(skip, else_b, join, r1.clone());
             self.switch_to(else_b);
             self.region(op.regions[1]);
             let else_vals = self.terminator_operands(op.regions[1]);
