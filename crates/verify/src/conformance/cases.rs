@@ -64,7 +64,8 @@ const CORNERS: [u32; 16] = [
 ];
 
 /// The suite group of a variant: `group1` (seed 002's group 1), `system`, `float` or
-/// `memory` (the provisional groups).
+/// `memory` (the provisional groups; the system group's cache-control instructions, which
+/// name memory, count as `system`).
 pub fn group_of(op: Op) -> &'static str {
     let d = op.def();
     match d.group {
@@ -184,9 +185,14 @@ pub fn vector_for(op: Op) -> Result<Vector, String> {
         w.csr.insert("code_lo".into(), CODE_BASE as u32);
         w.csr.insert("code_hi".into(), (CODE_BASE >> 32) as u32);
         if group_of(op) == "float" {
-            // Rounding modes 0..4 in turn; warp 6 flushes subnormals too.
-            let ftz = if k == 6 { 3 << 3 } else { 0 };
-            w.csr.insert("mode".into(), (k as u32 % 5) | ftz);
+            // Rounding modes 0..4 in turn; warp 5 flushes subnormals, warp 6 traps on
+            // every floating-point exception (cause 6).
+            let extra = match k {
+                5 => 3 << 3,
+                6 => 0x1f << 5,
+                _ => 0,
+            };
+            w.csr.insert("mode".into(), (k as u32 % 5) | extra);
         }
         let pc = code.len() as u32;
         w.pc = pc;

@@ -3,6 +3,7 @@
 //! `run` checks every vector of a suite against the model or a DUT.
 
 pub mod cases;
+pub mod plant;
 pub mod selfcheck;
 
 use crate::dut::Dut;
@@ -59,6 +60,9 @@ pub struct ProgramEntry {
     pub hex: String,
     /// Threads of its one workgroup (warps times 32).
     pub block: u32,
+    /// Warps that store the pass word without checking: their case cannot be replayed at
+    /// another address (a PC-dependent result, a step limit, an `endpgm` under test).
+    pub skipped: Vec<u32>,
 }
 
 /// What went wrong exporting or reading a suite.
@@ -153,6 +157,7 @@ pub fn export(dir: &Path) -> Result<Exported, ConformanceError> {
             bin: format!("{stem}.bin"),
             hex: format!("{stem}.hex"),
             block: v.launch.block[0],
+            skipped: program.skipped.clone(),
         };
         write(&dir.join(&entry.elf), &program.elf)?;
         write(&dir.join(&entry.bin), &program.code)?;

@@ -63,6 +63,13 @@ pub struct SelfCheck {
     pub skipped: Vec<u32>,
 }
 
+/// Whether `x` is a sign-extended `bits`-bit value.
+fn fits(x: u32, bits: u32) -> bool {
+    let v = x as i32;
+    let half = 1i32 << (bits - 1);
+    (-half..half).contains(&v)
+}
+
 fn op(name: &str) -> Op {
     Op::from_mnemonic(name).unwrap_or_else(|| panic!("the database lacks `{name}`"))
 }
@@ -128,8 +135,22 @@ impl Code {
         self.table_fixups.push((at, o, raw, 3, index));
     }
 
+    /// `u[r] = x`, in 4 bytes when `x` fits `umovi`'s 17-bit immediate.
     fn set_u(&mut self, r: u32, x: u32) -> Result<(), String> {
-        self.emit("umov.l", &[r, x])
+        if fits(x, 17) {
+            self.emit("umovi", &[r, x & 0x1_ffff])
+        } else {
+            self.emit("umov.l", &[r, x])
+        }
+    }
+
+    /// `v[r] = x` in every active lane.
+    fn set_v(&mut self, r: u32, x: u32) -> Result<(), String> {
+        if fits(x, 18) {
+            self.emit("movi", &[r, x & 0x3_ffff])
+        } else {
+            self.emit("mov.vl", &[r, x])
+        }
     }
 
     fn finish(mut self) -> Result<Vec<u8>, String> {
@@ -373,7 +394,7 @@ fn warp(c: &mut Code, v: &Vector, k: usize, memory: bool) -> Result<(), String> 
     for r in 0..V_SCRATCH {
         let row: [u32; LANES] = pre.v[r as usize].as_slice().try_into().map_err(|_| "a row")?;
         match uniform_row(&row) {
-            Some(x) => c.emit("mov.vl", &[r, x])?,
+            Some(x) => c.set_v(r, x)?,
             None => c.load_row(r, row),
         }
     }
@@ -501,6 +522,7 @@ fn check_state(
             .try_into()
             .map_err(|_| "a row")?;
         match uniform_row(&row) {
+            Some(x) if fits(x, 8) => c.emit("cmp.ne.i32.vi", &[U_T, r, x & 0xff])?,
             Some(x) => {
                 c.set_u(U_X, x)?;
                 c.emit("cmp.ne.i32.vu", &[U_T, r, U_X])?;
