@@ -109,9 +109,10 @@ fn run_suite(a: RunArgs) -> Outcome {
         None => Implementation::Model(a.engine),
     };
     let mut jsonl = match &a.jsonl {
-        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).map_err(
-            |e| Failure::Runtime(format!("{}: {e}", p.display())),
-        )?)),
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .map_err(|e| Failure::Runtime(format!("{}: {e}", p.display())))?,
+        )),
         None => None,
     };
     let mut write_error = None;

@@ -4,7 +4,7 @@
 
 use crate::vector::{State, Vector};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct Dut {
     cmd: String,
     timeout: Duration,
-    scratch: Option<PathBuf>,
 }
 
 /// A DUT run that produced no usable state.
@@ -72,7 +71,6 @@ impl Dut {
         Dut {
             cmd: cmd.to_string(),
             timeout: DEFAULT_TIMEOUT,
-            scratch: None,
         }
     }
 
@@ -89,7 +87,7 @@ impl Dut {
 
     /// Run the DUT on `vector`, written to a temporary file for it.
     pub fn run(&self, vector: &Vector) -> Result<State, DutError> {
-        let dir = self.scratch.clone().unwrap_or_else(std::env::temp_dir);
+        let dir = std::env::temp_dir();
         let path = dir.join(format!(
             "warpkit-dut-{}-{}.json",
             std::process::id(),
@@ -160,7 +158,7 @@ impl Dut {
         serde_json::from_slice(&stdout).map_err(|e| DutError::BadOutput {
             line: e.line(),
             column: e.column(),
-            message: e.to_string(),
+            message: crate::vector::json_message(&e),
         })
     }
 }

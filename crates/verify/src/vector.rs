@@ -357,8 +357,15 @@ fn json_error(e: serde_json::Error) -> VectorError {
         path: "<vector>".into(),
         line: e.line(),
         column: e.column(),
-        message: e.to_string(),
+        message: json_message(&e),
     }
+}
+
+/// serde_json's message without the position it appends (the error carries it).
+pub(crate) fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
 }
 
 impl Vector {
@@ -427,7 +434,7 @@ impl Vector {
         if l.shared > launch::MAX_SHARED_BYTES {
             return Err(invalid("launch.shared", "more than 16 MiB"));
         }
-        if l.scratch > launch::MAX_SCRATCH_BYTES || l.scratch % 4 != 0 {
+        if l.scratch > launch::MAX_SCRATCH_BYTES || !l.scratch.is_multiple_of(4) {
             return Err(invalid(
                 "launch.scratch",
                 "not a multiple of 4 of at most 1 MiB",
@@ -719,7 +726,9 @@ pub fn run(vector: &Vector, engine: Engine) -> Result<State, VectorError> {
                 match space {
                     Space::Global => {
                         let mut out = [0u32; 1];
-                        global.read_shared(a, 1, &mut out).map_or(0, |_| out[0] as u8)
+                        global
+                            .read_shared(a, 1, &mut out)
+                            .map_or(0, |_| out[0] as u8)
                     }
                     Space::Shared => shared_after
                         .as_ref()
@@ -804,7 +813,11 @@ pub fn compare(expected: &State, actual: &State) -> Vec<Mismatch> {
             push(format!("{at}: status"), s(&e.status), s(&a.status));
         }
         if e.trap != a.trap {
-            push(format!("{at}: trap"), trap_text(&e.trap), trap_text(&a.trap));
+            push(
+                format!("{at}: trap"),
+                trap_text(&e.trap),
+                trap_text(&a.trap),
+            );
         }
         if e.pc != a.pc {
             push(format!("{at}: pc"), hex32(e.pc), hex32(a.pc));
@@ -907,7 +920,7 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
         .enumerate()
         .filter(|(_, b)| !b.is_ascii_whitespace())
         .collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", digits.len()));
     }
     digits

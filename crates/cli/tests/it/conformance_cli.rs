@@ -97,9 +97,9 @@ fn bad_input_exits_2_with_its_location() {
     let bad = d.join("bad.json");
     std::fs::write(&bad, "{\"schema\":\n 7}").unwrap();
     let o = warpkit(&["conformance", "run", s(&bad)]);
-    expect(&o, 2, &["bad.json:2:3"]);
+    expect(&o, 2, &["bad.json:2:2: invalid type"]);
     let o = warpkit(&["conformance", "dut", s(&bad)]);
-    expect(&o, 2, &["bad.json:2:3"]);
+    expect(&o, 2, &["bad.json:2:2: invalid type"]);
     let o = warpkit(&["conformance", "run", s(&d)]);
     expect(&o, 2, &["index.json"]);
 }

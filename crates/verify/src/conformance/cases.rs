@@ -200,7 +200,8 @@ pub fn vector_for(op: Op) -> Result<Vector, String> {
         let mut raw = Vec::new();
         let (mut vi, mut ui) = (0, 0);
         // The offset from the instruction to its taken path: past the fall-through path.
-        let taken = def.len() as u32 + mark(1).map_err(|e| e.to_string())?.len() as u32
+        let taken = def.len() as u32
+            + mark(1).map_err(|e| e.to_string())?.len() as u32
             + endpgm.len() as u32;
         for o in def.operands {
             let ty = o.kind.ty;
@@ -224,7 +225,7 @@ pub fn vector_for(op: Op) -> Result<Vector, String> {
                 OperandClass::Enum if !ty.values.is_empty() => ty.values[k % ty.values.len()].1,
                 _ if ty.pc_relative => taken / u32::from(ty.scale.max(1)),
                 _ if memory && o.name == "imm" => [0, 16, 4, 0, 32, 8, 0, 64][k],
-                _ => immediate(k, u32::from(width), &mut rng),
+                _ => immediate(k, width, &mut rng),
             };
             raw.push(x);
         }

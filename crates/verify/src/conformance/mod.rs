@@ -161,7 +161,10 @@ pub fn export(dir: &Path) -> Result<Exported, ConformanceError> {
         };
         write(&dir.join(&entry.elf), &program.elf)?;
         write(&dir.join(&entry.bin), &program.code)?;
-        write(&dir.join(&entry.hex), selfcheck::hex_text(&program.code).as_bytes())?;
+        write(
+            &dir.join(&entry.hex),
+            selfcheck::hex_text(&program.code).as_bytes(),
+        )?;
         index.programs.push(entry);
     }
     let mut text = serde_json::to_string_pretty(&index).expect("an index always serialises");
@@ -187,7 +190,7 @@ pub fn suite_files(path: &Path) -> Result<Vec<PathBuf>, ConformanceError> {
     let text = std::fs::read_to_string(&index_path).map_err(io(&index_path))?;
     let index: Index = serde_json::from_str(&text).map_err(|e| ConformanceError::Index {
         path: format!("{}:{}:{}", index_path.display(), e.line(), e.column()),
-        message: e.to_string(),
+        message: crate::vector::json_message(&e),
     })?;
     if index.schema != INDEX_SCHEMA {
         return Err(ConformanceError::Index {

@@ -392,7 +392,10 @@ fn warp(c: &mut Code, v: &Vector, k: usize, memory: bool) -> Result<(), String> 
         c.set_u(r, pre.u[r as usize])?;
     }
     for r in 0..V_SCRATCH {
-        let row: [u32; LANES] = pre.v[r as usize].as_slice().try_into().map_err(|_| "a row")?;
+        let row: [u32; LANES] = pre.v[r as usize]
+            .as_slice()
+            .try_into()
+            .map_err(|_| "a row")?;
         match uniform_row(&row) {
             Some(x) => c.set_v(r, x)?,
             None => c.load_row(r, row),
@@ -424,7 +427,11 @@ fn warp(c: &mut Code, v: &Vector, k: usize, memory: bool) -> Result<(), String> 
         .filter(|&p| p > start)
         .min()
         .unwrap_or(v.program.code.len());
-    let block = v.program.code.get(start..end).ok_or("a block outside the code")?;
+    let block = v
+        .program
+        .code
+        .get(start..end)
+        .ok_or("a block outside the code")?;
     let endpgm = Instr::from_raw(op("endpgm"), &[]).map_err(|e| e.to_string())?;
     let mut at = 0;
     let mut first = true;
@@ -502,7 +509,10 @@ fn check_state(
         }
         check_id(c, CHECK_CSR | id)?;
         c.emit("csrr", &[U_T, csr(name)?])?;
-        c.emit("uxor.l", &[U_T, U_T, post.csr.get(name).copied().unwrap_or(0)])?;
+        c.emit(
+            "uxor.l",
+            &[U_T, U_T, post.csr.get(name).copied().unwrap_or(0)],
+        )?;
         fail_if(c, U_T);
     }
     for r in 0..U_SCRATCH {

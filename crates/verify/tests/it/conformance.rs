@@ -16,10 +16,7 @@ use warpkit_verify::dut::{Dut, DutError};
 use warpkit_verify::vector::{self, compare, Launch, Vector, VectorError};
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "warpkit-verify-{name}-{}",
-        std::process::id()
-    ));
+    let d = std::env::temp_dir().join(format!("warpkit-verify-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -55,10 +52,7 @@ fn every_variant_has_one_vector_and_group_one_has_241() {
     };
     assert_eq!(index.groups["float"], count(101, false));
     assert_eq!(index.groups["memory"], count(101, true));
-    assert_eq!(
-        index.groups["system"],
-        count(100, false) + count(100, true)
-    );
+    assert_eq!(index.groups["system"], count(100, false) + count(100, true));
     assert!(index.groups["float"] > 0 && index.groups["memory"] > 0);
     assert_eq!(index.programs.len(), index.vectors.len());
 }
@@ -81,7 +75,12 @@ fn vectors_cover_exec_patterns_traps_and_branches() {
     assert!(marks.contains(&1) && marks.contains(&2), "{marks:?}");
     // Memory: a misaligned access and an access fault.
     let g = load("gload.b32");
-    let causes: Vec<u32> = g.post.warps.iter().filter_map(|w| w.trap.map(|t| t.cause)).collect();
+    let causes: Vec<u32> = g
+        .post
+        .warps
+        .iter()
+        .filter_map(|w| w.trap.map(|t| t.cause))
+        .collect();
     assert!(causes.contains(&4) && causes.contains(&5), "{causes:?}");
     // Every group has trapping cases somewhere.
     let mut trapping = BTreeMap::new();
@@ -120,7 +119,11 @@ fn export_is_deterministic() {
     let (a, b) = (files(dir), files(&again));
     assert_eq!(a.len(), b.len());
     for (k, v) in &a {
-        assert!(b.get(k) == Some(v), "{} differs between exports", k.display());
+        assert!(
+            b.get(k) == Some(v),
+            "{} differs between exports",
+            k.display()
+        );
     }
     let _ = std::fs::remove_dir_all(&again);
 }
@@ -141,7 +144,11 @@ fn broken_dut() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().unwrap().parent().unwrap().join("examples");
     let p = dir.join(format!("broken_dut{}", std::env::consts::EXE_SUFFIX));
-    assert!(p.exists(), "{} is missing: cargo test builds the examples", p.display());
+    assert!(
+        p.exists(),
+        "{} is missing: cargo test builds the examples",
+        p.display()
+    );
     p
 }
 
@@ -198,7 +205,9 @@ fn dut_failures_are_typed() {
         r => panic!("{r:?}"),
     }
     // The vector's path is the last argument.
-    let out = Dut::new("cat").run(&v).expect_err("a vector is not a state");
+    let out = Dut::new("cat")
+        .run(&v)
+        .expect_err("a vector is not a state");
     assert!(matches!(out, DutError::BadOutput { .. }), "{out}");
 }
 
@@ -225,20 +234,37 @@ fn bad_vectors_give_located_errors() {
         Vector::parse(&serde_json::to_string_pretty(&v).unwrap()).unwrap_err()
     };
     let e = bad(&|v| v["pre"]["warps"][2]["v"][5] = serde_json::json!([1, 2, 3]));
-    assert_eq!(e.to_string(), "<vector>: pre.warps[2].v[5]: 3 lanes, expected 32");
+    assert_eq!(
+        e.to_string(),
+        "<vector>: pre.warps[2].v[5]: 3 lanes, expected 32"
+    );
     let e = bad(&|v| v["post"]["warps"][1]["u"] = serde_json::json!([0]));
-    assert!(e.to_string().contains("post.warps[1].u: 1 registers"), "{e}");
+    assert!(
+        e.to_string().contains("post.warps[1].u: 1 registers"),
+        "{e}"
+    );
     let e = bad(&|v| {
         v["pre"]["warps"][0]["csr"]["nosuch"] = serde_json::json!(1);
     });
-    assert!(e.to_string().contains("pre.warps[0].csr.nosuch: no such CSR"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("pre.warps[0].csr.nosuch: no such CSR"),
+        "{e}"
+    );
     let e = bad(&|v| v["schema"] = serde_json::json!("other"));
     assert!(e.to_string().contains("schema"), "{e}");
     let e = bad(&|v| v["pre"]["warps"].as_array_mut().unwrap().truncate(3));
-    assert!(e.to_string().contains("pre.warps: 3 warps, the launch has 8"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("pre.warps: 3 warps, the launch has 8"),
+        "{e}"
+    );
     let e = bad(&|v| v["program"]["code"] = serde_json::json!("0g"));
     assert!(matches!(e, VectorError::Json { .. }), "{e}");
-    assert!(e.to_string().contains("`g` at offset 1 is not a hex digit"), "{e}");
+    assert!(
+        e.to_string().contains("`g` at offset 1 is not a hex digit"),
+        "{e}"
+    );
     let e = Vector::parse("{\n  \"schema\": 1\n}").unwrap_err();
     match e {
         VectorError::Json { line, column, .. } => assert_eq!((line, column), (2, 13)),
@@ -337,8 +363,8 @@ fn self_checking_programs_pass_on_both_engines() {
     for e in &index.programs {
         for engine in [Engine::Interp, Engine::Jit] {
             let w = words(dir, e, engine);
-            for k in 0..e.block as usize / 32 {
-                assert_eq!(w[k], selfcheck::PASS, "{} warp {k} on {engine}", e.name);
+            for (k, &x) in w.iter().take(e.block as usize / 32).enumerate() {
+                assert_eq!(x, selfcheck::PASS, "{} warp {k} on {engine}", e.name);
             }
         }
         // The three forms hold the same code.
@@ -366,11 +392,18 @@ fn a_self_checking_program_catches_a_planted_bug() {
     let (dir, index) = suite();
     let e = index.programs.iter().find(|p| p.name == "xor").unwrap();
     let code = std::fs::read(dir.join(&e.bin)).unwrap();
-    let (xor, or) = (Op::from_mnemonic("xor").unwrap(), Op::from_mnemonic("or").unwrap());
+    let (xor, or) = (
+        Op::from_mnemonic("xor").unwrap(),
+        Op::from_mnemonic("or").unwrap(),
+    );
     let broken = replace_op(&code, xor, or).unwrap();
     assert_ne!(broken, code);
     let w = selfcheck::run_result(&broken, e.block, Engine::Interp).unwrap();
-    let failed: Vec<u32> = w[..8].iter().copied().filter(|&x| x != selfcheck::PASS).collect();
+    let failed: Vec<u32> = w[..8]
+        .iter()
+        .copied()
+        .filter(|&x| x != selfcheck::PASS)
+        .collect();
     assert!(!failed.is_empty());
     // The fail word names a vector register check (0x2xx) of the destination, v8.
     assert!(
@@ -420,7 +453,10 @@ fn self_checking_programs_pass_through_the_c_api() {
             let mut executed = 0;
             assert!(wk_sim_run(sim, 0, &mut executed) >= 0, "{}", e.name);
             let mut addr = 0;
-            assert_eq!(wk_sim_buffer_address(sim, result.as_ptr(), &mut addr), WK_OK);
+            assert_eq!(
+                wk_sim_buffer_address(sim, result.as_ptr(), &mut addr),
+                WK_OK
+            );
             assert_eq!(addr, selfcheck::RESULT_BASE);
             let mut out = [0u8; 32];
             assert_eq!(wk_sim_read_memory(sim, addr, out.as_mut_ptr(), 32), WK_OK);
