@@ -103,3 +103,30 @@ fn bad_input_exits_2_with_its_location() {
     let o = warpkit(&["conformance", "run", s(&d)]);
     expect(&o, 2, &["index.json"]);
 }
+
+#[test]
+fn a_self_checking_program_passes_under_warpkit_run() {
+    let d = suite();
+    let result = d.join("result.bin");
+    for program in ["selfcheck/group1/add.bin", "selfcheck/memory/gload.b32.hex"] {
+        let o = warpkit(&[
+            "run",
+            s(&d.join(program)),
+            "--block",
+            "256",
+            "--shared",
+            "16384",
+            "--arg",
+            "result=buf:64",
+            "--arg",
+            "mem=buf:9216",
+            "--out",
+            &format!("result={}", s(&result)),
+        ]);
+        expect(&o, 0, &[]);
+        let words = std::fs::read(&result).unwrap();
+        for w in words[..32].chunks_exact(4) {
+            assert_eq!(w, 0x5041_5353u32.to_le_bytes(), "{program}");
+        }
+    }
+}

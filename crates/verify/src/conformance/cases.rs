@@ -136,17 +136,35 @@ fn immediate(k: usize, width: u32, rng: &mut Rng) -> u32 {
     v & mask
 }
 
-/// The description of warp `k`'s case.
-fn case_text(k: usize) -> String {
+/// The description of warp `k`'s case of `op`.
+fn case_text(op: Op, k: usize) -> String {
     let values = match k {
-        0 => "corner values",
         1 => "corner values rotated",
         2 => "random values",
         3 => "corner values, second rotation",
         7 => "all sources equal",
         _ => "corner values",
     };
-    format!("warp {k}: EXEC {}, {values}", EXECS[k].1)
+    let mut text = format!("warp {k}: EXEC {}, {values}", EXECS[k].1);
+    if is_memory(op) {
+        text.push_str(match k {
+            2 => "; addresses past the mapping (access fault)",
+            3 => "; lane 3 one byte off (misaligned unless a byte access)",
+            _ => "; in-bounds addresses, 16 bytes a lane",
+        });
+    }
+    if group_of(op) == "float" {
+        text.push_str(&format!("; rounding mode {}", k % 5));
+        match k {
+            5 => text.push_str(", subnormals flushed"),
+            6 => text.push_str(", every exception trapping"),
+            _ => {}
+        }
+    }
+    if op.def().flags.contains(Flags::BR) {
+        text.push_str("; u55 = 1 not taken, 2 taken");
+    }
+    text
 }
 
 /// A vector operand's value in lane `l` of warp `k` (operand `i`, register `r` of its
@@ -267,7 +285,7 @@ pub fn vector_for(op: Op) -> Result<Vector, String> {
         name: def.mnemonic.to_string(),
         variant: Some(def.mnemonic.to_string()),
         group: Some(group_of(op).to_string()),
-        cases: (0..WARPS).map(case_text).collect(),
+        cases: (0..WARPS).map(|k| case_text(op, k)).collect(),
         program: ProgramBytes {
             code,
             data: Vec::new(),

@@ -221,11 +221,17 @@ pub struct Outcome {
     pub mismatches: Vec<String>,
 }
 
-/// Check one vector against `imp`.
-pub fn check(v: &Vector, imp: &Implementation) -> Result<Outcome, VectorError> {
-    let actual = match imp {
-        Implementation::Model(engine) => Ok(vector::run(v, *engine)?),
-        Implementation::Dut(dut) => dut.run(v).map_err(|e| e.to_string()),
+/// Check one vector against `imp`; a DUT gets `file` (the vector's own file) when given,
+/// else a temporary copy.
+pub fn check(
+    v: &Vector,
+    imp: &Implementation,
+    file: Option<&Path>,
+) -> Result<Outcome, VectorError> {
+    let actual = match (imp, file) {
+        (Implementation::Model(engine), _) => Ok(vector::run(v, *engine)?),
+        (Implementation::Dut(dut), Some(f)) => dut.run_file(f).map_err(|e| e.to_string()),
+        (Implementation::Dut(dut), None) => dut.run(v).map_err(|e| e.to_string()),
     };
     let mismatches = match actual {
         Ok(state) => compare(&v.post, &state)
@@ -255,7 +261,7 @@ pub fn run(
         .collect::<Result<Vec<_>, _>>()?;
     let mut out = Vec::with_capacity(vectors.len());
     for (v, f) in vectors.iter().zip(&files) {
-        let o = check(v, imp).map_err(|e| e.in_file(&f.display().to_string()))?;
+        let o = check(v, imp, Some(f)).map_err(|e| e.in_file(&f.display().to_string()))?;
         each(&o);
         out.push(o);
     }
