@@ -104,18 +104,21 @@ impl Dut {
 
     /// Run the DUT on the vector file at `path`.
     pub fn run_file(&self, path: &Path) -> Result<State, DutError> {
-        let mut child = Command::new("sh")
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
             .arg(format!("{} \"$0\"", self.cmd))
             .arg(path)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| DutError::Spawn {
-                cmd: self.cmd.clone(),
-                source,
-            })?;
+            .stderr(Stdio::piped());
+        // Its own process group, so that a timeout ends the shell and whatever it started.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|source| DutError::Spawn {
+            cmd: self.cmd.clone(),
+            source,
+        })?;
         // Drained on threads so a DUT that writes much cannot block on a full pipe.
         let mut out = child.stdout.take().expect("piped");
         let mut err = child.stderr.take().expect("piped");
@@ -134,8 +137,11 @@ impl Dut {
             match child.try_wait() {
                 Ok(Some(s)) => break s,
                 Ok(None) if start.elapsed() > self.timeout => {
+                    kill_group(child.id());
                     let _ = child.kill();
                     let _ = child.wait();
+                    // The readers finish when the last process holding the pipes is gone;
+                    // they are not waited for.
                     return Err(DutError::Timeout(self.timeout));
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(2)),
@@ -161,6 +167,20 @@ impl Dut {
             message: crate::vector::json_message(&e),
         })
     }
+}
+
+/// Kill the process group `pgid` (the DUT's shell and its children).
+fn kill_group(pgid: u32) {
+    #[cfg(unix)]
+    {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{pgid}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+    #[cfg(not(unix))]
+    let _ = pgid;
 }
 
 fn unique() -> u64 {

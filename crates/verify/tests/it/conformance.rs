@@ -197,7 +197,8 @@ fn dut_failures_are_typed() {
         Err(DutError::BadOutput { line: 1, .. }) => {}
         r => panic!("{r:?}"),
     }
-    match Dut::new("sleep 5; true")
+    // A DUT that never ends, in a shell that waits for it: both are ended.
+    match Dut::new("sleep 100000; true")
         .with_timeout(Duration::from_millis(200))
         .run(&v)
     {
@@ -283,6 +284,66 @@ fn bad_vectors_give_located_errors() {
     let e = conformance::run(&broken, &Implementation::Model(Engine::Interp), |_| {}).unwrap_err();
     assert!(e.to_string().contains("vectors/"), "{e}");
     let _ = std::fs::remove_dir_all(&broken);
+}
+
+#[test]
+fn memory_regions_are_mapped_as_given() {
+    let src = "
+        laneid     v4
+        sll.vi     v4, v4, 2
+        dsload.b32 v5, v4, 0
+        gload.b32  v6, v4, u[16:17], 0
+        waitcnt    vm=0, ls=0
+        gstore.b32 v5, v4, u[16:17], 128
+        waitcnt    vst=0
+        endpgm
+    ";
+    let asm = warpkit_asm::assemble(src, "t.s").unwrap();
+    let shared: Vec<u8> = (0..128u32).map(|i| (i * 3) as u8).collect();
+    let global: Vec<u8> = (0..256u32).map(|i| (255 - i) as u8).collect();
+    let mut warp = vector::WarpState::zero([0, 0, 0], 0, u32::MAX);
+    warp.u[16] = 0x4000;
+    let mut v = Vector {
+        schema: vector::SCHEMA.into(),
+        version: vector::VERSION,
+        name: "regions".into(),
+        variant: None,
+        group: None,
+        cases: Vec::new(),
+        program: vector::ProgramBytes {
+            code: asm.text.clone(),
+            data: Vec::new(),
+        },
+        launch: Launch::default(),
+        pre: vector::State {
+            warps: vec![warp],
+            memory: vec![
+                vector::Region {
+                    space: vector::Space::Shared,
+                    address: 0,
+                    bytes: shared.clone(),
+                },
+                vector::Region {
+                    space: vector::Space::Global,
+                    address: 0x4000,
+                    bytes: global.clone(),
+                },
+            ],
+        },
+        post: vector::State::default(),
+    };
+    let post = vector::run(&v, Engine::Interp).unwrap();
+    let word = |b: &[u8], l: usize| u32::from_le_bytes(b[4 * l..4 * l + 4].try_into().unwrap());
+    for l in 0..32 {
+        assert_eq!(post.warps[0].v[5][l], word(&shared, l));
+        assert_eq!(post.warps[0].v[6][l], word(&global, l));
+    }
+    // The store landed in the reported global region, after its unchanged first half.
+    assert_eq!(post.memory[1].bytes[..128], global[..128]);
+    assert_eq!(post.memory[1].bytes[128..], shared[..]);
+    v.post = post;
+    v.validate().unwrap();
+    assert_eq!(Vector::parse(&v.to_json()).unwrap(), v);
 }
 
 #[test]
