@@ -431,6 +431,16 @@ impl Vector {
                 format!("{} workgroups, a vector holds at most 4096", l.workgroups()),
             ));
         }
+        if l.max_steps > warpkit_sim::DEFAULT_MAX_STEPS {
+            return Err(invalid(
+                "launch.max_steps",
+                format!(
+                    "{}, at most {} (a vector must end)",
+                    l.max_steps,
+                    warpkit_sim::DEFAULT_MAX_STEPS
+                ),
+            ));
+        }
         if l.shared > launch::MAX_SHARED_BYTES {
             return Err(invalid("launch.shared", "more than 16 MiB"));
         }

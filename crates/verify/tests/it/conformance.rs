@@ -252,6 +252,8 @@ fn bad_vectors_give_located_errors() {
             .contains("pre.warps[0].csr.nosuch: no such CSR"),
         "{e}"
     );
+    let e = bad(&|v| v["launch"]["max_steps"] = serde_json::json!(u64::MAX));
+    assert!(e.to_string().contains("launch.max_steps"), "{e}");
     let e = bad(&|v| v["schema"] = serde_json::json!("other"));
     assert!(e.to_string().contains("schema"), "{e}");
     let e = bad(&|v| v["pre"]["warps"].as_array_mut().unwrap().truncate(3));
