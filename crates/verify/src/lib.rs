@@ -1,4 +1,9 @@
-//! warpkit's verification kit: what an RTL verification team uses a golden model through
-//! (docs/verification.md).
+//! warpkit's verification kit (docs/verification.md): conformance vectors (pre-state,
+//! program, launch, post-state) that any implementation can be checked against, the
+//! protocol of a design under test (DUT) as a shell command, the exported conformance suite,
+//! and shrinking of a program a DUT disagrees on.
 
+pub mod conformance;
+pub mod dut;
 pub mod shrink;
+pub mod vector;

@@ -437,6 +437,27 @@ impl SharedMemory {
         self.len == 0
     }
 
+    /// Store `bytes` from byte offset `offset` (a test's or a conformance vector's initial
+    /// contents); false, with nothing written, when they do not fit.
+    pub fn write_bytes(&mut self, offset: u64, bytes: &[u8]) -> bool {
+        let Some(end) = offset.checked_add(bytes.len() as u64) else {
+            return false;
+        };
+        if end > self.len {
+            return false;
+        }
+        if bytes.is_empty() {
+            return true;
+        }
+        let words = self.words_mut();
+        for (k, &b) in bytes.iter().enumerate() {
+            let a = offset as usize + k;
+            let shift = 8 * (a % 4);
+            words[a / 4] = (words[a / 4] & !(0xff << shift)) | (u32::from(b) << shift);
+        }
+        true
+    }
+
     /// The word at byte offset `4 * index`, if inside (debuggers, bindings).
     pub fn word(&self, index: u64) -> Option<u32> {
         if index.checked_mul(4)? >= self.len {
