@@ -14,6 +14,7 @@ mod dis_cmd;
 mod doc_cmd;
 mod examples_cmd;
 mod failure;
+mod gen_cmd;
 mod launch_args;
 mod linx_cmd;
 mod numbers;
@@ -90,6 +91,8 @@ enum Command {
     Linx(linx_cmd::Args),
     /// Work with commit traces (`trace diff A.jsonl B.jsonl`).
     Trace(trace_cmd::Args),
+    /// Generate constrained-random programs from the ISA database (docs/gen.md).
+    Gen(gen_cmd::Args),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -127,6 +130,7 @@ fn main() -> ExitCode {
         Command::Examples(a) => examples_cmd::run(a),
         Command::Linx(a) => linx_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
+        Command::Gen(a) => gen_cmd::run(a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

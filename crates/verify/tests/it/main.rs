@@ -1,0 +1,3 @@
+//! Integration tests of warpkit-verify.
+
+mod gen;
