@@ -488,6 +488,7 @@ impl<'o> Gen<'o> {
         self.out.push_str(&launch.to_source());
         self.out.push_str("    .text\n");
         self.prologue();
+        self.count = 0;
         let rates: Vec<u32> = StreamKind::ALL.iter().map(|&k| self.opts.rate(k)).collect();
         while self.count < self.opts.length {
             let r = self.rng.below(1000) as u32;
