@@ -45,9 +45,15 @@ pub fn run(args: Args) -> Outcome {
     if args.check {
         return check(&args, &options);
     }
-    let last = args.seed.checked_add(args.count.saturating_sub(1)).ok_or_else(|| {
-        Failure::BadInput(format!("--seed {} --count {}: past the last seed", args.seed, args.count))
-    })?;
+    let last = args
+        .seed
+        .checked_add(args.count.saturating_sub(1))
+        .ok_or_else(|| {
+            Failure::BadInput(format!(
+                "--seed {} --count {}: past the last seed",
+                args.seed, args.count
+            ))
+        })?;
     if args.count == 0 {
         return Err(Failure::BadInput("--count must be at least 1".into()));
     }

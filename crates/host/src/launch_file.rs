@@ -244,7 +244,9 @@ mod tests {
         assert_eq!(d.block, Some([64, 1, 1]));
         assert_eq!(d.shared, Some(4096));
         assert_eq!(d.args, vec!["sig=buf:256".to_string()]);
-        let again = parse_launch_directives(&d.to_source(), "k.s").unwrap().unwrap();
+        let again = parse_launch_directives(&d.to_source(), "k.s")
+            .unwrap()
+            .unwrap();
         assert_eq!(again, d);
         assert_eq!(parse_launch_directives("nop\n", "k.s").unwrap(), None);
     }

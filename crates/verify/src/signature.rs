@@ -58,13 +58,15 @@ pub enum SignatureError {
 /// Run the assembly `source` (named `name`) with the launch its directives declare on
 /// `engine`.
 pub fn run_source(source: &str, name: &str, engine: Engine) -> Result<Outcome, SignatureError> {
-    let directives =
-        parse_launch_directives(source, name)?.ok_or_else(|| SignatureError::NoLaunch(name.into()))?;
+    let directives = parse_launch_directives(source, name)?
+        .ok_or_else(|| SignatureError::NoLaunch(name.into()))?;
     let program = load_kernel_bytes(source.as_bytes(), name, KernelKind::Source).map_err(
-        |e: LoadError| SignatureError::Load(match &e {
-            LoadError::Assembly { .. } => e.render(),
-            _ => e.to_string(),
-        }),
+        |e: LoadError| {
+            SignatureError::Load(match &e {
+                LoadError::Assembly { .. } => e.render(),
+                _ => e.to_string(),
+            })
+        },
     )?;
     let mut launch = Launch::new(Limits::default());
     launch.max_steps(MAX_STEPS)?.threads(1)?;
@@ -138,13 +140,19 @@ pub enum CheckError {
 /// Check a generated program: it regenerates byte for byte from its seed and options,
 /// runs clean (no trap, hazard, step limit or deadlock) on the interpreter and the
 /// translation tier, and both give the same signature, which is returned.
-pub fn check(program: &GeneratedProgram, options: &crate::gen::GenOptions) -> Result<Vec<u8>, CheckError> {
+pub fn check(
+    program: &GeneratedProgram,
+    options: &crate::gen::GenOptions,
+) -> Result<Vec<u8>, CheckError> {
     if crate::gen::generate(options, program.seed).text != program.text {
         return Err(CheckError::NotReproducible);
     }
     let mut signatures = Vec::new();
     for (engine, name) in [(Engine::Interp, "interp"), (Engine::Jit, "jit")] {
-        let o = run(program, engine).map_err(|error| CheckError::Run { engine: name, error })?;
+        let o = run(program, engine).map_err(|error| CheckError::Run {
+            engine: name,
+            error,
+        })?;
         if !o.clean() {
             return Err(CheckError::NotClean {
                 engine: name,
@@ -174,7 +182,10 @@ pub fn describe(offset: u64) -> String {
     if offset < SIG_U_OFFSET {
         match word {
             0 => "exec".into(),
-            k => SIG_CSRS.get(k as usize - 1).unwrap_or(&"padding").to_string(),
+            k => SIG_CSRS
+                .get(k as usize - 1)
+                .unwrap_or(&"padding")
+                .to_string(),
         }
     } else if offset < SIG_V_OFFSET {
         format!("u{}", (offset - SIG_U_OFFSET) / 4)

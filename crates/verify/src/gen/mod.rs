@@ -236,7 +236,14 @@ pub const SIG_V_OFFSET: u64 = SIG_U_OFFSET + 64 * 4;
 /// Bytes of one warp's signature; warp `w` of workgroup `g` has the `g * warps + w`-th.
 pub const SIG_WARP_BYTES: u64 = SIG_V_OFFSET + 128 * 128;
 /// The CSRs the header stores after EXEC, in order.
-pub const SIG_CSRS: [&str; 6] = ["fflags", "mode", "trapcause", "trappc", "trapinfo", "trapbase"];
+pub const SIG_CSRS: [&str; 6] = [
+    "fflags",
+    "mode",
+    "trapcause",
+    "trappc",
+    "trapinfo",
+    "trapbase",
+];
 
 /// Bytes of a warp's own region of the `buf` argument.
 pub const GLOBAL_REGION: u32 = 4096;
@@ -469,7 +476,10 @@ impl<'o> Gen<'o> {
             block: Some([32 * self.warps, 1, 1]),
             shared: Some(shared),
             scratch: None,
-            args: vec![format!("sig=buf:{sig_bytes}"), format!("buf=buf:{buf_bytes}")],
+            args: vec![
+                format!("sig=buf:{sig_bytes}"),
+                format!("buf=buf:{buf_bytes}"),
+            ],
         };
         let _ = writeln!(
             self.out,
@@ -571,7 +581,8 @@ impl<'o> Gen<'o> {
 
     /// The epilogue: every register and the header CSRs into this warp's signature.
     pub(crate) fn signature(&mut self) {
-        self.out.push_str("// signature (docs/gen.md, \"Signature\")\n");
+        self.out
+            .push_str("// signature (docs/gen.md, \"Signature\")\n");
         let _ = writeln!(self.out, "gen_signature:");
         // Also the trap handler's entry: whatever was in flight at the trap retires here.
         self.line("waitcnt vm=0, vst=0, tex=0, ls=0, sm=0, sfu=0");
@@ -597,12 +608,18 @@ impl<'o> Gen<'o> {
         }
         for u in 0..64 {
             self.ins("mov.vu", &[tmp, u]);
-            self.ins("gstore.b32", &[tmp, lane4, sig, SIG_U_OFFSET as i64 + 4 * u, 0]);
+            self.ins(
+                "gstore.b32",
+                &[tmp, lane4, sig, SIG_U_OFFSET as i64 + 4 * u, 0],
+            );
         }
         self.ins("umovi", &[t + 1, -1]);
         self.ins("exec.set", &[t + 1]);
         for v in 0..128 {
-            self.ins("gstore.b32", &[v, lane4, sig, SIG_V_OFFSET as i64 + 128 * v, 0]);
+            self.ins(
+                "gstore.b32",
+                &[v, lane4, sig, SIG_V_OFFSET as i64 + 128 * v, 0],
+            );
         }
         self.line("endpgm");
     }
@@ -646,7 +663,11 @@ pub(crate) fn build(mnemonic: &str, values: &[i64]) -> Instr {
                 .unwrap_or_else(|| panic!("{mnemonic}: too few operands"))
         };
         let width = o.field.width();
-        let mask = if width >= 32 { u32::MAX } else { (1 << width) - 1 };
+        let mask = if width >= 32 {
+            u32::MAX
+        } else {
+            (1 << width) - 1
+        };
         let v = match ty.class {
             OperandClass::SImm | OperandClass::UImm => (value / i64::from(ty.scale)) as u32,
             _ => value as u32,

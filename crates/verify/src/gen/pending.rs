@@ -131,10 +131,7 @@ mod tests {
     use warpkit_isa::counter_by_name;
 
     fn v(r: u32) -> Regs {
-        Regs {
-            v: 1 << r,
-            u: 0,
-        }
+        Regs { v: 1 << r, u: 0 }
     }
 
     #[test]

@@ -82,9 +82,7 @@ pub(crate) fn instruction(g: &mut Gen, op: Op) -> Option<Instr> {
     let sources = def
         .operands
         .iter()
-        .filter(|o| {
-            matches!(o.role, Role::Read) && matches!(o.kind.ty.class, OperandClass::VReg)
-        })
+        .filter(|o| matches!(o.role, Role::Read) && matches!(o.kind.ty.class, OperandClass::VReg))
         .count() as u32;
     for _ in 0..8 {
         let mut raw = Vec::with_capacity(def.operands.len());
@@ -154,12 +152,12 @@ fn immediate(g: &mut Gen, class: OperandClass, width: u32) -> u32 {
     match g.rng.below(8) {
         0 => 0,
         1 => 1,
-        2 => mask,                          // -1 signed, the maximum unsigned
-        3 if signed => mask >> 1,           // the largest positive
+        2 => mask,                // -1 signed, the maximum unsigned
+        3 if signed => mask >> 1, // the largest positive
         3 => mask >> 1,
-        4 if signed => (mask >> 1) + 1,     // the most negative
+        4 if signed => (mask >> 1) + 1, // the most negative
         4 => 2,
-        5 => g.rng.below(32) as u32,        // shift counts, lane numbers, bit positions
+        5 => g.rng.below(32) as u32, // shift counts, lane numbers, bit positions
         _ => g.rng.next_u32() & mask,
     }
 }

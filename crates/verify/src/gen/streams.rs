@@ -1,10 +1,11 @@
 //! The directed streams ([`StreamKind`]) and the trapping tail of `--traps` programs.
 
 use super::random::SPECIAL32;
+use super::Regs;
 use super::{
     build, eligible, random, Gen, StreamKind, TrapKind, GLOBAL_REGION, MAX_NEST, SHARED_REGION,
-    U_BUF, U_COMMON, U_GOFF, U_NEST, U_NGOFF, U_NSOFF, U_SOFF, U_T, V_A64, V_ADDR, V_BASE,
-    V_LOOP, V_ONE, V_POOL,
+    U_BUF, U_COMMON, U_GOFF, U_NEST, U_NGOFF, U_NSOFF, U_SOFF, U_T, V_A64, V_ADDR, V_BASE, V_LOOP,
+    V_ONE, V_POOL,
 };
 use warpkit_isa::{
     Addressing, Flags, Instr, MemoryAccess, Op, OperandClass, Role, ALL_OPS, SUBGROUPS,
@@ -48,14 +49,17 @@ impl Gen<'_> {
             return;
         }
         *self.streams.entry(kind).or_default() += 1;
-        let _ = std::fmt::Write::write_fmt(&mut self.out, format_args!("// stream: {}\n", kind.name()));
+        let _ =
+            std::fmt::Write::write_fmt(&mut self.out, format_args!("// stream: {}\n", kind.name()));
         match kind {
             StreamKind::Exec => self.exec_stream(),
             StreamKind::Operands => self.operands_stream(),
             StreamKind::Pairs => self.pairs_stream(),
             StreamKind::Memory => {
                 for _ in 0..self.rng.range(1, 4) {
-                    let space = *self.rng.pick(&[Space::Global, Space::Global64, Space::Shared]);
+                    let space = *self
+                        .rng
+                        .pick(&[Space::Global, Space::Global64, Space::Shared]);
                     self.memory_access(space, None);
                 }
             }
@@ -142,7 +146,9 @@ impl Gen<'_> {
             }
             1 => {
                 // if / else on a vector compare.
-                let cmp = *self.rng.pick(&["cmp.lt.u32", "cmp.eq.i32", "cmp.ge.i32", "cmp.ne.i32"]);
+                let cmp = *self
+                    .rng
+                    .pick(&["cmp.lt.u32", "cmp.eq.i32", "cmp.ge.i32", "cmp.ne.i32"]);
                 let (a, b) = (self.pick_v(1, 1), self.pick_v(1, 1));
                 self.ins(cmp, &[s1, a, b]);
                 self.ins("saveexec.and", &[s0, s1]);
@@ -172,7 +178,10 @@ impl Gen<'_> {
             _ => {
                 // A divergent loop: lane l runs (x & 7) trips for a pool register x.
                 let level = i64::from(self.depth.min(MAX_NEST - 1));
-                let (vi, vn) = (i64::from(V_LOOP) + 2 * level, i64::from(V_LOOP) + 2 * level + 1);
+                let (vi, vn) = (
+                    i64::from(V_LOOP) + 2 * level,
+                    i64::from(V_LOOP) + 2 * level + 1,
+                );
                 let x = self.pick_v(1, 1);
                 self.ins("exec.get", &[s0]);
                 self.ins("movi", &[vi, 0]);
@@ -199,7 +208,9 @@ impl Gen<'_> {
             .filter(|&op| {
                 let d = op.def();
                 eligible(op)
-                    && d.operands.iter().any(|o| o.kind.ty.class == OperandClass::VReg)
+                    && d.operands
+                        .iter()
+                        .any(|o| o.kind.ty.class == OperandClass::VReg)
                     && d.operands.iter().any(|o| {
                         o.kind.ty.class == OperandClass::UReg
                             || o.kind.ty.class == OperandClass::Imm
@@ -274,10 +285,25 @@ impl Gen<'_> {
             GLOBAL_REGION
         };
         let mask = i64::from((size / 2 - 1) & !(align - 1));
-        let src = self.pick_v(1, 1);
+        // A source with no write-back pending, when one comes easily: waiting for it here
+        // would retire the loads the waitcnt stream keeps in flight.
+        let mut src = self.pick_v(1, 1);
+        for _ in 0..6 {
+            if !self.pending.touches(Regs { v: 1 << src, u: 0 }) {
+                break;
+            }
+            src = self.pick_v(1, 1);
+        }
         self.ins("and.vl", &[i64::from(V_ADDR), src, mask]);
-        let base = region.unwrap_or(if space == Space::Shared { U_SOFF } else { U_GOFF });
-        self.ins("add.vu", &[i64::from(V_ADDR), i64::from(V_ADDR), i64::from(base)]);
+        let base = region.unwrap_or(if space == Space::Shared {
+            U_SOFF
+        } else {
+            U_GOFF
+        });
+        self.ins(
+            "add.vu",
+            &[i64::from(V_ADDR), i64::from(V_ADDR), i64::from(base)],
+        );
         if space == Space::Global64 {
             self.ins(
                 "mad64.u32",
@@ -295,9 +321,11 @@ impl Gen<'_> {
     /// One access to this warp's own memory of `space`; `access` or a random one.
     fn memory_access(&mut self, space: Space, access: Option<MemoryAccess>) -> Option<i64> {
         let access = access.unwrap_or_else(|| {
-            *self
-                .rng
-                .pick(&[MemoryAccess::Load, MemoryAccess::Store, MemoryAccess::Atomic])
+            *self.rng.pick(&[
+                MemoryAccess::Load,
+                MemoryAccess::Store,
+                MemoryAccess::Atomic,
+            ])
         });
         let mut space = space;
         let mut ops = Gen::memory_ops(space, access);
@@ -377,7 +405,9 @@ impl Gen<'_> {
                 // Commutative atomics of every warp on the workgroup's common words, read
                 // after a barrier.
                 let shared = self.rng.below(2) == 1;
-                let ops = ["add", "sub", "and", "or", "xor", "smin", "umin", "smax", "umax"];
+                let ops = [
+                    "add", "sub", "and", "or", "xor", "smin", "umin", "smax", "umax",
+                ];
                 let name = *self.rng.pick(&ops);
                 let (prefix, space) = if shared {
                     ("dsatomic", Space::Shared)
@@ -388,9 +418,15 @@ impl Gen<'_> {
                 let src = self.pick_v(1, 1);
                 self.ins("and.vl", &[i64::from(V_ADDR), src, 0x3c]);
                 if shared {
-                    self.ins("add.vl", &[i64::from(V_ADDR), i64::from(V_ADDR), common_shared]);
+                    self.ins(
+                        "add.vl",
+                        &[i64::from(V_ADDR), i64::from(V_ADDR), common_shared],
+                    );
                 } else {
-                    self.ins("add.vu", &[i64::from(V_ADDR), i64::from(V_ADDR), i64::from(U_COMMON)]);
+                    self.ins(
+                        "add.vu",
+                        &[i64::from(V_ADDR), i64::from(V_ADDR), i64::from(U_COMMON)],
+                    );
                 }
                 let op = Op::from_mnemonic(&format!("{prefix}.{name}"))?;
                 self.memory_instruction(op, space, 0);
@@ -474,7 +510,9 @@ impl Gen<'_> {
                 }
                 2 => {
                     let value = i64::from(self.rng.next_u32());
-                    let csr = *self.rng.pick(&["fflags", "trapcause", "trappc", "trapinfo"]);
+                    let csr = *self
+                        .rng
+                        .pick(&["fflags", "trapcause", "trappc", "trapinfo"]);
                     let op = *self.rng.pick(&["csrw", "csrs", "csrc"]);
                     self.ins("umov.l", &[t, value]);
                     self.ins(op, &[csr_number(csr), t]);
@@ -483,7 +521,10 @@ impl Gen<'_> {
                     // Only legal modes: a rounding mode 0..4 and the flush bits; no trap
                     // enables.
                     let (op, value) = match self.rng.below(3) {
-                        0 => ("csrw", self.rng.below(5) as i64 | (self.rng.below(4) as i64) << 3),
+                        0 => (
+                            "csrw",
+                            self.rng.below(5) as i64 | (self.rng.below(4) as i64) << 3,
+                        ),
                         1 => ("csrs", (self.rng.below(4) as i64) << 3),
                         _ => ("csrc", self.rng.below(32) as i64),
                     };
@@ -602,7 +643,10 @@ impl Gen<'_> {
                 let end = i64::from(self.warps * self.workgroups * GLOBAL_REGION)
                     + i64::from(self.workgroups * 64);
                 self.ins("movi", &[i64::from(V_ADDR), 0]);
-                self.ins("gload.b32", &[d, i64::from(V_ADDR), i64::from(U_BUF), end + 4096, 0]);
+                self.ins(
+                    "gload.b32",
+                    &[d, i64::from(V_ADDR), i64::from(U_BUF), end + 4096, 0],
+                );
             }
             TrapKind::UnknownCsr => {
                 let ins = build("csrr", &[t, 0x3ff]);

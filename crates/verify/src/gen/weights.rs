@@ -86,12 +86,18 @@ impl Weights {
                 continue;
             }
             if line.contains('\t') {
-                return Err(err(line.find('\t').unwrap_or(0), "tabs are not allowed".into()));
+                return Err(err(
+                    line.find('\t').unwrap_or(0),
+                    "tabs are not allowed".into(),
+                ));
             }
             let indent = line.len() - line.trim_start().len();
             let body = line.trim_start();
             let Some((key, value)) = body.split_once(':') else {
-                return Err(err(indent, format!("expected `name: value`, found `{body}`")));
+                return Err(err(
+                    indent,
+                    format!("expected `name: value`, found `{body}`"),
+                ));
             };
             let key = key.trim();
             let value = value.trim();
@@ -101,7 +107,10 @@ impl Weights {
             };
             if indent == 0 {
                 if !value.is_empty() {
-                    return Err(err(value_col, "a section takes no value on its line".into()));
+                    return Err(err(
+                        value_col,
+                        "a section takes no value on its line".into(),
+                    ));
                 }
                 section = Some(match key {
                     "groups" => Section::Groups,
@@ -136,7 +145,10 @@ impl Weights {
                 })?;
             let tag = section as u8;
             if let Some(first) = seen.insert((tag, key.to_string()), i + 1) {
-                return Err(err(indent, format!("`{key}` is given twice (first on line {first})")));
+                return Err(err(
+                    indent,
+                    format!("`{key}` is given twice (first on line {first})"),
+                ));
             }
             match section {
                 Section::Groups => {
@@ -177,7 +189,10 @@ impl Weights {
                         let names: Vec<&str> = StreamKind::ALL.iter().map(|k| k.name()).collect();
                         return Err(err(
                             indent,
-                            format!("unknown stream kind `{key}` (expected one of {})", names.join(", ")),
+                            format!(
+                                "unknown stream kind `{key}` (expected one of {})",
+                                names.join(", ")
+                            ),
                         ));
                     };
                     w.streams.insert(kind, n);

@@ -70,15 +70,25 @@ fn a_seed_regenerates_byte_for_byte_and_seeds_differ() {
     let a = generate(&o, 42);
     assert_eq!(a.text, generate(&o, 42).text);
     assert_ne!(a.text, generate(&o, 43).text);
-    assert!(a.text.starts_with("// warpkit gen --seed 42 --length 200\n"), "{}", &a.text[..80]);
-    assert_eq!(a.sig_bytes, SIG_WARP_BYTES * u64::from(a.warps * a.workgroups));
+    assert!(
+        a.text
+            .starts_with("// warpkit gen --seed 42 --length 200\n"),
+        "{}",
+        &a.text[..80]
+    );
+    assert_eq!(
+        a.sig_bytes,
+        SIG_WARP_BYTES * u64::from(a.warps * a.workgroups)
+    );
     // The header names the options that change the program.
     let t = GenOptions {
         traps: true,
         length: 50,
         ..GenOptions::default()
     };
-    assert!(generate(&t, 42).text.starts_with("// warpkit gen --seed 42 --length 50 --traps\n"));
+    assert!(generate(&t, 42)
+        .text
+        .starts_with("// warpkit gen --seed 42 --length 50 --traps\n"));
 }
 
 /// What the section of a stream must contain, so that a stream which stops producing its
@@ -94,7 +104,15 @@ fn evidence(kind: StreamKind) -> &'static [&'static str] {
         StreamKind::Barrier => &["barrier", "u59", "u48", "u58"],
         StreamKind::Waitcnt => &["waitcnt vm=1", "waitcnt vm=2"],
         StreamKind::Csr => &["csrr", "csrw", "csrs", "csrc", "mode", "fflags", "exec"],
-        StreamKind::Float => &["0x7fc00000", "0x7ff00000", "0x7c00", "0x1\n", ".f32", ".f64", ".f16"],
+        StreamKind::Float => &[
+            "0x7fc00000",
+            "0x7ff00000",
+            "0x7c00",
+            "0x1\n",
+            ".f32",
+            ".f64",
+            ".f16",
+        ],
         StreamKind::Branch => &["bz u", "bnz u", "bany u", "bnone u", "bexecz", "bexecnz"],
     }
 }
@@ -213,7 +231,12 @@ streams:
     let adds = ms.iter().filter(|m| *m == "add.vu").count();
     assert!(adds * 2 > ms.len(), "{adds} of {}", ms.len());
     let header = p.text.lines().nth(1).unwrap();
-    for piece in ["// weights: ", " valu-int=5", " add.vu=400", " stream.exec=0"] {
+    for piece in [
+        "// weights: ",
+        " valu-int=5",
+        " add.vu=400",
+        " stream.exec=0",
+    ] {
         assert!(header.contains(piece), "{header}");
     }
     assert!(check(&p, &o).is_ok());
@@ -222,14 +245,34 @@ streams:
 #[test]
 fn weights_file_errors_name_file_line_and_column() {
     let cases: [(&str, usize, usize, &str); 8] = [
-        ("groups:\n  valu-nope: 3\n", 2, 3, "unknown instruction group `valu-nope`"),
-        ("instructions:\n  add: 1\n  ad.vu: 2\n", 3, 3, "unknown instruction `ad.vu`"),
+        (
+            "groups:\n  valu-nope: 3\n",
+            2,
+            3,
+            "unknown instruction group `valu-nope`",
+        ),
+        (
+            "instructions:\n  add: 1\n  ad.vu: 2\n",
+            3,
+            3,
+            "unknown instruction `ad.vu`",
+        ),
         ("instructions:\n  jmp: 1\n", 2, 3, "never drawn at random"),
-        ("streams:\n  memroy: 5\n", 3 - 1, 3, "unknown stream kind `memroy`"),
+        (
+            "streams:\n  memroy: 5\n",
+            3 - 1,
+            3,
+            "unknown stream kind `memroy`",
+        ),
         ("groups:\n  salu: lots\n", 2, 9, "`lots` is not a weight"),
         ("weights:\n  salu: 1\n", 1, 1, "unknown section `weights`"),
         ("  salu: 1\n", 1, 3, "outside a section"),
-        ("streams:\n  exec: 1\n  exec: 2\n", 3, 3, "given twice (first on line 2)"),
+        (
+            "streams:\n  exec: 1\n  exec: 2\n",
+            3,
+            3,
+            "given twice (first on line 2)",
+        ),
     ];
     for (text, line, column, says) in cases {
         match Weights::parse(text, "w.yaml") {
@@ -239,7 +282,11 @@ fn weights_file_errors_name_file_line_and_column() {
                 column: c,
                 message,
             }) => {
-                assert_eq!((file.as_str(), l, c), ("w.yaml", line, column), "{text}: {message}");
+                assert_eq!(
+                    (file.as_str(), l, c),
+                    ("w.yaml", line, column),
+                    "{text}: {message}"
+                );
                 assert!(message.contains(says), "{message}");
             }
             other => panic!("{text}: {other:?}"),
@@ -277,8 +324,17 @@ fn trapping_programs_trap() {
             }
             handled += 1;
         } else {
-            assert_eq!(out.traps.len() as u32, p.warps * p.workgroups, "seed {seed}");
-            assert!(out.traps.iter().all(|t| u32::from(t.trap.cause) == kind.cause()), "seed {seed}: {kind:?}");
+            assert_eq!(
+                out.traps.len() as u32,
+                p.warps * p.workgroups,
+                "seed {seed}"
+            );
+            assert!(
+                out.traps
+                    .iter()
+                    .all(|t| u32::from(t.trap.cause) == kind.cause()),
+                "seed {seed}: {kind:?}"
+            );
             stopped += 1;
         }
         assert!(SIG_HEADER_BYTES >= 16);
@@ -292,7 +348,11 @@ fn a_program_without_launch_directives_is_refused() {
     assert!(e.to_string().contains("no `.launch`"), "{e}");
     let e = signature::run_source(".launch grid=1, blocks=32\nendpgm\n", "k.s", Engine::Interp)
         .unwrap_err();
-    assert!(e.to_string().starts_with("k.s:1:17: unknown `.launch` key `blocks`"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("k.s:1:17: unknown `.launch` key `blocks`"),
+        "{e}"
+    );
 }
 
 #[test]
