@@ -254,7 +254,7 @@ mod tests {
     #[test]
     fn errors_are_located() {
         let e = parse_launch_directives("nop\n  .launch grid=1, warp=3\n", "k.s").unwrap_err();
-        assert_eq!((e.line, e.column), (2, 18), "{e}");
+        assert_eq!((e.line, e.column), (2, 19), "{e}");
         assert!(e.message.contains("warp"));
         let e = parse_launch_directives(".launch grid=0\n", "k.s").unwrap_err();
         assert_eq!((e.line, e.column), (1, 9));

@@ -106,7 +106,7 @@ pub enum CheckError {
         /// The engine.
         engine: &'static str,
         /// Why.
-        error: SignatureError,
+        error: Box<SignatureError>,
     },
     /// It trapped, hazarded, hit the step limit or deadlocked on an engine.
     #[error("{engine}: not a clean run: {traps} trap(s), {hazards} hazard(s), {step_limits} step limit(s), {deadlocks} deadlock(s)")]
@@ -151,7 +151,7 @@ pub fn check(
     for (engine, name) in [(Engine::Interp, "interp"), (Engine::Jit, "jit")] {
         let o = run(program, engine).map_err(|error| CheckError::Run {
             engine: name,
-            error,
+            error: Box::new(error),
         })?;
         if !o.clean() {
             return Err(CheckError::NotClean {

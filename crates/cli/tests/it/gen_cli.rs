@@ -110,5 +110,5 @@ fn launch_directives_are_checked_and_command_line_options_win() {
     expect(&o, 0, &["1 workgroup, 1 warp"]);
     std::fs::write(&k, "nop\n  .launch grid=1, wraps=2\nendpgm\n").unwrap();
     let o = warpkit(&["run", s(&k)]);
-    expect(&o, 2, &["k.s:2:18: unknown `.launch` key `wraps`"]);
+    expect(&o, 2, &["k.s:2:19: unknown `.launch` key `wraps`"]);
 }

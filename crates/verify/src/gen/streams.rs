@@ -341,7 +341,7 @@ impl Gen<'_> {
         let align = if size > 4 && self.rng.chance(500) {
             4
         } else {
-            size.min(4).max(1)
+            size.clamp(1, 4)
         };
         let imm = self.offset(space, align, None);
         self.memory_instruction(op, space, imm)
