@@ -184,6 +184,33 @@ impl LaunchArgs {
     }
 }
 
+impl LaunchArgs {
+    /// Without launch options, the launch an assembly source declares with the provisional
+    /// `.launch`/`.launch_arg` directives (docs/assembly.md, "Launch directives"); whether
+    /// it declared one. After [`LaunchArgs::load`], instead of [`LaunchArgs::add_args`].
+    pub fn file_launch(&self, launch: &mut Launch) -> Result<bool, Failure> {
+        let path = self.file();
+        if self.launch_options() || is_stdin(path) || launch.kernel_info().is_some() {
+            return Ok(false);
+        }
+        let bytes = read_bounded(path, warpkit_asm::MAX_SOURCE_BYTES)?;
+        if KernelKind::detect(path, &bytes) != KernelKind::Source {
+            return Ok(false);
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Ok(false);
+        };
+        match warpkit_host::launch_file::parse_launch_directives(text, &shown(path)) {
+            Ok(Some(d)) => {
+                d.apply(launch).map_err(setup_failure)?;
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            Err(e) => Err(Failure::BadInput(e.to_string())),
+        }
+    }
+}
+
 /// The kernel at `path`: its code and symbols. Assembly diagnostics are printed here with
 /// their source excerpts.
 fn load(path: &Path, cl: &warpkit_cc::Options) -> Result<warpkit_asm::Program, Failure> {

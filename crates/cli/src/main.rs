@@ -15,6 +15,7 @@ mod dis_cmd;
 mod doc_cmd;
 mod examples_cmd;
 mod failure;
+mod gen_cmd;
 mod launch_args;
 mod linx_cmd;
 mod numbers;
@@ -93,6 +94,8 @@ enum Command {
     Trace(trace_cmd::Args),
     /// The conformance suite: export it, run it against a DUT, act as a DUT.
     Conformance(conformance_cmd::Args),
+    /// Generate constrained-random programs from the ISA database (docs/gen.md).
+    Gen(gen_cmd::Args),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
         Command::Linx(a) => linx_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
         Command::Conformance(a) => conformance_cmd::run(a),
+        Command::Gen(a) => gen_cmd::run(a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

@@ -96,8 +96,9 @@ pub fn run(args: Args) -> Outcome {
     // The kernel first: its metadata says how to read the arguments.
     let object = args.launch.load(&mut launch)?;
     args.launch.add_args(&mut launch)?;
-    // A kernel launched by its metadata is never bare.
-    let bare = !launch_options && launch.kernel_info().is_none();
+    let from_file = args.launch.file_launch(&mut launch)?;
+    // A kernel launched by its metadata, or by its source's `.launch`, is never bare.
+    let bare = !launch_options && !from_file && launch.kernel_info().is_none();
     for (name, _) in &outs {
         match launch.args().iter().find(|a| &a.name == name) {
             Some(a) if matches!(a.value, ArgValue::Buffer(_)) => {}

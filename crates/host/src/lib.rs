@@ -6,6 +6,8 @@
 //!   budget every buffer is charged to before it is allocated;
 //! - [`launch`]: the [`Launch`] builder (grid, block, shared and scratch memory, arguments
 //!   in slot order, entry symbol, limits) that checks everything before running the model;
+//! - [`launch_file`]: the provisional `.launch`/`.launch_arg` directives, a launch
+//!   written in the program's source;
 //! - [`number`]: the number syntax of every numeric option and argument;
 //! - [`params`]: kernel metadata applied to a launch: which kernel, and each argument
 //!   checked against its parameter;
@@ -17,6 +19,7 @@
 pub mod args;
 pub mod kernel;
 pub mod launch;
+pub mod launch_file;
 pub mod number;
 pub mod params;
 pub mod report;

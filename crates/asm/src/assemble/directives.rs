@@ -44,6 +44,8 @@ const DIRECTIVES: &[&str] = &[
     ".loc",
     ".kernel",
     ".param",
+    ".launch",
+    ".launch_arg",
     ".ident",
     ".include",
     ".macro",
@@ -387,6 +389,10 @@ impl<'s> Asm<'s> {
             ".kernel" => self.kernel_directive(stmt, code, ws, we),
             ".param" => self.param_directive(stmt, code, ws, we),
             ".loc" => self.loc_directive(stmt, code, ws, we),
+            ".launch" | ".launch_arg" => {
+                // A launch written in the source (provisional): read by the host
+                // library from the text (warpkit_host::launch_file); no bytes here.
+            }
             ".ident" | ".local" => {
                 // `.ident` names the compiler: nothing to do. Every label is local unless
                 // `.global`, so `.local` changes nothing.

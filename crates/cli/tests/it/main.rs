@@ -16,6 +16,7 @@ mod engine_cli;
 mod examples_images;
 mod examples_opencl;
 mod float_programs;
+mod gen_cli;
 mod kernel_meta;
 mod lines;
 mod linx_cli;

@@ -1,3 +1,4 @@
 //! The integration tests of warpkit-verify, one test binary with one module per part.
 
 mod conformance;
+mod gen;
