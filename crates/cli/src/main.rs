@@ -25,6 +25,7 @@ mod run_args;
 mod run_cmd;
 mod run_driver;
 mod run_report;
+mod shrink_cmd;
 mod signals;
 mod spec_cmd;
 mod stdout;
@@ -96,6 +97,8 @@ enum Command {
     Conformance(conformance_cmd::Args),
     /// Generate constrained-random programs from the ISA database (docs/gen.md).
     Gen(gen_cmd::Args),
+    /// Shrink a program a DUT disagrees on to a small one that still disagrees.
+    Shrink(shrink_cmd::Args),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -135,6 +138,7 @@ fn main() -> ExitCode {
         Command::Trace(a) => trace_cmd::run(a),
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Gen(a) => gen_cmd::run(a),
+        Command::Shrink(a) => shrink_cmd::run(a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

@@ -8,8 +8,12 @@
 //! fail, so the shrinker never has to know the assembly's grammar beyond which source lines
 //! hold instructions.
 
+mod program;
 mod reduce;
 
+pub use program::{
+    candidate_vector, disagreement, shrink_program, ShrunkProgram, CANDIDATE_MAX_STEPS,
+};
 pub use reduce::reduce;
 
 use warpkit_asm::Section;
@@ -45,6 +49,9 @@ pub enum ShrinkError {
     /// The program does not assemble.
     #[error("{0}")]
     Assemble(#[from] warpkit_asm::AsmErrors),
+    /// The program's launch directives are malformed, or it cannot be launched.
+    #[error("{0}")]
+    Launch(String),
     /// The program does not fail to begin with, so there is nothing to keep while shrinking.
     #[error("the program does not show the disagreement to begin with: nothing to shrink")]
     NotFailing,
