@@ -19,6 +19,7 @@ mod linx_cmd;
 mod numbers;
 mod output;
 mod profile_cmd;
+mod regress_cmd;
 mod run_args;
 mod run_cmd;
 mod run_driver;
@@ -90,6 +91,8 @@ enum Command {
     Linx(linx_cmd::Args),
     /// Work with commit traces (`trace diff A.jsonl B.jsonl`).
     Trace(trace_cmd::Args),
+    /// Run a regression plan, or one shard of it (Slurm arrays, Kubernetes Indexed Jobs), and merge shards (docs/regressions.md).
+    Regress(regress_cmd::Args),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -127,6 +130,7 @@ fn main() -> ExitCode {
         Command::Examples(a) => examples_cmd::run(a),
         Command::Linx(a) => linx_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
+        Command::Regress(a) => regress_cmd::run(a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

@@ -414,10 +414,12 @@ pub fn merge(
         .map(|(i, _)| i.to_string())
         .collect();
     if !missing.is_empty() {
-        return Err(bad(format!(
-            "shards {} of {count} are missing (a lost array task?): nothing merged",
-            missing.join(", ")
-        )));
+        let which = if missing.len() == 1 {
+            format!("shard {} of {count} is missing", missing[0])
+        } else {
+            format!("shards {} of {count} are missing", missing.join(", "))
+        };
+        return Err(bad(format!("{which} (a lost array task?): nothing merged")));
     }
     let mut results: Vec<CaseResult> = Vec::new();
     let mut coverage = Vec::new();

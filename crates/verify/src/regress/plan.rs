@@ -684,7 +684,17 @@ fn loc<T>(s: &Spanned<T>) -> Location {
 /// The error's first line: serde-saphyr adds a source excerpt below it, and the
 /// location is given in front instead.
 fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or("invalid YAML").to_string()
+    let line = message.lines().next().unwrap_or("invalid YAML");
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    // "line L column C: ..." repeats the location given in front.
+    let line = match line.strip_prefix("line ").and_then(|r| r.split_once(": ")) {
+        Some((place, rest)) if place.contains(" column ") => rest,
+        _ => line,
+    };
+    if line.contains("untagged enum RawSeeds") {
+        return "seeds: expected a list of seeds ([1, 5, 9]) or {first: S, count: N}".into();
+    }
+    line.to_string()
 }
 
 /// Names become parts of case ids and file names: letters, digits, `_`, `-`, `.`.
