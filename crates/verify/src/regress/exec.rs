@@ -41,6 +41,15 @@ pub(crate) fn run_case(plan: &Plan, case: &Case, warpkit: &Path, dir: &Path) -> 
             program: None,
         };
     }
+    let dir = &match std::path::absolute(dir) {
+        Ok(d) => d,
+        Err(e) => {
+            return Ran {
+                verdict: Verdict::Error(format!("{}: {e}", dir.display())),
+                program: None,
+            }
+        }
+    };
     let ctx = Ctx {
         plan,
         case,
@@ -117,7 +126,12 @@ impl Ctx<'_> {
         }
     }
 
+    /// Every command runs in the plan's directory, so a `dut:` command's relative paths
+    /// mean what they do for the plan's other paths.
     fn exec(&self, label: &str, cmd: &mut Command) -> Result<Exit, Verdict> {
+        if let Some(base) = self.plan.path.parent() {
+            cmd.current_dir(base);
+        }
         exec(cmd, self.dir, label, self.plan.timeout)
     }
 
