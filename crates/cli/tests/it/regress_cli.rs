@@ -388,7 +388,8 @@ fn a_failure_reproduces_from_its_command() {
         &[],
     );
     let again = lines(&only.join("results-0.jsonl"));
-    assert_eq!(again, [failed.clone()]);
+    assert_eq!(again.len(), 1);
+    assert_eq!(&again[0], failed);
 }
 
 #[test]

@@ -104,6 +104,9 @@ pub struct ShardOutcome {
     pub files: Vec<PathBuf>,
 }
 
+/// A case's result and the program it ran (kept for coverage).
+type Finished = (CaseResult, Option<PathBuf>);
+
 /// The reproduction command of case `id`.
 pub fn reproduce(warpkit: &Path, plan: &Path, id: &str) -> String {
     format!(
@@ -187,8 +190,7 @@ pub fn run(
     let programs_dir = work.join("programs");
     let keep_programs = plan.coverage && options.out.is_some();
 
-    let slots: Mutex<Vec<Option<(CaseResult, Option<PathBuf>)>>> =
-        Mutex::new(vec![None; cases.len()]);
+    let slots: Mutex<Vec<Option<Finished>>> = Mutex::new(vec![None; cases.len()]);
     let next = AtomicUsize::new(0);
     let one = |i: usize| {
         let case = &cases[i];
