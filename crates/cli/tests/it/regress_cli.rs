@@ -206,6 +206,22 @@ fn four_shards_merge_into_the_one_shard_run() {
         "{bad}"
     );
 
+    // Cases run at once give the same files.
+    let parallel = d.join("parallel");
+    let o = regress(
+        &[s(&plan), "--out", s(&parallel), "--no-timing", "-j", "3"],
+        &[],
+    );
+    expect(&o, 1, &["13 cases, 10 passed, 3 failed"]);
+    assert_eq!(
+        read(&parallel.join("junit-0.xml")),
+        read(&one.join("junit-0.xml"))
+    );
+    assert_eq!(
+        read(&parallel.join("results-0.jsonl")),
+        read(&one.join("results-0.jsonl"))
+    );
+
     // Four shards into one directory, each shard a separate process.
     let shards = d.join("shards");
     for i in 0..4 {
@@ -597,6 +613,44 @@ fn conformance_vectors_run_against_warpkit_and_a_dut() {
             own.len() + dut.len()
         )],
     );
+}
+
+#[test]
+fn shards_measure_coverage_and_the_merge_combines_it() {
+    if !has_verb("cover") {
+        eprintln!("skipped: this build has no `warpkit cover`; coverage of shards is not tested");
+        return;
+    }
+    let d = dir("regress-cover");
+    std::fs::write(d.join("fill.s"), FILL).unwrap();
+    std::fs::write(d.join("trap.s"), TRAP).unwrap();
+    let plan = d.join("plan.yaml");
+    std::fs::write(
+        &plan,
+        "coverage: true\nsuites:\n  - {name: s, kind: directed, tests: [{file: fill.s}, {file: trap.s, exit: 1}]}\n",
+    )
+    .unwrap();
+    // A relative --out, from the plan's directory.
+    for i in 0..2 {
+        let o = Command::new(bin())
+            .args([
+                "regress",
+                "plan.yaml",
+                "--shard",
+                &format!("{i}/2"),
+                "--out",
+                "out",
+            ])
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        expect(&o, 0, &[&format!("coverage-{i}.json")]);
+    }
+    let merged = d.join("merged");
+    let o = regress(&["merge", s(&d.join("out")), "-o", s(&merged)], &[]);
+    expect(&o, 0, &["coverage.json"]);
+    let db: serde_json::Value = serde_json::from_str(&read(&merged.join("coverage.json"))).unwrap();
+    assert!(db.is_object(), "{db}");
 }
 
 /// The fenced block after `<!-- MARKER -->` in docs/regressions.md.

@@ -182,6 +182,12 @@ pub fn run(
         }
         None => std::env::temp_dir().join(format!("warpkit-regress-{}", std::process::id())),
     };
+    // Absolute, so the paths the cases report and keep do not depend on the directory
+    // their commands run in.
+    let work = std::path::absolute(&work).map_err(|source| RegressError::Write {
+        path: work.clone(),
+        source,
+    })?;
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|source| RegressError::Write {
         path: work.clone(),

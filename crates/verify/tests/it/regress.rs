@@ -689,3 +689,228 @@ fn merging_shards_gives_the_one_shard_files() {
         .contains("no shard-<I>.json"));
     assert!(!d.join("x").exists(), "a refused merge writes nothing");
 }
+
+/// A stand-in for the `warpkit` binary, so the library's use of the subcommands' contracts
+/// (docs/regressions.md; `gen`, `run`, `conformance run`, `cover`, `cover merge`) is tested
+/// here, before those parts and this one meet in one binary. It logs every call to
+/// `calls.log`. `run` dumps a state naming the program's seed; the jit engine disagrees on
+/// seed 13. `conformance run` fails a vector whose file name starts with `bad`.
+fn fake_warpkit(d: &Path) -> PathBuf {
+    let log = d.join("calls.log");
+    let script = format!(
+        r#"#!/bin/sh
+echo "$*" >> '{log}'
+[ "$1" = --quiet ] && shift
+verb=$1; shift
+case $verb in
+gen)
+    while [ $# -gt 0 ]; do
+        case $1 in --seed) seed=$2; shift;; -o) out=$2; shift;; --count|--length|--streams|--weights) shift;; esac
+        shift
+    done
+    mkdir -p "$out" && printf 'seed %s\n' "$seed" > "$out/gen-$seed.s";;
+run)
+    prog=$1; shift; engine=jit; outs=
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --engine) engine=$2; shift;;
+        --dump-state) dump=$2; shift;;
+        --out) outs="$outs ${{2#*=}}"; shift;;
+        --threads|--grid|--block|--arg|--max-steps|--shared|--scratch) shift;;
+        esac
+        shift
+    done
+    seed=$(sed -n 's/^seed //p' "$prog")
+    if [ "$seed" = 13 ] && [ "$engine" = jit ]; then state="jit differs"; else state="state of $seed"; fi
+    printf '%s\n' "$state" > "$dump"
+    for f in $outs; do printf 'sig %s' "$seed" > "$f"; done;;
+conformance)
+    shift; dir=$1; shift
+    while [ $# -gt 0 ]; do case $1 in --jsonl) jsonl=$2; shift;; --dut) shift;; esac; shift; done
+    case $(ls "$dir") in
+    bad*) echo '{{"name":"bad","pass":false,"mismatches":["warp 0 v3[1]: expected 0x1, got 0x2"]}}' > "$jsonl"; exit 1;;
+    *) echo '{{"name":"good","pass":true,"mismatches":[]}}' > "$jsonl";;
+    esac;;
+cover)
+    if [ "$1" = merge ]; then shift; fi
+    while [ $# -gt 0 ]; do case $1 in -o) out=$2; shift;; esac; shift; done
+    echo '{{"bins":{{}}}}' > "$out";;
+*) echo "fake warpkit: no $verb" >&2; exit 2;;
+esac
+"#,
+        log = log.display()
+    );
+    let path = d.join("warpkit");
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path
+}
+
+fn run_options(warpkit: &Path, out: Option<PathBuf>) -> regress::RunOptions {
+    regress::RunOptions {
+        warpkit: warpkit.to_owned(),
+        out,
+        shard: Shard::ALL,
+        timing: false,
+        jobs: 2,
+        only: Vec::new(),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn gen_conformance_dut_and_coverage_steps_follow_the_contracts() {
+    let d = fixture("contracts");
+    let warpkit = fake_warpkit(&d);
+    std::fs::write(
+        d.join("vectors/bad-add.json"),
+        r#"{"name":"bad","post":{}}"#,
+    )
+    .unwrap();
+    // The DUT of programs: agrees except on seed 11.
+    std::fs::write(
+        d.join("dut.sh"),
+        "seed=$(sed -n 's/^seed //p' \"$1\")\nif [ \"$seed\" = 11 ]; then printf wrong; else printf \"sig $seed\"; fi > \"$2/sig.bin\"\n",
+    )
+    .unwrap();
+    let plan = plan_in(
+        &d,
+        "coverage: true
+configs:
+  - {name: c, engine: interp, threads: 2, gen: {length: 50, streams: [exec]}}
+suites:
+  - {name: random, kind: gen, seeds: {first: 10, count: 5}}
+  - {name: rtl, kind: gen, seeds: [11, 12], dut: sh dut.sh}
+  - {name: vectors, kind: conformance, dir: vectors}
+",
+    );
+    let out = d.join("out");
+    let outcome = regress::run(&plan, &run_options(&warpkit, Some(out.clone())), &|_| {}).unwrap();
+    let status: Vec<(&str, Status)> = outcome
+        .results
+        .iter()
+        .map(|r| (r.id.as_str(), r.status))
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("random/seed-10@c", Status::Pass),
+            ("random/seed-11@c", Status::Pass),
+            ("random/seed-12@c", Status::Pass),
+            ("random/seed-13@c", Status::Fail),
+            ("random/seed-14@c", Status::Pass),
+            ("rtl/seed-11@c", Status::Fail),
+            ("rtl/seed-12@c", Status::Pass),
+            ("vectors/bad-add@c", Status::Fail),
+            ("vectors/sub/a@c", Status::Pass),
+            ("vectors/z@c", Status::Pass),
+        ]
+    );
+    let message = |id: &str| {
+        outcome
+            .results
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .message
+            .clone()
+    };
+    assert_eq!(
+        message("random/seed-13@c"),
+        "the engines' state dumps differ: line 1: jit `jit differs`, interp `state of 13`"
+    );
+    assert!(
+        message("rtl/seed-11@c")
+            .contains("the DUT's buffer `sig` differs from warpkit's: first difference at byte 0"),
+        "{}",
+        message("rtl/seed-11@c")
+    );
+    assert_eq!(
+        message("vectors/bad-add@c"),
+        "the vector does not match: warp 0 v3[1]: expected 0x1, got 0x2"
+    );
+    let seed13 = outcome
+        .results
+        .iter()
+        .find(|r| r.id == "random/seed-13@c")
+        .unwrap();
+    assert_eq!(seed13.seed, Some(13));
+    assert_eq!(
+        seed13.reproduce,
+        format!(
+            "{} regress {} --case random/seed-13@c",
+            warpkit.display(),
+            d.join("plan.yaml").display()
+        )
+    );
+    // The command lines of the contracts.
+    let calls = std::fs::read_to_string(d.join("calls.log")).unwrap();
+    assert!(
+        calls.contains("--quiet gen --seed 10 --count 1 -o "),
+        "{calls}"
+    );
+    assert!(calls.contains(" --length 50 --streams exec\n"), "{calls}");
+    assert!(
+        calls.contains("--engine jit --threads 2 --out sig="),
+        "{calls}"
+    );
+    assert!(
+        calls.contains("--engine interp --threads 2 --out sig="),
+        "{calls}"
+    );
+    assert!(
+        calls.contains(&format!(
+            " --dut {} conformance dut --engine interp\n",
+            warpkit.display()
+        )),
+        "{calls}"
+    );
+    assert!(calls.contains("--quiet conformance run "), "{calls}");
+    // Coverage over the shard's generated programs (kept past their cases), then merged.
+    let cover = calls
+        .lines()
+        .find(|l| l.starts_with("--quiet cover "))
+        .unwrap();
+    assert_eq!(cover.matches(".s ").count(), 7, "{cover}");
+    assert!(cover.ends_with(&format!("-o {}", out.join("coverage-0.json").display())));
+    assert!(out.join("coverage-0.json").is_file());
+    assert!(
+        !out.join(".work-0").exists(),
+        "the scratch directory is removed"
+    );
+    let opts = MergeOptions {
+        warpkit: warpkit.clone(),
+        timing: false,
+    };
+    let m = merge(&[out.clone()], &d.join("merged"), &opts).unwrap();
+    assert_eq!(m.totals.failures, 3);
+    assert!(d.join("merged/coverage.json").is_file());
+    let calls = std::fs::read_to_string(d.join("calls.log")).unwrap();
+    assert!(
+        calls.contains(&format!(
+            "--quiet cover merge {} -o {}",
+            out.join("coverage-0.json").display(),
+            d.join("merged/coverage.json").display()
+        )),
+        "{calls}"
+    );
+    // A subcommand missing from the build is an error of the case, not a crash.
+    std::fs::write(
+        &warpkit,
+        "#!/bin/sh\necho \"error: unrecognized subcommand '$2'\" >&2\nexit 2\n",
+    )
+    .unwrap();
+    let r = regress::run(&plan, &run_options(&warpkit, None), &|_| {}).unwrap();
+    assert!(r.results.iter().all(|r| r.status == Status::Error));
+    assert!(
+        r.results[0]
+            .message
+            .contains("warpkit gen --seed 10 exited 2: error: unrecognized subcommand 'gen'"),
+        "{}",
+        r.results[0].message
+    );
+}
