@@ -886,7 +886,7 @@ suites:
         warpkit: warpkit.clone(),
         timing: false,
     };
-    let m = merge(&[out.clone()], &d.join("merged"), &opts).unwrap();
+    let m = merge(std::slice::from_ref(&out), &d.join("merged"), &opts).unwrap();
     assert_eq!(m.totals.failures, 3);
     assert!(d.join("merged/coverage.json").is_file());
     let calls = std::fs::read_to_string(d.join("calls.log")).unwrap();
