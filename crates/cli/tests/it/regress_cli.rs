@@ -478,6 +478,13 @@ fn a_dut_past_the_timeout_is_killed_and_fails() {
     );
 }
 
+/// Say that a test skips, on the real stderr: the test harness captures `eprintln!` of
+/// passing tests, and a skip must be seen.
+fn skip(why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {why}");
+}
+
 /// Whether this build has the subcommand `verb` (`warpkit VERB --help` succeeds).
 fn has_verb(verb: &str) -> bool {
     Command::new(bin())
@@ -489,7 +496,7 @@ fn has_verb(verb: &str) -> bool {
 #[test]
 fn generated_programs_run_on_both_engines_and_merge() {
     if !has_verb("gen") {
-        eprintln!("skipped: this build has no `warpkit gen`; gen suites are not tested");
+        skip("this build has no `warpkit gen`; gen suites are not tested");
         return;
     }
     let d = dir("regress-gen");
@@ -557,9 +564,7 @@ fn generated_programs_run_on_both_engines_and_merge() {
 #[test]
 fn conformance_vectors_run_against_warpkit_and_a_dut() {
     if !has_verb("conformance") {
-        eprintln!(
-            "skipped: this build has no `warpkit conformance`; conformance suites are not tested"
-        );
+        skip("this build has no `warpkit conformance`; conformance suites are not tested");
         return;
     }
     let d = dir("regress-conformance");
@@ -618,7 +623,7 @@ fn conformance_vectors_run_against_warpkit_and_a_dut() {
 #[test]
 fn shards_measure_coverage_and_the_merge_combines_it() {
     if !has_verb("cover") {
-        eprintln!("skipped: this build has no `warpkit cover`; coverage of shards is not tested");
+        skip("this build has no `warpkit cover`; coverage of shards is not tested");
         return;
     }
     let d = dir("regress-cover");
@@ -746,7 +751,7 @@ fn slurm_unavailable() -> Option<String> {
 #[test]
 fn a_slurm_job_array_merges_into_the_local_run() {
     if let Some(why) = slurm_unavailable() {
-        eprintln!("skipped: the Slurm job-array test: {why}");
+        skip(&format!("the Slurm job-array test: {why}"));
         return;
     }
     let (d, plan) = fixture("regress-slurm");
