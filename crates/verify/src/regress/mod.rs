@@ -91,6 +91,21 @@ pub struct ShardManifest {
     pub cases: usize,
     /// Cases in the whole plan.
     pub total: usize,
+    /// FNV-1a (16 hex digits) of the expanded plan's case ids and configuration hashes, one
+    /// per line: shards of a plan edited between runs do not merge.
+    pub plan_hash: String,
+}
+
+/// [`ShardManifest::plan_hash`] of these cases.
+pub fn plan_hash(cases: &[Case]) -> String {
+    let mut text = String::new();
+    for c in cases {
+        text.push_str(&c.id);
+        text.push(' ');
+        text.push_str(&c.config_hash);
+        text.push('\n');
+    }
+    format!("{:016x}", plan::fnv1a(text.as_bytes()))
 }
 
 /// What a shard run did.
@@ -166,7 +181,12 @@ pub fn run(
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<ShardOutcome, RegressError> {
     let cases = select(plan, options)?;
-    let total = expand(plan)?.len();
+    let whole = expand(plan)?;
+    let (total, hash) = if options.only.is_empty() {
+        (whole.len(), plan_hash(&whole))
+    } else {
+        (cases.len(), plan_hash(&cases))
+    };
     let shard = if options.only.is_empty() {
         options.shard
     } else {
@@ -274,11 +294,8 @@ pub fn run(
             shard: shard.index,
             shards: shard.count,
             cases: results.len(),
-            total: if options.only.is_empty() {
-                total
-            } else {
-                results.len()
-            },
+            total,
+            plan_hash: hash,
         };
         let m = out.join(format!("shard-{i}.json"));
         let text = serde_json::to_string_pretty(&manifest).expect("a manifest serialises") + "\n";
@@ -389,12 +406,13 @@ pub fn merge(
         return Err(bad("no shard directories to merge".into()));
     };
     let (plan, count, total) = (first.plan.clone(), first.shards, first.total);
+    let hash = first.plan_hash.clone();
     let mut by_index: Vec<Option<PathBuf>> = vec![None; count as usize];
     for (m, d) in &manifests {
-        if m.plan != plan || m.shards != count || m.total != total {
+        if m.plan != plan || m.shards != count || m.total != total || m.plan_hash != hash {
             return Err(bad(format!(
-                "{}: shard {}/{} of plan `{}` ({} cases) does not belong with shard {}/{} of plan `{}` ({} cases)",
-                d.display(), m.shard, m.shards, m.plan, m.total, first.shard, first.shards, plan, total
+                "{}: shard {}/{} of plan `{}` ({} cases, hash {}) does not belong with shard {}/{} of plan `{}` ({} cases, hash {})",
+                d.display(), m.shard, m.shards, m.plan, m.total, m.plan_hash, first.shard, first.shards, plan, total, hash
             )));
         }
         let slot = by_index.get_mut(m.shard as usize).ok_or_else(|| {

@@ -577,6 +577,7 @@ fn write_shard(d: &Path, plan: &str, index: u32, count: u32, results: &[CaseResu
         shards: count,
         cases: results.len(),
         total,
+        plan_hash: format!("{plan}-hash"),
     };
     std::fs::write(
         d.join(format!("shard-{index}.json")),
@@ -674,6 +675,27 @@ fn merging_shards_gives_the_one_shard_files() {
     )
     .unwrap_err();
     assert!(foreign.to_string().contains("does not belong"), "{foreign}");
+    let edited = d.join("edited");
+    std::fs::create_dir_all(&edited).unwrap();
+    let mut m: ShardManifest = serde_json::from_str(&read(dirs[2].join("shard-3.json"))).unwrap();
+    m.plan_hash = "0000000000000000".into();
+    std::fs::write(
+        edited.join("shard-3.json"),
+        serde_json::to_string(&m).unwrap(),
+    )
+    .unwrap();
+    std::fs::copy(
+        dirs[2].join("results-3.jsonl"),
+        edited.join("results-3.jsonl"),
+    )
+    .unwrap();
+    let e = merge(
+        &[dirs[0].clone(), dirs[1].clone(), edited],
+        &d.join("x"),
+        &opts,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("does not belong"), "{e}");
     let short = dirs[2].join("results-3.jsonl");
     let text = read(short.clone());
     std::fs::write(&short, text.lines().next().unwrap().to_string() + "\n").unwrap();
