@@ -132,7 +132,7 @@ impl Ctx<'_> {
         if let Some(base) = self.plan.path.parent() {
             cmd.current_dir(base);
         }
-        exec(cmd, self.dir, label, self.plan.timeout)
+        exec(cmd, self.dir, label, self.plan.timeout, label == "dut")
     }
 
     /// `warpkit run PROGRAM` with this configuration, the engine given or the
@@ -432,7 +432,16 @@ impl Ctx<'_> {
 
 /// Run `cmd` with stdin empty and stdout/stderr in `dir/label.out` and `dir/label.err`,
 /// killing its whole process group after `timeout`.
-fn exec(cmd: &mut Command, dir: &Path, label: &str, timeout: Duration) -> Result<Exit, Verdict> {
+/// A DUT (`own_group`) gets a process group of its own, so a timeout kills what its shell
+/// started too; warpkit's own steps stay in ours, so an interrupt from the terminal reaches
+/// them.
+fn exec(
+    cmd: &mut Command,
+    dir: &Path,
+    label: &str,
+    timeout: Duration,
+    own_group: bool,
+) -> Result<Exit, Verdict> {
     let out_path = dir.join(format!("{label}.out"));
     let err_path = dir.join(format!("{label}.err"));
     let files =
@@ -441,7 +450,7 @@ fn exec(cmd: &mut Command, dir: &Path, label: &str, timeout: Duration) -> Result
         files.map_err(|e| Verdict::Error(format!("cannot create {}: {e}", dir.display())))?;
     cmd.stdin(Stdio::null()).stdout(out).stderr(err);
     #[cfg(unix)]
-    {
+    if own_group {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
@@ -454,7 +463,10 @@ fn exec(cmd: &mut Command, dir: &Path, label: &str, timeout: Duration) -> Result
         match child.try_wait() {
             Ok(Some(s)) => break s,
             Ok(None) if start.elapsed() >= timeout => {
-                kill_group(&mut child);
+                if own_group {
+                    kill_group(&child);
+                }
+                let _ = child.kill();
                 let _ = child.wait();
                 return Err(Verdict::Fail(format!(
                     "{label}: no result after the plan's timeout of {} s (killed)",
@@ -473,7 +485,7 @@ fn exec(cmd: &mut Command, dir: &Path, label: &str, timeout: Duration) -> Result
     })
 }
 
-fn kill_group(child: &mut std::process::Child) {
+fn kill_group(child: &std::process::Child) {
     #[cfg(unix)]
     {
         // The child leads its own process group: a DUT's `sh -c` and whatever it started
@@ -483,7 +495,8 @@ fn kill_group(child: &mut std::process::Child) {
             .stderr(Stdio::null())
             .status();
     }
-    let _ = child.kill();
+    #[cfg(not(unix))]
+    let _ = child;
 }
 
 fn code(c: Option<i32>) -> String {
