@@ -936,3 +936,36 @@ suites:
         r.results[0].message
     );
 }
+
+#[test]
+fn the_documented_plan_parses() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/regressions.md"),
+    )
+    .unwrap();
+    let at = doc.find("<!-- plan-example -->").expect("the marker");
+    let block = &doc[at..];
+    let block = &block[block.find("```yaml\n").unwrap() + 8..];
+    let text = &block[..block.find("```").unwrap()];
+    let d = dir("doc-plan");
+    std::fs::create_dir_all(d.join("tests")).unwrap();
+    std::fs::create_dir_all(d.join("suite")).unwrap();
+    for f in [
+        "tests/fill.s",
+        "tests/fill.out",
+        "tests/illegal-mode.s",
+        "tests/extra.s",
+    ] {
+        std::fs::write(d.join(f), "endpgm\n").unwrap();
+    }
+    std::fs::write(d.join("tests/more.txt"), "extra.s\n").unwrap();
+    std::fs::write(d.join("suite/add.json"), r#"{"post":{}}"#).unwrap();
+    let p = plan_in(&d, text);
+    assert_eq!(p.name, "nightly");
+    let names: Vec<&str> = p.suites.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["smoke", "random", "rtl", "conformance"]);
+    assert_eq!(p.suites[2].against, Against::Dut("./rtl-sim.sh".into()));
+    let cases = expand(&p).unwrap();
+    // 3 directed tests and 1 vector under 2 configurations, 10000 seeds under 1, 3 under 2.
+    assert_eq!(cases.len(), 3 * 2 + 10_000 + 3 * 2 + 2);
+}
