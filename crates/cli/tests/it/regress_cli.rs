@@ -627,12 +627,17 @@ fn shards_measure_coverage_and_the_merge_combines_it() {
         return;
     }
     let d = dir("regress-cover");
-    std::fs::write(d.join("fill.s"), FILL).unwrap();
-    std::fs::write(d.join("trap.s"), TRAP).unwrap();
+    // Programs that run alone (no arguments, no trap), as `warpkit cover` runs them.
+    std::fs::write(d.join("square.s"), "laneid v1\nmul v2, v1, v1\nendpgm\n").unwrap();
+    std::fs::write(
+        d.join("count.s"),
+        "umov.l u1, 3\ntop:\nuaddi u1, u1, -1\nbnz u1, top\nendpgm\n",
+    )
+    .unwrap();
     let plan = d.join("plan.yaml");
     std::fs::write(
         &plan,
-        "coverage: true\nsuites:\n  - {name: s, kind: directed, tests: [{file: fill.s}, {file: trap.s, exit: 1}]}\n",
+        "coverage: true\nsuites:\n  - {name: s, kind: directed, tests: [{file: square.s}, {file: count.s}]}\n",
     )
     .unwrap();
     // A relative --out, from the plan's directory.

@@ -333,8 +333,12 @@ impl Ctx<'_> {
     }
 
     /// `warpkit gen --seed S --count 1 -o DIR/gen [options]`: the program `DIR/gen/gen-S.s`.
+    /// The directory is made first: `-o` naming a path that does not exist writes the one
+    /// program to that file.
     fn generate(&self, seed: u64) -> Result<PathBuf, Verdict> {
         let out = self.dir.join("gen");
+        std::fs::create_dir_all(&out)
+            .map_err(|e| Verdict::Error(format!("cannot create {}: {e}", out.display())))?;
         let mut cmd = Command::new(self.warpkit);
         cmd.args([
             "--quiet",
@@ -364,17 +368,12 @@ impl Ctx<'_> {
         Ok(program)
     }
 
-    /// `warpkit conformance run` over a directory holding this one vector.
+    /// `warpkit conformance run VECTOR.json`: the one vector.
     fn vector(&self, path: &Path) -> Verdict {
-        let vdir = self.dir.join("vector");
-        let copy = vdir.join(path.file_name().unwrap_or_default());
-        if let Err(e) = std::fs::create_dir_all(&vdir).and_then(|_| std::fs::copy(path, &copy)) {
-            return Verdict::Error(format!("cannot copy {}: {e}", path.display()));
-        }
         let jsonl = self.dir.join("conformance.jsonl");
         let mut cmd = Command::new(self.warpkit);
         cmd.args(["--quiet", "conformance", "run"])
-            .arg(&vdir)
+            .arg(path)
             .arg("--jsonl")
             .arg(&jsonl);
         match (&self.suite().against, self.config().engine) {
