@@ -55,6 +55,7 @@ pub(crate) fn run_case(plan: &Plan, case: &Case, warpkit: &Path, dir: &Path) -> 
         case,
         warpkit,
         dir,
+        start: Instant::now(),
     };
     let (verdict, program) = ctx.run();
     let work = dir.display().to_string();
@@ -72,6 +73,8 @@ struct Ctx<'a> {
     case: &'a Case,
     warpkit: &'a Path,
     dir: &'a Path,
+    /// When the case began: the plan's timeout bounds the whole case, all its steps.
+    start: Instant,
 }
 
 /// What a program run must end with: this exit code, or (generated programs with
@@ -132,7 +135,15 @@ impl Ctx<'_> {
         if let Some(base) = self.plan.path.parent() {
             cmd.current_dir(base);
         }
-        exec(cmd, self.dir, label, self.plan.timeout, label == "dut")
+        let left = self.plan.timeout.saturating_sub(self.start.elapsed());
+        exec(
+            cmd,
+            self.dir,
+            label,
+            left,
+            self.plan.timeout,
+            label == "dut",
+        )
     }
 
     /// `warpkit run PROGRAM` with this configuration, the engine given or the
@@ -430,14 +441,14 @@ impl Ctx<'_> {
 }
 
 /// Run `cmd` with stdin empty and stdout/stderr in `dir/label.out` and `dir/label.err`,
-/// killing its whole process group after `timeout`.
-/// A DUT (`own_group`) gets a process group of its own, so a timeout kills what its shell
+/// killing it once `left` (what remains of the case's `timeout`) has passed. A DUT (`own_group`) gets a process group of its own, so a timeout kills what its shell
 /// started too; warpkit's own steps stay in ours, so an interrupt from the terminal reaches
 /// them.
 fn exec(
     cmd: &mut Command,
     dir: &Path,
     label: &str,
+    left: Duration,
     timeout: Duration,
     own_group: bool,
 ) -> Result<Exit, Verdict> {
@@ -461,7 +472,7 @@ fn exec(
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() >= timeout => {
+            Ok(None) if start.elapsed() >= left => {
                 if own_group {
                     kill_group(&child);
                 }
