@@ -21,6 +21,7 @@ mod linx_cmd;
 mod numbers;
 mod output;
 mod profile_cmd;
+mod regress_cmd;
 mod run_args;
 mod run_cmd;
 mod run_driver;
@@ -99,6 +100,8 @@ enum Command {
     Gen(gen_cmd::Args),
     /// Shrink a program a DUT disagrees on to a small one that still disagrees.
     Shrink(shrink_cmd::Args),
+    /// Run a regression plan, or one shard of it (Slurm arrays, Kubernetes Indexed Jobs), and merge shards (docs/regressions.md).
+    Regress(regress_cmd::Args),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -139,6 +142,7 @@ fn main() -> ExitCode {
         Command::Conformance(a) => conformance_cmd::run(a),
         Command::Gen(a) => gen_cmd::run(a),
         Command::Shrink(a) => shrink_cmd::run(a),
+        Command::Regress(a) => regress_cmd::run(a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

@@ -23,6 +23,7 @@ mod linx_cli;
 mod loc_cli;
 mod opencl_doc;
 mod profile;
+mod regress_cli;
 mod reports;
 mod run_cli;
 mod scratch_cli;

@@ -2,4 +2,5 @@
 
 mod conformance;
 mod gen;
+mod regress;
 mod shrink;
