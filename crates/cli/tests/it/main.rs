@@ -27,4 +27,5 @@ mod regress_cli;
 mod reports;
 mod run_cli;
 mod scratch_cli;
+mod shrink_cli;
 mod trace_diff;
