@@ -1,0 +1,3 @@
+//! The integration tests of `warpkit-verify`, one test binary with a module per part.
+
+mod cover;
