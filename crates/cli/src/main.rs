@@ -8,6 +8,7 @@ mod asm_cmd;
 mod cc_cmd;
 mod checkpoint_cmd;
 mod color;
+mod cover_cmd;
 mod debug;
 mod debug_cmd;
 mod dis_cmd;
@@ -90,6 +91,8 @@ enum Command {
     Linx(linx_cmd::Args),
     /// Work with commit traces (`trace diff A.jsonl B.jsonl`).
     Trace(trace_cmd::Args),
+    /// Functional coverage: the model, measuring it over programs and traces, merging (docs/coverage.md).
+    Cover(Box<cover_cmd::Args>),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -127,6 +130,7 @@ fn main() -> ExitCode {
         Command::Examples(a) => examples_cmd::run(a),
         Command::Linx(a) => linx_cmd::run(a),
         Command::Trace(a) => trace_cmd::run(a),
+        Command::Cover(a) => cover_cmd::run(*a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

@@ -138,6 +138,21 @@ impl ValueClass {
             .flat_map(|(k, _)| [ValueClass::Float(*k, false), ValueClass::Float(*k, true)])
     }
 
+    /// A small distinct number per class (below 32), for sets of classes as bit masks.
+    pub fn index(self) -> u32 {
+        match self {
+            ValueClass::Zero => 0,
+            ValueClass::One => 1,
+            ValueClass::AllOnes => 2,
+            ValueClass::SignMin => 3,
+            ValueClass::SignMax => 4,
+            ValueClass::Min => 5,
+            ValueClass::Max => 6,
+            ValueClass::Other => 7,
+            ValueClass::Float(k, negative) => 8 + 2 * k as u32 + u32::from(negative),
+        }
+    }
+
     /// Whether this is a floating-point class.
     pub fn is_float(self) -> bool {
         matches!(self, ValueClass::Float(..))

@@ -54,6 +54,73 @@ pub struct Step {
 }
 
 impl Step {
+    /// The step of the instruction at `pc` that `warp` just executed, from what the
+    /// interpreter recorded (call it from `Hooks::after`): what
+    /// [`warpkit_sim::Commit::capture`] records, without the disassembly and the memory
+    /// accesses coverage does not read.
+    pub fn capture(
+        warp: &warpkit_sim::Warp,
+        prog: &warpkit_sim::Program,
+        pc: u32,
+        exec_before: u32,
+    ) -> Step {
+        let (encoding, len) = prog.encoding(pc);
+        let mut s = Step {
+            workgroup: warp.id.workgroup,
+            warp: warp.id.warp,
+            pc,
+            encoding,
+            len: len as u8,
+            exec: exec_before,
+            end: warp.status == warpkit_sim::WarpStatus::Ended,
+            ..Step::default()
+        };
+        for op in warp.retired_ops() {
+            s.retired.push((op.pc, writeback_writes(&op.writeback)));
+        }
+        if let Some(t) = warp.last_trap() {
+            let handled = !matches!(warp.status, warpkit_sim::WarpStatus::Trapped(_));
+            s.trap = Some((t.cause, t.info, handled));
+            s.push_csrs(warp);
+            return s;
+        }
+        // A vector write covers the lanes active when it happened: the current EXEC (no
+        // instruction writes both a vector register and EXEC).
+        let exec = warp.exec();
+        let mut rows = warp.written_vregs();
+        while rows != 0 {
+            let r = rows.trailing_zeros();
+            rows &= rows - 1;
+            let row = &warp.v[r as usize];
+            let lanes: Vec<(u32, u32)> = (0..32u32)
+                .filter(|l| (exec >> l) & 1 != 0)
+                .map(|l| (l, row[l as usize]))
+                .collect();
+            if !lanes.is_empty() {
+                s.writes.push(RegWrite::V(r, lanes));
+            }
+        }
+        let mut uregs = warp.written_uregs();
+        while uregs != 0 {
+            let r = uregs.trailing_zeros();
+            uregs &= uregs - 1;
+            s.writes.push(RegWrite::U(r, warp.u[r as usize]));
+        }
+        s.push_csrs(warp);
+        s
+    }
+
+    fn push_csrs(&mut self, warp: &warpkit_sim::Warp) {
+        let mut numbers = warp.written_csrs();
+        while numbers != 0 {
+            let number = numbers.trailing_zeros();
+            numbers &= numbers - 1;
+            if let Some(value) = warp.csr.get(number) {
+                self.csrs.push((number, value));
+            }
+        }
+    }
+
     /// The step of a commit (what the trace writes for it).
     pub fn from_commit(c: &warpkit_sim::Commit) -> Step {
         let writes = |w: &[warpkit_sim::Written]| -> Vec<RegWrite> {
@@ -88,6 +155,36 @@ impl Step {
             retired: c.retired.iter().map(|(pc, w)| (*pc, writes(w))).collect(),
         }
     }
+}
+
+/// The registers an asynchronous write-back writes, as the trace lists them.
+fn writeback_writes(wb: &warpkit_sim::Writeback) -> Vec<RegWrite> {
+    let mut out = Vec::new();
+    match wb {
+        warpkit_sim::Writeback::None => {}
+        warpkit_sim::Writeback::V {
+            first,
+            count,
+            mask,
+            data,
+        } => {
+            for (k, lanes) in data.iter().enumerate().take(usize::from(*count)) {
+                let lanes: Vec<(u32, u32)> = (0..32u32)
+                    .filter(|l| (mask >> l) & 1 != 0)
+                    .map(|l| (l, lanes[l as usize]))
+                    .collect();
+                if !lanes.is_empty() {
+                    out.push(RegWrite::V(u32::from(*first) + k as u32, lanes));
+                }
+            }
+        }
+        warpkit_sim::Writeback::U { first, count, data } => {
+            for (k, &value) in data.iter().enumerate().take(usize::from(*count)) {
+                out.push(RegWrite::U(u32::from(*first) + k as u32, value));
+            }
+        }
+    }
+    out
 }
 
 /// An asynchronous operation in flight, as the steps show it.
@@ -179,13 +276,26 @@ fn registers(shape: &Shape, raw: u32) -> (u32, u32) {
     }
 }
 
+/// The operand shapes of every instruction, by `Op` index.
+fn all_shapes() -> &'static [Vec<Shape>] {
+    static SHAPES: std::sync::OnceLock<Vec<Vec<Shape>>> = std::sync::OnceLock::new();
+    SHAPES.get_or_init(|| {
+        warpkit_isa::ALL_OPS
+            .iter()
+            .map(|o| shapes(o.def()))
+            .collect()
+    })
+}
+
 /// Counts bins over a sequence of steps.
 pub struct Tracker<'m> {
     model: &'m Compiled,
     /// Hits per bin of the model.
     hits: Vec<u64>,
     warps: HashMap<([u32; 3], u32), Box<Shadow>>,
-    shapes: HashMap<Op, Vec<Shape>>,
+    /// The warp of the last step, kept out of `warps`: consecutive steps are mostly of
+    /// one warp.
+    current: Option<(([u32; 3], u32), Box<Shadow>)>,
     features: Vec<Feature>,
 }
 
@@ -196,7 +306,7 @@ impl<'m> Tracker<'m> {
             model: &model.compiled,
             hits: vec![0; model.compiled.bins.len()],
             warps: HashMap::new(),
-            shapes: HashMap::new(),
+            current: None,
             features: Vec::new(),
         }
     }
@@ -216,11 +326,15 @@ impl<'m> Tracker<'m> {
     /// Forget every warp (a launch ended: the next one starts from fresh registers).
     pub fn end_launch(&mut self) {
         self.warps.clear();
+        self.current = None;
     }
 
     /// Forget the warps of workgroup `id` (it ended).
     pub fn end_workgroup(&mut self, id: [u32; 3]) {
         self.warps.retain(|(w, _), _| *w != id);
+        if self.current.as_ref().is_some_and(|((w, _), _)| *w == id) {
+            self.current = None;
+        }
     }
 
     /// The coverage counted so far, as the coverage of `program`.
@@ -246,21 +360,22 @@ impl<'m> Tracker<'m> {
         self.features = features;
     }
 
-    fn shapes_of(&mut self, op: Op) -> Vec<Shape> {
-        self.shapes
-            .entry(op)
-            .or_insert_with(|| shapes(op.def()))
-            .clone()
-    }
-
     /// Count the bins `step` hits.
     pub fn step(&mut self, step: &Step) {
         let key = (step.workgroup, step.warp);
-        let mut shadow = self.warps.remove(&key).unwrap_or_else(Shadow::new);
+        let mut shadow = match self.current.take() {
+            Some((k, s)) if k == key => s,
+            other => {
+                if let Some((k, s)) = other {
+                    self.warps.insert(k, s);
+                }
+                self.warps.remove(&key).unwrap_or_else(Shadow::new)
+            }
+        };
         self.step_warp(step, &mut shadow);
         let stopped = step.end || matches!(step.trap, Some((_, _, false)));
         if !stopped {
-            self.warps.insert(key, shadow);
+            self.current = Some((key, shadow));
         }
     }
 
@@ -304,7 +419,7 @@ impl<'m> Tracker<'m> {
         };
         let op = instr.op();
         let def = op.def();
-        let shapes = self.shapes_of(op);
+        let shapes = &all_shapes()[op as usize];
         let model = self.model;
         let wants = &model.ops[op as usize];
         let want_values = wants.values.iter().any(|&(i, f)| i || f);
@@ -499,7 +614,7 @@ impl<'m> Tracker<'m> {
         if dests.is_empty() || !wants.values.iter().any(|&(i, f)| i || f) {
             return;
         }
-        let shapes = self.shapes_of(op);
+        let shapes = &all_shapes()[op as usize];
         self.features.clear();
         for &(i, raw) in dests {
             let s = &shapes[i];
@@ -558,12 +673,20 @@ fn classify(
         64 => FloatFormat::F64,
         _ => FloatFormat::F32,
     });
+    // Lanes mostly agree: push each class once.
+    let mut seen = 0u32;
     let mut push = |value: u64, bits: u32| {
+        let mut add = |c: super::classes::ValueClass| {
+            if seen & 1 << c.index() == 0 {
+                seen |= 1 << c.index();
+                out.push(Feature::Value(i as u8, c));
+            }
+        };
         if int {
-            out.push(Feature::Value(i as u8, register_class(value, bits)));
+            add(register_class(value, bits));
         }
         if float && format.bits() == bits {
-            out.push(Feature::Value(i as u8, float_class(value, format)));
+            add(float_class(value, format));
         }
     };
     let (first, _) = registers(s, raw);
@@ -574,11 +697,10 @@ fn classify(
             None => sh.ureg(r),
         }
     };
-    let lanes: Vec<Option<u32>> = if vector {
-        (0..32).filter(|l| exec >> l & 1 != 0).map(Some).collect()
-    } else {
-        vec![None]
-    };
+    let lanes = (0..32u32)
+        .filter(|l| vector && exec >> l & 1 != 0)
+        .map(Some)
+        .chain((!vector).then_some(None));
     for lane in lanes {
         if half {
             if let Some(w) = word(lane, first) {

@@ -7,7 +7,7 @@ use super::model::Model;
 use super::Coverage;
 use warpkit_sim::hooks::{Control, Hooks};
 use warpkit_sim::launch::{launch_observed, Arg, LaunchConfig, LaunchError, LaunchResult};
-use warpkit_sim::{Commit, Program, Warp};
+use warpkit_sim::{Program, Warp};
 
 /// Counts coverage of every instruction it sees.
 pub struct CoverHooks<'m> {
@@ -28,8 +28,8 @@ impl Hooks for CoverHooks<'_> {
     const ENABLED: bool = true;
 
     fn after(&mut self, warp: &Warp, prog: &Program, pc: u32, exec_before: u32) -> Control {
-        let commit = Commit::capture(warp, prog, pc, exec_before);
-        self.tracker.step(&Step::from_commit(&commit));
+        self.tracker
+            .step(&Step::capture(warp, prog, pc, exec_before));
         Control::Continue
     }
 
