@@ -91,7 +91,7 @@ enum Command {
     Linx(linx_cmd::Args),
     /// Work with commit traces (`trace diff A.jsonl B.jsonl`).
     Trace(trace_cmd::Args),
-    /// Functional coverage: the model, measuring it over programs and traces, merging (docs/coverage.md).
+    /// Functional coverage: write the model, measure it, merge databases (docs/coverage.md).
     Cover(Box<cover_cmd::Args>),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {

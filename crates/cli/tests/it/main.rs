@@ -9,6 +9,7 @@ mod cc_cli;
 mod checkpoint_cli;
 mod closed_stderr;
 mod compiler_output;
+mod cover_cli;
 mod data_safety;
 mod debug_cli;
 mod engine_cli;

@@ -276,6 +276,9 @@ fn registers(shape: &Shape, raw: u32) -> (u32, u32) {
     }
 }
 
+/// A warp: its workgroup and its index in it.
+type WarpKey = ([u32; 3], u32);
+
 /// The operand shapes of every instruction, by `Op` index.
 fn all_shapes() -> &'static [Vec<Shape>] {
     static SHAPES: std::sync::OnceLock<Vec<Vec<Shape>>> = std::sync::OnceLock::new();
@@ -292,10 +295,10 @@ pub struct Tracker<'m> {
     model: &'m Compiled,
     /// Hits per bin of the model.
     hits: Vec<u64>,
-    warps: HashMap<([u32; 3], u32), Box<Shadow>>,
+    warps: HashMap<WarpKey, Box<Shadow>>,
     /// The warp of the last step, kept out of `warps`: consecutive steps are mostly of
     /// one warp.
-    current: Option<(([u32; 3], u32), Box<Shadow>)>,
+    current: Option<(WarpKey, Box<Shadow>)>,
     features: Vec<Feature>,
 }
 

@@ -206,6 +206,13 @@ struct FileCoverpoint {
     bins: Vec<Spanned>,
 }
 
+/// Builds a selector from its pattern.
+type MakeSelector = fn(String) -> Selector;
+
+/// The features a bin matches (on one instruction only, or on every one selected) and its
+/// category.
+type Matched = (Vec<(Feature, Option<Op>)>, Category);
+
 /// Where a compile error points: `(line, column)`.
 type At = (u64, u64);
 
@@ -347,8 +354,8 @@ impl Model {
         }
         let mut located = Vec::new();
         for c in parsed.coverpoints {
-            let selectors: Vec<(&Spanned, fn(String) -> Selector)> = [
-                (c.op.as_ref(), Selector::Op as fn(String) -> Selector),
+            let selectors: Vec<(&Spanned, MakeSelector)> = [
+                (c.op.as_ref(), Selector::Op as MakeSelector),
                 (c.csr.as_ref(), Selector::Csr),
                 (c.trap.as_ref(), |_| Selector::Trap),
             ]
@@ -586,7 +593,7 @@ fn compile_op_bin(
     }
     let (head, tail) = bin.split_once('.').unwrap_or((bin, ""));
     let simple = |feature: Feature, category: Category| Ok((vec![(feature, None)], category));
-    let parsed: Result<(Vec<(Feature, Option<Op>)>, Category), String> = match (head, tail) {
+    let parsed: Result<Matched, String> = match (head, tail) {
         ("executed", "") => simple(Feature::Executed, Category::Instructions),
         ("exec", c) => match ExecClass::ALL.iter().find(|x| x.name() == c) {
             Some(&x) => simple(Feature::Exec(x), Category::Exec),
