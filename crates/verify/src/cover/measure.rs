@@ -495,7 +495,7 @@ impl<'m> Tracker<'m> {
         if is_conditional_branch(def) {
             sh.branch = Some(Branch {
                 op,
-                fallthrough: step.pc + u32::from(step.len),
+                fallthrough: step.pc.wrapping_add(u32::from(step.len)),
             });
             if branch_reads_lanes(def) {
                 let cond = match shapes

@@ -225,10 +225,13 @@ pub(crate) fn glob(pattern: &str, text: &str) -> bool {
     let Some((head, rest)) = pattern.split_once('*') else {
         return pattern.eq_ignore_ascii_case(text);
     };
-    if text.len() < head.len() || !text[..head.len()].eq_ignore_ascii_case(head) {
+    let Some(text) = text
+        .get(..head.len())
+        .filter(|start| start.eq_ignore_ascii_case(head))
+        .and_then(|_| text.get(head.len()..))
+    else {
         return false;
-    }
-    let text = &text[head.len()..];
+    };
     if rest.is_empty() {
         return true;
     }
@@ -700,5 +703,7 @@ mod tests {
         assert!(glob("*.f32", "fadd.f32"));
         assert!(glob("f*.f*", "fadd.f32"));
         assert!(!glob("f*.f64", "fadd.f32"));
+        assert!(!glob("é*", "ab"));
+        assert!(!glob("ab*", "a"));
     }
 }

@@ -6,7 +6,7 @@ use warpkit_sim::launch::{launch_traced, LaunchConfig};
 use warpkit_sim::{Program, TraceFormat};
 use warpkit_verify::cover::{
     measure_launch, measure_trace, BinStat, Category, CoverHooks, Coverage, Model, ModelError,
-    Tracker,
+    Step, Tracker,
 };
 
 fn program(src: &str) -> Program {
@@ -271,6 +271,29 @@ fn in_process_and_trace_file_coverage_agree() {
     }
 }
 
+#[test]
+fn steps_from_commits_measure_what_the_hooks_measure() {
+    let model = Model::generate();
+    let prog = program(ASYNC_FLOAT);
+    let cfg = LaunchConfig {
+        grid: [2, 1, 1],
+        block: [48, 1, 1],
+        ..LaunchConfig::default()
+    };
+    let mut commits = warpkit_sim::VecTracer::default();
+    warpkit_sim::launch::launch_with_tracer(&prog, &cfg, vec![], &mut commits).unwrap();
+    let mut tracker = Tracker::new(&model);
+    for c in &commits.commits {
+        tracker.step(&Step::from_commit(c));
+    }
+    let (_, live) = measure_launch(&model, "a.s", &prog, &cfg, vec![]).unwrap();
+    assert_eq!(tracker.coverage(&model, "a.s"), live);
+    assert!(
+        live.bins["add/exec.partial"].hits > 0,
+        "the partial warps show"
+    );
+}
+
 fn synthetic(bins: &[(&str, u64, Option<&str>)], programs: &[&str]) -> Coverage {
     Coverage {
         programs: programs.iter().map(|p| p.to_string()).collect(),
@@ -443,4 +466,13 @@ fn bad_trace_lines_give_located_errors() {
     assert!(e.to_string().starts_with("t.jsonl:2:"), "{e}");
     let e = measure_trace(&mut tracker, "not json\n".as_bytes(), "t.jsonl").unwrap_err();
     assert!(e.to_string().starts_with("t.jsonl:1:"), "{e}");
+    // Well-formed records naming registers, lanes and counters no warp has, at the end of
+    // the address space, are measured without harm.
+    let odd = r#"{"workgroup":[0,0,0],"warp":0,"step":1,"pc":4294967292,"encoding":"0xffffffffffffffff","asm":"?","exec":4294967295,"v":[{"reg":500,"lanes":[[40,1],[3,7]]}],"u":[{"reg":99,"value":1}],"exec_write":null,"csr":[{"name":"?","number":1023,"value":5}],"trap":null,"mem":[],"retired":[{"pc":12,"v":[{"reg":127,"lanes":[[31,1]]}],"u":[]}],"end":false}"#;
+    let branch = r#"{"workgroup":[0,0,0],"warp":0,"step":2,"pc":4294967292,"encoding":"0x00000000","asm":"?","exec":0,"v":[],"u":[],"exec_write":null,"csr":[],"trap":{"cause":77,"pc":0,"info":0,"handled":true},"mem":[],"retired":[],"end":true}"#;
+    let text = format!("{odd}\n{branch}\n{odd}\n");
+    assert_eq!(
+        measure_trace(&mut tracker, text.as_bytes(), "odd.jsonl").unwrap(),
+        3
+    );
 }
