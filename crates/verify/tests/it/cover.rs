@@ -194,9 +194,13 @@ const ASYNC_FLOAT: &str = "
 #[test]
 fn hazards_saturation_and_float_classes_are_seen() {
     let model = Model::generate();
-    let (_, cov) =
+    let (result, cov) =
         measure_launch(&model, "async.s", &program(ASYNC_FLOAT), &config(), vec![]).unwrap();
+    // The model's own hazard report sees the read before the wait too, and only it.
+    assert_eq!(result.hazards.len(), 1, "{:?}", result.hazards);
+    assert_eq!(result.hazards[0].register, "v3");
     let got = hit(&cov);
+    assert_eq!(cov.bins["fdiv.f32/hazard.raw"].hits, 1);
     for id in [
         "fdiv.f32/hazard.raw",
         "fdiv.f32/counter.full",
