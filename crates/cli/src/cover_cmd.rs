@@ -51,7 +51,8 @@ pub struct Reports {
     /// Write the HTML report.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Print only the summary table (Markdown) instead of the text report.
+    /// Print only the summary table (Markdown) instead of the text report, and, when
+    /// several programs were measured, the bins each hit on its own.
     #[arg(long)]
     pub summary: bool,
 }
@@ -148,8 +149,16 @@ fn measure(m: MeasureArgs) -> Outcome {
         None => Model::generate(),
     };
     let mut total = Coverage::empty(&model);
+    // Bins each program hit on its own, for the summary.
+    let mut each: Vec<(String, usize)> = Vec::new();
+    let mut add = |total: &mut Coverage, c: Coverage| {
+        if let Some(name) = c.programs.iter().next() {
+            each.push((name.clone(), c.hit_count()));
+        }
+        total.merge(&c);
+    };
     for path in &m.runs {
-        total.merge(&measure_run(&m, &model, path)?);
+        add(&mut total, measure_run(&m, &model, path)?);
     }
     for path in &m.traces {
         let name = crate::asm_cmd::shown(path);
@@ -162,7 +171,7 @@ fn measure(m: MeasureArgs) -> Outcome {
             measure_trace(&mut tracker, BufReader::new(file), &name)
         };
         result.map_err(|e| Failure::BadInput(e.to_string()))?;
-        total.merge(&tracker.coverage(&model, &name));
+        add(&mut total, tracker.coverage(&model, &name));
     }
     if m.examples {
         let size = if m.small {
@@ -171,14 +180,21 @@ fn measure(m: MeasureArgs) -> Outcome {
             warpkit_examples::Size::Full
         };
         for ex in warpkit_examples::all() {
-            total.merge(&measure_example(&model, ex, size)?);
+            add(&mut total, measure_example(&model, ex, size)?);
         }
     }
     let title = match total.programs.len() {
         1 => total.programs.iter().next().cloned().unwrap_or_default(),
         n => format!("{n} programs"),
     };
-    write_reports(&total, &m.reports, &title)
+    write_reports(&total, &m.reports, &title)?;
+    if m.reports.summary && each.len() > 1 {
+        out!("\n| program | bins hit |\n|---|---:|\n");
+        for (name, hit) in &each {
+            out!("| {name} | {hit} |\n");
+        }
+    }
+    Ok(())
 }
 
 /// Run `path` as `warpkit run` would, under coverage.

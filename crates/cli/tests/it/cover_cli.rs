@@ -27,6 +27,15 @@ fn hits(v: &serde_json::Value, bin: &str) -> u64 {
         .unwrap_or_else(|| panic!("no bin {bin}"))
 }
 
+fn hit_count_of(v: &serde_json::Value) -> usize {
+    v["bins"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|b| b["hits"].as_u64() > Some(0))
+        .count()
+}
+
 #[test]
 fn model_file_is_the_generated_model_and_reads_back() {
     let d = dir("cover-model");
@@ -114,6 +123,20 @@ fn programs_and_their_traces_measure_the_same_and_merge() {
     let first = vm["bins"]["add/exec.partial"]["first"].as_str().unwrap();
     assert_eq!(first, s(&p).min(s(&trace)));
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("| category | bins | hit | coverage |"));
+    // The summary lists the bins each program hit alone: the program and its trace agree.
+    let o = warpkit(&["cover", s(&p), "--trace", s(&trace), "--summary"]);
+    expect(&o, 0, &[]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let alone = text
+        .split("| program | bins hit |")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let n = hit_count_of(&va);
+    assert!(alone.contains(&format!("| {} | {n} |", s(&p))), "{text}");
+    assert!(
+        alone.contains(&format!("| {} | {n} |", s(&trace))),
+        "{text}"
+    );
     // The JSON report is a database too.
     let o = warpkit(&[
         "cover",
