@@ -36,4 +36,4 @@ pub use model::{
     BinInfo, Category, Coverpoint, Model, ModelError, Selector, MODEL_SCHEMA, MODEL_VERSION,
 };
 pub use run::{launch_covered, measure_launch, CoverHooks};
-pub use trace::{measure_trace, TraceError};
+pub use trace::{measure_trace, TraceError, MAX_LINE_BYTES};

@@ -2,7 +2,7 @@
 
 use super::measure::{RegWrite, Step, Tracker};
 use serde::Deserialize;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 /// A trace that cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -126,19 +126,49 @@ fn parse_line(line: &str) -> Result<Option<Step>, (usize, String)> {
     }))
 }
 
+/// The longest trace line read (as `warpkit trace diff` allows): a record of 32 lanes of
+/// every register written is far shorter.
+pub const MAX_LINE_BYTES: u64 = 16 << 20;
+
 /// Count the records of the trace `input` (named `file` in errors) into `tracker`; the
 /// trace is one launch. Returns the records counted.
 pub fn measure_trace(
     tracker: &mut Tracker<'_>,
-    input: impl BufRead,
+    mut input: impl BufRead,
     file: &str,
 ) -> Result<u64, TraceError> {
     let mut records = 0;
-    for (n, line) in input.lines().enumerate() {
-        let line = line.map_err(|source| TraceError::Io {
-            file: file.to_string(),
-            source,
-        })?;
+    let mut line = String::new();
+    let mut n = 0usize;
+    loop {
+        line.clear();
+        n += 1;
+        let read = (&mut input)
+            .take(MAX_LINE_BYTES + 1)
+            .read_line(&mut line)
+            .map_err(|source| match source.kind() {
+                std::io::ErrorKind::InvalidData => TraceError::Invalid {
+                    file: file.to_string(),
+                    line: n,
+                    column: 1,
+                    message: "the line is not UTF-8 text".into(),
+                },
+                _ => TraceError::Io {
+                    file: file.to_string(),
+                    source,
+                },
+            })?;
+        if read == 0 {
+            break;
+        }
+        if read as u64 > MAX_LINE_BYTES {
+            return Err(TraceError::Invalid {
+                file: file.to_string(),
+                line: n,
+                column: 1,
+                message: format!("a line longer than {MAX_LINE_BYTES} bytes"),
+            });
+        }
         match parse_line(&line) {
             Ok(Some(step)) => {
                 tracker.step(&step);
@@ -148,7 +178,7 @@ pub fn measure_trace(
             Err((column, message)) => {
                 return Err(TraceError::Invalid {
                     file: file.to_string(),
-                    line: n + 1,
+                    line: n,
                     column,
                     message,
                 })

@@ -470,6 +470,14 @@ fn bad_trace_lines_give_located_errors() {
     assert!(e.to_string().starts_with("t.jsonl:2:"), "{e}");
     let e = measure_trace(&mut tracker, "not json\n".as_bytes(), "t.jsonl").unwrap_err();
     assert!(e.to_string().starts_with("t.jsonl:1:"), "{e}");
+    let e = measure_trace(&mut tracker, &b"\n\xff\xfe\n"[..], "bin.jsonl").unwrap_err();
+    assert!(e.to_string().starts_with("bin.jsonl:2:"), "{e}");
+    let long = vec![b' '; warpkit_verify::cover::MAX_LINE_BYTES as usize + 10];
+    let e = measure_trace(&mut tracker, long.as_slice(), "long.jsonl").unwrap_err();
+    assert!(
+        e.to_string().starts_with("long.jsonl:1:") && e.to_string().contains("longer"),
+        "{e}"
+    );
     // Well-formed records naming registers, lanes and counters no warp has, at the end of
     // the address space, are measured without harm.
     let odd = r#"{"workgroup":[0,0,0],"warp":0,"step":1,"pc":4294967292,"encoding":"0xffffffffffffffff","asm":"?","exec":4294967295,"v":[{"reg":500,"lanes":[[40,1],[3,7]]}],"u":[{"reg":99,"value":1}],"exec_write":null,"csr":[{"name":"?","number":1023,"value":5}],"trap":null,"mem":[],"retired":[{"pc":12,"v":[{"reg":127,"lanes":[[31,1]]}],"u":[]}],"end":false}"#;
