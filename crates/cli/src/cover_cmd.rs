@@ -127,6 +127,9 @@ pub fn run(args: Args) -> Outcome {
             }
         }
         Some(Sub::Merge { inputs, reports }) => {
+            let named: Vec<(&str, &Path)> =
+                inputs.iter().map(|p| ("database", p.as_path())).collect();
+            check_outputs(&reports, &named)?;
             let mut total = Coverage::default();
             for path in &inputs {
                 let c = Coverage::load(path).map_err(|e| Failure::BadInput(e.to_string()))?;
@@ -144,6 +147,16 @@ fn measure(m: MeasureArgs) -> Outcome {
             "nothing to measure: give programs (RUN...), --trace files or --examples".into(),
         ));
     }
+    let mut inputs: Vec<(&str, &Path)> = m.runs.iter().map(|p| ("program", p.as_path())).collect();
+    inputs.extend(m.traces.iter().map(|p| ("trace", p.as_path())));
+    inputs.extend(m.model.iter().map(|p| ("model", p.as_path())));
+    inputs.extend(
+        m.args
+            .iter()
+            .filter_map(|a| a.split_once("=@"))
+            .map(|(_, f)| ("--arg file", Path::new(f))),
+    );
+    check_outputs(&m.reports, &inputs)?;
     let model = match &m.model {
         Some(path) => Model::load(path).map_err(|e| Failure::BadInput(e.to_string()))?,
         None => Model::generate(),
@@ -262,6 +275,19 @@ fn measure_example(
         note_problems(&name, r);
     }
     Ok(hooks.tracker.coverage(model, &name))
+}
+
+/// Refuse outputs that would overwrite an input or each other.
+fn check_outputs(r: &Reports, inputs: &[(&str, &Path)]) -> Outcome {
+    let outputs: Vec<(&str, &Path)> = [
+        ("-o", r.output.as_deref()),
+        ("--json", r.json.as_deref()),
+        ("--html", r.html.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(o, p)| p.map(|p| (o, p)))
+    .collect();
+    crate::output::check_distinct(&outputs, inputs)
 }
 
 fn write_reports(cov: &Coverage, r: &Reports, title: &str) -> Outcome {

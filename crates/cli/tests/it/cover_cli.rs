@@ -177,6 +177,11 @@ fn bad_input_exits_2_with_a_location() {
     .unwrap();
     let o = warpkit(&["cover", "--trace", s(&trace)]);
     expect(&o, 2, &[&format!("{}:2:", s(&trace))]);
+    let o = warpkit(&["cover", "merge", s(&bad), "-o", s(&bad)]);
+    expect(&o, 2, &["would overwrite"]);
+    let o = warpkit(&["cover", s(&p), "--html", s(&p)]);
+    expect(&o, 2, &["would overwrite"]);
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), PROGRAM);
     let o = warpkit(&["cover", s(&d.join("missing.s"))]);
     expect(&o, 2, &["missing.s"]);
 }
