@@ -47,22 +47,6 @@ pub(crate) fn is_float(def: &InstrDef) -> bool {
         .get(usize::from(def.subgroup))
         .and_then(|s| GROUPS.get(usize::from(s.group)))
         .is_some_and(|g| g.source.ends_with("float.yaml"))
-        && !matches!(
-            def.subgroup_id(),
-            "gload" | "gstore" | "gatomic" | "ds" | "uload"
-        )
-}
-
-trait SubgroupId {
-    fn subgroup_id(&self) -> &'static str;
-}
-
-impl SubgroupId for InstrDef {
-    fn subgroup_id(&self) -> &'static str {
-        SUBGROUPS
-            .get(usize::from(self.subgroup))
-            .map_or("", |s| s.id)
-    }
 }
 
 /// The floating-point format a conversion's type suffix names (`f32`, `bf16`), if it is one.
