@@ -9,6 +9,7 @@ mod cc_cmd;
 mod checkpoint_cmd;
 mod color;
 mod conformance_cmd;
+mod cover_cmd;
 mod debug;
 mod debug_cmd;
 mod dis_cmd;
@@ -102,6 +103,8 @@ enum Command {
     Shrink(shrink_cmd::Args),
     /// Run a regression plan, or one shard of it (Slurm arrays, Kubernetes Indexed Jobs), and merge shards (docs/regressions.md).
     Regress(regress_cmd::Args),
+    /// Functional coverage: write the model, measure it, merge databases (docs/coverage.md).
+    Cover(Box<cover_cmd::Args>),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -143,6 +146,7 @@ fn main() -> ExitCode {
         Command::Gen(a) => gen_cmd::run(a),
         Command::Shrink(a) => shrink_cmd::run(a),
         Command::Regress(a) => regress_cmd::run(a),
+        Command::Cover(a) => cover_cmd::run(*a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

@@ -1,6 +1,7 @@
 //! The integration tests of warpkit-verify, one test binary with one module per part.
 
 mod conformance;
+mod cover;
 mod gen;
 mod regress;
 mod shrink;
