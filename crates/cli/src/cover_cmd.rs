@@ -232,6 +232,8 @@ fn measure_run(m: &MeasureArgs, model: &Model, path: &Path) -> Result<Coverage, 
     let mut launch = launch_args.launch(false)?;
     let object = launch_args.load(&mut launch)?;
     launch_args.add_args(&mut launch)?;
+    // A generated program's `.launch` directives, as `warpkit run` reads them.
+    launch_args.file_launch(&mut launch)?;
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
     let (program, config, args) = prepared.into_parts();
     let name = crate::asm_cmd::shown(path);

@@ -1,7 +1,7 @@
 //! `warpkit cover`: the model file, measuring programs and traces, databases, merging,
 //! reports and bad input.
 
-use crate::common::{dir, expect, s, warpkit};
+use crate::common::{dir, expect, s, stderr, warpkit};
 use std::path::Path;
 
 const PROGRAM: &str = "
@@ -184,4 +184,19 @@ fn bad_input_exits_2_with_a_location() {
     assert_eq!(std::fs::read_to_string(&p).unwrap(), PROGRAM);
     let o = warpkit(&["cover", s(&d.join("missing.s"))]);
     expect(&o, 2, &["missing.s"]);
+}
+
+/// A generated program launches by its own `.launch` directives under `warpkit cover`, as
+/// under `warpkit run` (as a bare warp it would fault on its first load).
+#[test]
+fn generated_programs_launch_by_their_directives() {
+    let d = dir("cover-gen");
+    let prog = d.join("gen-4.s");
+    expect(&warpkit(&["gen", "--seed", "4", "-o", s(&prog)]), 0, &[]);
+    let o = warpkit(&["cover", s(&prog)]);
+    expect(&o, 0, &[]);
+    let err = stderr(&o);
+    assert!(!err.contains("trap"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("by 1 program"), "{out}");
 }

@@ -290,10 +290,13 @@ pub fn generate(options: &GenOptions, seed: u64) -> GeneratedProgram {
 }
 
 /// Whether the body may draw `op` at random: everything but what only the streams may
-/// place (branches and jumps, EXEC writes, memory, CSR and system instructions, relative
-/// register indexing).
+/// place (branches and jumps, EXEC writes, memory, CSR and system instructions but `nop`,
+/// relative register indexing).
 pub fn eligible(op: Op) -> bool {
     let def = op.def();
+    if def.mnemonic == "nop" {
+        return true;
+    }
     let sub = warpkit_isa::SUBGROUPS[usize::from(def.subgroup)].id;
     def.memory.is_none()
         && !def.flags.contains(Flags::BR)

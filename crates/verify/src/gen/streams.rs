@@ -62,6 +62,15 @@ impl Gen<'_> {
                         .pick(&[Space::Global, Space::Global64, Space::Shared]);
                     self.memory_access(space, None);
                 }
+                if self.rng.chance(300) {
+                    self.uniform_load();
+                }
+                if self.rng.chance(100) {
+                    // Cache maintenance: no register result, but it occupies its counter,
+                    // which the tracker accounts for like any asynchronous operation.
+                    let op = *self.rng.pick(&["cache.wb", "cache.inv"]);
+                    self.ins(op, &[]);
+                }
             }
             StreamKind::Barrier => {
                 let _ = self.barrier_stream();
@@ -127,7 +136,10 @@ impl Gen<'_> {
                 };
                 self.ins("exec.get", &[s0]);
                 self.ins("umov.l", &[s1, pattern]);
-                if self.rng.chance(500) {
+                if self.rng.chance(100) {
+                    // Whole-quad mode: EXEC grows to whole groups of four lanes.
+                    self.ins("exec.wqm", &[s2]);
+                } else if self.rng.chance(500) {
                     self.ins("exec.set", &[s1]);
                 } else {
                     let op = *self.rng.pick(&[
@@ -377,6 +389,49 @@ impl Gen<'_> {
         dest
     }
 
+    /// A uniform load (`uload.bN`) from this warp's own global region: the base pair is
+    /// `buf` plus the region's offset, in this level's nesting registers.
+    fn uniform_load(&mut self) {
+        let ops: Vec<Op> = ALL_OPS
+            .iter()
+            .copied()
+            .filter(|&op| {
+                op.def().memory.is_some_and(|m| {
+                    m.address == Addressing::Uniform && m.access == MemoryAccess::Load
+                })
+            })
+            .collect();
+        let Some(&op) = (!ops.is_empty()).then(|| self.rng.pick(&ops)) else {
+            return;
+        };
+        let [s0, ..] = self.nest();
+        // The region may hold what this warp's in-flight stores write: settle them first.
+        self.drain();
+        self.ins("uaddzx64", &[s0, i64::from(U_BUF), i64::from(U_GOFF)]);
+        let def = op.def();
+        let size = def.memory.map_or(4, |m| u32::from(m.size));
+        let align = size.clamp(1, 4);
+        let imm = i64::from(
+            self.rng
+                .below(u64::from((GLOBAL_REGION - size) / align) + 1) as u32
+                * align,
+        );
+        let mut values = Vec::new();
+        for o in def.operands {
+            values.push(match (o.name, o.kind.ty.class) {
+                ("rd", _) => self.pick_u(
+                    u32::from(o.kind.regs.max(1)),
+                    u32::from(o.kind.ty.align.max(1)),
+                ),
+                ("rs1", _) => s0,
+                ("imm", _) => imm,
+                (_, OperandClass::Enum) => i64::from(self.rng.below(4) as u32),
+                _ => 0,
+            });
+        }
+        self.ins(def.mnemonic, &values);
+    }
+
     fn barrier_stream(&mut self) -> Option<()> {
         let t = i64::from(U_T);
         match self.rng.below(3) {
@@ -596,6 +651,10 @@ impl Gen<'_> {
     }
 
     fn branch_stream(&mut self) {
+        if self.rng.chance(250) {
+            self.call();
+            return;
+        }
         let skip = self.label();
         let u = self.pick_u(1, 1);
         let text = match self.rng.below(6) {
@@ -610,6 +669,25 @@ impl Gen<'_> {
         let n = self.rng.range(1, 4);
         self.body(n);
         self.place(&skip);
+    }
+
+    /// A call and return: `jal` links into this level's nesting register and jumps over the
+    /// `jmp` to the callee; the callee returns with `jr` (or `jalr`, linking again) to the
+    /// `jmp`, which leaves past the callee.
+    fn call(&mut self) {
+        let [s0, s1, ..] = self.nest();
+        let (callee, after) = (self.label(), self.label());
+        self.branch(&format!("jal u{s0}, {callee}"));
+        self.branch(&format!("jmp {after}"));
+        self.place(&callee);
+        let n = self.rng.range(1, 4);
+        self.body(n);
+        if self.rng.chance(500) {
+            self.branch(&format!("jr u{s0}, 0"));
+        } else {
+            self.branch(&format!("jalr u{s1}, u{s0}, 0"));
+        }
+        self.place(&after);
     }
 
     /// The end of a `--traps` body: a trapping operation, after installing a trap handler

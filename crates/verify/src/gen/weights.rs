@@ -26,6 +26,8 @@ pub struct Weights {
 
 /// The weight of a group the weights do not name.
 pub const DEFAULT_GROUP_WEIGHT: u32 = 10;
+/// The default weight of the `sys` group, whose one randomly drawn instruction is `nop`.
+pub const DEFAULT_SYS_WEIGHT: u32 = 1;
 
 /// A weights file that cannot be used, located.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -204,7 +206,13 @@ impl Weights {
 
     /// The weight of group `id`.
     pub fn group(&self, id: &str) -> u32 {
-        self.groups.get(id).copied().unwrap_or(DEFAULT_GROUP_WEIGHT)
+        let default = if id == "sys" {
+            // The group's one random instruction is `nop`: drawn rarely unless asked for.
+            DEFAULT_SYS_WEIGHT
+        } else {
+            DEFAULT_GROUP_WEIGHT
+        };
+        self.groups.get(id).copied().unwrap_or(default)
     }
 
     /// The weight of instruction `op` within its group.

@@ -203,6 +203,7 @@ groups:
   f16: 0
   cvt16: 0
   fcmp: 0
+  sys: 0
 instructions:
   add.vu: 400
 streams:

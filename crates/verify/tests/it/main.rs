@@ -2,6 +2,7 @@
 
 mod conformance;
 mod cover;
+mod flow;
 mod gen;
 mod regress;
 mod shrink;
