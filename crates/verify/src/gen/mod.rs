@@ -626,25 +626,6 @@ impl<'o> Gen<'o> {
         }
         self.line("endpgm");
     }
-
-    /// One instruction drawn from the tables (none when it found no legal operands).
-    pub(crate) fn random_from_table(&mut self) {
-        let weights: Vec<u32> = self.table.iter().map(|(w, _, _)| *w).collect();
-        let Some(g) = self.rng.weighted(&weights) else {
-            // Every group weighs 0: the body is streams and no-ops.
-            self.ins("nop", &[]);
-            return;
-        };
-        let (_, ops, ws) = &self.table[g];
-        let Some(i) = self.rng.weighted(ws) else {
-            self.ins("nop", &[]);
-            return;
-        };
-        let op = ops[i];
-        if let Some(ins) = random::instruction(self, op) {
-            self.emit(ins);
-        }
-    }
 }
 
 /// The instruction `mnemonic` with operand values as [`Gen::ins`] takes them.

@@ -161,3 +161,24 @@ fn immediate(g: &mut Gen, class: OperandClass, width: u32) -> u32 {
         _ => g.rng.next_u32() & mask,
     }
 }
+
+impl Gen<'_> {
+    /// One instruction drawn from the tables (none when it found no legal operands).
+    pub(crate) fn random_from_table(&mut self) {
+        let weights: Vec<u32> = self.table.iter().map(|(w, _, _)| *w).collect();
+        let Some(g) = self.rng.weighted(&weights) else {
+            // Every group weighs 0: the body is streams and no-ops.
+            self.ins("nop", &[]);
+            return;
+        };
+        let (_, ops, ws) = &self.table[g];
+        let Some(i) = self.rng.weighted(ws) else {
+            self.ins("nop", &[]);
+            return;
+        };
+        let op = ops[i];
+        if let Some(ins) = instruction(self, op) {
+            self.emit(ins);
+        }
+    }
+}
