@@ -13,10 +13,14 @@ pub fn warpkit(args: &[&str]) -> Output {
         .expect("warpkit runs")
 }
 
-/// An empty scratch directory for `test`, unique to this test binary and process.
+/// An empty scratch directory for `test`, unique to this call: tests in different modules
+/// may pick the same name and run at the same time, so a per-process sequence number keeps
+/// one from deleting the other's files.
 pub fn dir(test: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let d = std::env::temp_dir().join(format!(
-        "warpkit-{}-{}-{test}",
+        "warpkit-{}-{}-{n}-{test}",
         env!("CARGO_CRATE_NAME"),
         std::process::id()
     ));
