@@ -36,6 +36,15 @@ pub enum ConformanceCommand {
         #[arg(long, default_value = "jit")]
         engine: Engine,
     },
+    /// Write the vector of a `.s` program launched by its `.launch` directives (the ABI's
+    /// initial state; the post-state warpkit computes), e.g. a generated program for a DUT.
+    Vector {
+        /// The program.
+        program: PathBuf,
+        /// The vector file (`-` = stdout, the default).
+        #[arg(short, long, value_name = "FILE", default_value = "-")]
+        output: PathBuf,
+    },
 }
 
 #[derive(clap::Args)]
@@ -61,6 +70,7 @@ pub fn run(args: Args) -> Outcome {
         ConformanceCommand::Export { dir } => export(dir),
         ConformanceCommand::Run(a) => run_suite(a),
         ConformanceCommand::Dut { vector, engine } => dut(vector, engine),
+        ConformanceCommand::Vector { program, output } => program_vector(program, output),
     }
 }
 
@@ -154,4 +164,17 @@ fn dut(path: PathBuf, engine: Engine) -> Outcome {
     let text = serde_json::to_string(&state).expect("a state always serialises");
     outln!("{text}");
     Ok(())
+}
+
+fn program_vector(program: PathBuf, output: PathBuf) -> Outcome {
+    crate::output::check_output_path("--output", &output)?;
+    crate::output::check_distinct(&[("--output", &output)], &[("PROGRAM", &program)])?;
+    let name = crate::asm_cmd::shown(&program);
+    let source = std::fs::read_to_string(&program).map_err(|e| bad(format!("{name}: {e}")))?;
+    let v = warpkit_verify::shrink::source_vector(&source, &name).map_err(bad)?;
+    let mut text = v.to_json();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    crate::output::write_output(&output, text.as_bytes())
 }

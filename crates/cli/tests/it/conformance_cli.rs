@@ -130,3 +130,40 @@ fn a_self_checking_program_passes_under_warpkit_run() {
         }
     }
 }
+
+/// `conformance vector`: a generated program becomes a vector (its launch, the ABI's initial
+/// state, the model's post-state) that passes on both engines.
+#[test]
+fn a_program_becomes_a_vector_that_runs_on_both_engines() {
+    let d = dir("conformance-vector");
+    let prog = d.join("gen-3.s");
+    expect(&warpkit(&["gen", "--seed", "3", "-o", s(&prog)]), 0, &[]);
+    let v = d.join("gen-3.json");
+    expect(
+        &warpkit(&["conformance", "vector", s(&prog), "-o", s(&v)]),
+        0,
+        &[],
+    );
+    let vector = warpkit_verify::vector::Vector::load(&v).unwrap();
+    assert!(vector.launch.grid.iter().all(|&g| g >= 1));
+    assert!(!vector.post.warps.is_empty());
+    for engine in ["jit", "interp"] {
+        expect(
+            &warpkit(&["conformance", "run", s(&v), "--engine", engine]),
+            0,
+            &[],
+        );
+    }
+    // To stdout, the same bytes.
+    let o = warpkit(&["conformance", "vector", s(&prog)]);
+    expect(&o, 0, &[]);
+    assert_eq!(o.stdout, std::fs::read(&v).unwrap());
+    // A program that does not assemble is bad input, located.
+    let bad = d.join("bad.s");
+    std::fs::write(&bad, "    add v1, v2\n").unwrap();
+    expect(
+        &warpkit(&["conformance", "vector", s(&bad)]),
+        2,
+        &["bad.s:1:"],
+    );
+}

@@ -12,7 +12,7 @@ mod program;
 mod reduce;
 
 pub use program::{
-    candidate_vector, disagreement, shrink_program, ShrunkProgram, CANDIDATE_MAX_STEPS,
+    disagreement, shrink_program, source_vector, ShrunkProgram, CANDIDATE_MAX_STEPS,
 };
 pub use reduce::reduce;
 

@@ -131,7 +131,7 @@ fn shrink_launch(
 /// deadlock: removing an instruction made the program meaningless), when the DUT fails to
 /// run it, or when the two agree.
 pub fn disagreement(source: &str, name: &str, dut: &Dut) -> Option<Vec<Mismatch>> {
-    let vector = candidate_vector(source, name).ok()?;
+    let vector = source_vector(source, name).ok()?;
     if vector
         .post
         .warps
@@ -145,8 +145,10 @@ pub fn disagreement(source: &str, name: &str, dut: &Dut) -> Option<Vec<Mismatch>
     (!mismatches.is_empty()).then_some(mismatches)
 }
 
-/// The vector of a `.s` program with its launch directives (the ABI's initial state).
-pub fn candidate_vector(source: &str, name: &str) -> Result<Vector, ShrinkError> {
+/// The vector of a `.s` program with its launch directives (the ABI's initial state, the
+/// post-state the model computes): `warpkit shrink` hands its candidates to a DUT so, and
+/// `warpkit conformance vector` writes any program so.
+pub fn source_vector(source: &str, name: &str) -> Result<Vector, ShrinkError> {
     let launch_text = parse_launch_directives(source, name)
         .map_err(|e| ShrinkError::Launch(e.to_string()))?
         .unwrap_or_default();
