@@ -20,6 +20,13 @@ stop() {
             kill "$(cat "$pidfile")" 2>/dev/null || true
         fi
     done
+    # The daemons do not always leave their pid files; on a node this script configured
+    # (its marker in slurm.conf), the daemons by name are its own.
+    if grep -qF "$marker" "$conf" 2>/dev/null; then
+        pkill -x slurmd 2>/dev/null || true
+        pkill -x slurmctld 2>/dev/null || true
+        pkill -x munged 2>/dev/null || true
+    fi
 }
 
 idle() {
