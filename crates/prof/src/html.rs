@@ -29,13 +29,18 @@ fn heat(x: f64) -> String {
     format!("rgb(255,{g},{g})")
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222}\
+/// The style sheet warpkit's HTML reports share (the profile's, the coverage report's):
+/// page, tables, source columns, headings and bars.
+pub const BASE_STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222}\
 table{border-collapse:collapse;font-size:13px}\
 td,th{padding:1px 6px;text-align:right;white-space:nowrap}\
 td.src,th.src{text-align:left;font-family:monospace;white-space:pre}\
-tr.file td{background:#eee;text-align:left;font-weight:bold}\
 .bar{display:inline-block;height:10px;background:#c33}\
-h2{margin-top:1.5em}svg text{font-size:11px;font-family:sans-serif}";
+h2{margin-top:1.5em}";
+
+/// The profile's own rules, after the shared ones.
+const STYLE: &str = "tr.file td{background:#eee;text-align:left;font-weight:bold}\
+svg text{font-size:11px;font-family:sans-serif}";
 
 /// Render `profile`; `sources` gives the annotated source when the program has lines.
 pub fn render(profile: &Profile, sources: Option<&SourceMap>, title: &str) -> String {
@@ -44,7 +49,7 @@ pub fn render(profile: &Profile, sources: Option<&SourceMap>, title: &str) -> St
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>warpkit profile: {}</title><style>{STYLE}</style></head><body>\n\
+         <title>warpkit profile: {}</title><style>{BASE_STYLE}{STYLE}</style></head><body>\n\
          <h1>warpkit profile: {}</h1>\n",
         escape(title),
         escape(title)

@@ -5,6 +5,7 @@
 use super::Coverage;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use warpkit_prof::html::{escape, BASE_STYLE};
 
 fn percent(hit: usize, total: usize) -> f64 {
     if total == 0 {
@@ -113,30 +114,9 @@ pub fn json(cov: &Coverage) -> String {
     s
 }
 
-/// Escape text for HTML element content and attribute values.
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222}\
-table{border-collapse:collapse;font-size:13px}\
-td,th{padding:1px 6px;text-align:right;white-space:nowrap}\
-td.src,th.src{text-align:left;font-family:monospace;white-space:pre}\
-tr.miss td{background:#fdd}\
-.bar{display:inline-block;height:10px;background:#c33}\
-.track{display:inline-block;width:200px;height:10px;background:#eee}\
-h2{margin-top:1.5em}";
+/// The coverage report's own rules, after the profile report's shared ones.
+const STYLE: &str = "tr.miss td{background:#fdd}\
+.track{display:inline-block;width:200px;height:10px;background:#eee}";
 
 /// The HTML report: totals, the summary per category with bars, then per category a
 /// table of its bins (hits, first program), bins not hit shaded.
@@ -146,7 +126,7 @@ pub fn html(cov: &Coverage, title: &str) -> String {
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>warpkit coverage: {t}</title><style>{STYLE}</style></head><body>\n\
+         <title>warpkit coverage: {t}</title><style>{BASE_STYLE}{STYLE}</style></head><body>\n\
          <h1>warpkit coverage: {t}</h1>\n",
         t = escape(title)
     );
