@@ -1,44 +1,27 @@
-//! The generator's pseudo-random numbers: xoshiro256** seeded through splitmix64, so a seed
-//! gives the same stream on every host and with every Rust version.
+//! The generator's pseudo-random numbers: xoshiro256** seeded through SplitMix64 (the
+//! `rand_xoshiro` crate), so a seed gives the same stream on every host; a test pins the
+//! stream, so a dependency update cannot change it unnoticed.
+
+use rand_core::{Rng as _, SeedableRng};
+use rand_xoshiro::Xoshiro256StarStar;
 
 /// A deterministic pseudo-random stream (xoshiro256**).
 #[derive(Clone, Debug)]
 pub struct Rng {
-    s: [u64; 4],
-}
-
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    inner: Xoshiro256StarStar,
 }
 
 impl Rng {
-    /// The stream of `seed`.
+    /// The stream of `seed` (its state filled by SplitMix64 from the seed).
     pub fn new(seed: u64) -> Rng {
-        let mut st = seed;
-        let s = [
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-            splitmix64(&mut st),
-        ];
-        Rng { s }
+        Rng {
+            inner: Xoshiro256StarStar::seed_from_u64(seed),
+        }
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
+        self.inner.next_u64()
     }
 
     /// A number in `0..n` (`n > 0`), without modulo bias worth caring about at these sizes
