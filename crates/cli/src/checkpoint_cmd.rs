@@ -162,10 +162,10 @@ pub fn resume(args: &Args, path: &Path, outs: &[(String, PathBuf)]) -> Outcome {
             )));
         }
     }
-    if args.launch.threads > MAX_THREADS {
+    if args.launch.options.threads > MAX_THREADS {
         return Err(Failure::BadInput(format!(
             "--threads {}: at most {MAX_THREADS}",
-            args.launch.threads
+            args.launch.options.threads
         )));
     }
     let program = checkpoint.program();
@@ -176,7 +176,7 @@ pub fn resume(args: &Args, path: &Path, outs: &[(String, PathBuf)]) -> Outcome {
     session.set_cancel(Some(interrupts.cancel.clone()));
     // With scratch memory, no more host threads than the saved launch's memory limit
     // admitted (--max-memory cannot be given again).
-    session.set_threads(resume_threads(&config, args.launch.threads));
+    session.set_threads(resume_threads(&config, args.launch.options.threads));
     let shown = shown(args, config.max_steps, config.max_total_steps);
     let ran = drive(args, session, args.stop_after_steps, &lines)?;
     conclude(args, outs, ran, &shown, config.bare, &interrupts, &lines)

@@ -5,11 +5,10 @@
 //! and the database (`-o`).
 
 use crate::failure::{Failure, Outcome};
-use crate::launch_args::{setup_failure, LaunchArgs, DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORKGROUPS};
+use crate::launch_args::{setup_failure, LaunchArgs, LaunchOptions};
 use crate::output::write_output;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use warpkit_sim::DEFAULT_MAX_STEPS;
 use warpkit_verify::cover::{measure_launch, measure_trace, report, Coverage, Model, Tracker};
 
 #[derive(clap::Args)]
@@ -77,41 +76,9 @@ pub struct MeasureArgs {
     pub small: bool,
     #[command(flatten)]
     pub reports: Reports,
-    /// Workgroups in the grid: X[,Y[,Z]] (for every RUN).
-    #[arg(long, value_name = "X[,Y,Z]")]
-    pub grid: Option<String>,
-    /// Threads per workgroup: X[,Y[,Z]].
-    #[arg(long, value_name = "X[,Y,Z]")]
-    pub block: Option<String>,
-    /// A kernel argument, as for `warpkit run` (for every RUN).
-    #[arg(long = "arg", value_name = "NAME=VALUE")]
-    pub args: Vec<String>,
-    /// Bytes of shared memory per workgroup.
-    #[arg(long, value_name = "BYTES", value_parser = crate::numbers::u32_arg)]
-    pub shared: Option<u32>,
-    /// Bytes of scratch memory per lane.
-    #[arg(long, value_name = "BYTES", value_parser = crate::numbers::u32_arg)]
-    pub scratch: Option<u32>,
-    /// Host threads (default: one per core). Coverage does not depend on it.
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::numbers::usize_arg)]
-    pub threads: usize,
-    /// Stop a warp once it has executed this many instructions.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = crate::numbers::u64_arg)]
-    pub max_steps: u64,
-    /// Start every warp at this symbol or byte offset.
-    #[arg(long, value_name = "SYMBOL|ADDRESS")]
-    pub entry: Option<String>,
-    /// Launch the kernel NAME of the program's metadata.
-    #[arg(long, value_name = "NAME", conflicts_with = "entry")]
-    pub kernel: Option<String>,
-    /// Refuse a launch needing more than this many bytes of memory.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MEMORY, value_parser = crate::numbers::u64_arg)]
-    pub max_memory: u64,
-    /// Refuse a grid of more workgroups than this.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WORKGROUPS, value_parser = crate::numbers::u64_arg)]
-    pub max_workgroups: u64,
+    /// The launch options of `warpkit run`, for every RUN.
     #[command(flatten)]
-    pub compile: crate::cc_cmd::CompileArgs,
+    pub launch: LaunchOptions,
 }
 
 pub fn run(args: Args) -> Outcome {
@@ -151,7 +118,8 @@ fn measure(m: MeasureArgs) -> Outcome {
     inputs.extend(m.traces.iter().map(|p| ("trace", p.as_path())));
     inputs.extend(m.model.iter().map(|p| ("model", p.as_path())));
     inputs.extend(
-        m.args
+        m.launch
+            .args
             .iter()
             .filter_map(|a| a.split_once("=@"))
             .map(|(_, f)| ("--arg file", Path::new(f))),
@@ -214,20 +182,9 @@ fn measure(m: MeasureArgs) -> Outcome {
 fn measure_run(m: &MeasureArgs, model: &Model, path: &Path) -> Result<Coverage, Failure> {
     let launch_args = LaunchArgs {
         file: Some(path.to_path_buf()),
-        grid: m.grid.clone(),
-        block: m.block.clone(),
-        args: m.args.clone(),
-        shared: m.shared,
-        scratch: m.scratch,
-        threads: m.threads,
-        max_steps: m.max_steps,
-        max_total_steps: None,
-        entry: m.entry.clone(),
-        kernel: m.kernel.clone(),
-        max_memory: m.max_memory,
-        max_workgroups: m.max_workgroups,
+        options: m.launch.clone(),
+        // Coverage runs on the interpreter, where the hooks that measure it run.
         engine: None,
-        compile: m.compile.clone(),
     };
     let mut launch = launch_args.launch(false)?;
     let object = launch_args.load(&mut launch)?;

@@ -58,8 +58,8 @@ pub fn run(args: Args) -> Outcome {
     let shown = Shown {
         max_reports: DEFAULT_MAX_REPORTS,
         max_hazards: DEFAULT_MAX_HAZARDS,
-        max_steps: args.launch.max_steps,
-        max_total_steps: args.launch.max_total_steps,
+        max_steps: args.launch.options.max_steps,
+        max_total_steps: args.launch.options.max_total_steps,
         quiet: false,
     };
     let mut d = Debugger::new(stepper, &object, source, shown);

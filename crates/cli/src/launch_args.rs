@@ -25,6 +25,19 @@ pub struct LaunchArgs {
     /// reads assembly source (or ELF) from standard input.
     #[arg(required = true)]
     pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: LaunchOptions,
+    /// Execution engine: `jit`, the translation tier (the default where the host has
+    /// x86-64 with AVX2), or `interp`, the interpreter. Results are the same on both; traces,
+    /// profiles, breakpoints and watched hazards always run on the interpreter.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<warpkit_sim::Engine>,
+}
+
+/// The launch options proper (everything but the kernel file and the engine), which
+/// `warpkit cover` also takes for each of its programs.
+#[derive(clap::Args, Clone)]
+pub struct LaunchOptions {
     /// Workgroups in the grid: X[,Y[,Z]]. With any launch option, registers start as
     /// docs/abi.md says; without, every register starts at 0 (one warp, EXEC all ones).
     #[arg(long, value_name = "X[,Y,Z]")]
@@ -73,11 +86,6 @@ pub struct LaunchArgs {
     /// Refuse (exit 2) a grid of more workgroups than this.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WORKGROUPS, value_parser = crate::numbers::u64_arg)]
     pub max_workgroups: u64,
-    /// Execution engine: `jit`, the translation tier (the default where the host has
-    /// x86-64 with AVX2), or `interp`, the interpreter. Results are the same on both; traces,
-    /// profiles, breakpoints and watched hazards always run on the interpreter.
-    #[arg(long, value_name = "ENGINE")]
-    pub engine: Option<warpkit_sim::Engine>,
     #[command(flatten)]
     pub compile: crate::cc_cmd::CompileArgs,
 }
@@ -90,12 +98,12 @@ impl LaunchArgs {
 
     /// Whether any option asks for the ABI's launch (otherwise the launch is bare).
     pub fn launch_options(&self) -> bool {
-        self.grid.is_some()
-            || self.block.is_some()
-            || !self.args.is_empty()
-            || self.shared.is_some()
-            || self.kernel.is_some()
-            || self.scratch.is_some()
+        self.options.grid.is_some()
+            || self.options.block.is_some()
+            || !self.options.args.is_empty()
+            || self.options.shared.is_some()
+            || self.options.kernel.is_some()
+            || self.options.scratch.is_some()
     }
 
     /// The launch these options describe, without its arguments ([`LaunchArgs::add_args`])
@@ -105,17 +113,23 @@ impl LaunchArgs {
             warpkit_sim::Engine::set_process_default(engine);
         }
         let mut launch = Launch::new(Limits {
-            max_memory: self.max_memory,
-            max_workgroups: self.max_workgroups,
+            max_memory: self.options.max_memory,
+            max_workgroups: self.options.max_workgroups,
         });
         launch
-            .max_steps(self.max_steps)
-            .and_then(|l| l.max_total_steps(self.max_total_steps))
-            .and_then(|l| l.threads(self.threads))
+            .max_steps(self.options.max_steps)
+            .and_then(|l| l.max_total_steps(self.options.max_total_steps))
+            .and_then(|l| l.threads(self.options.threads))
             .map_err(setup_failure)?;
         launch.keep_warps(keep_warps).bare(!self.launch_options());
-        let grid = self.grid.as_deref().map(|g| dims("grid", g)).transpose()?;
+        let grid = self
+            .options
+            .grid
+            .as_deref()
+            .map(|g| dims("grid", g))
+            .transpose()?;
         let block = self
+            .options
             .block
             .as_deref()
             .map(|b| dims("block", b))
@@ -126,10 +140,10 @@ impl LaunchArgs {
         if let Some(g) = grid {
             launch.grid(g).map_err(setup_failure)?;
         }
-        if let Some(s) = self.shared {
+        if let Some(s) = self.options.shared {
             launch.shared(s).map_err(setup_failure)?;
         }
-        if let Some(s) = self.scratch {
+        if let Some(s) = self.options.scratch {
             launch.scratch(s).map_err(setup_failure)?;
         }
         Ok(launch)
@@ -138,7 +152,7 @@ impl LaunchArgs {
     /// Add the `--arg` values; buffers are charged to the memory budget before they are
     /// allocated or read.
     pub fn add_args(&self, launch: &mut Launch) -> Result<(), Failure> {
-        for text in &self.args {
+        for text in &self.options.args {
             launch.arg_text(text).map_err(|e| match e {
                 SetupError::DuplicateArg { name } => Failure::BadInput(format!(
                     "--arg {text}: the name `{name}` is already used by another --arg"
@@ -153,20 +167,29 @@ impl LaunchArgs {
     /// declares the kernel to run (`--kernel`, the entry's, or its only one), that kernel
     /// governs the launch. Before [`LaunchArgs::add_args`].
     pub fn load(&self, launch: &mut Launch) -> Result<warpkit_asm::Program, Failure> {
-        let object = load(self.file(), &self.compile.options()?)?;
-        let chosen = select_kernel(&object, self.kernel.as_deref(), self.entry.as_deref())
-            .map_err(|e| {
-                Failure::BadInput(match (&e, &self.kernel) {
-                    (ParamError::SeveralKernels { .. }, _) => format!("{e} with --kernel NAME"),
-                    (_, Some(k)) => format!("--kernel {k}: {e}"),
-                    _ => e.to_string(),
-                })
-            })?;
+        let object = load(self.file(), &self.options.compile.options()?)?;
+        let chosen = select_kernel(
+            &object,
+            self.options.kernel.as_deref(),
+            self.options.entry.as_deref(),
+        )
+        .map_err(|e| {
+            Failure::BadInput(match (&e, &self.options.kernel) {
+                (ParamError::SeveralKernels { .. }, _) => format!("{e} with --kernel NAME"),
+                (_, Some(k)) => format!("--kernel {k}: {e}"),
+                _ => e.to_string(),
+            })
+        })?;
         if let Some(k) = chosen {
             launch.kernel(k).map_err(setup_failure)?;
             return Ok(object);
         }
-        if let Some(pc) = self.entry.as_deref().and_then(|e| parse_u64(e).ok()) {
+        if let Some(pc) = self
+            .options
+            .entry
+            .as_deref()
+            .and_then(|e| parse_u64(e).ok())
+        {
             let pc = u32::try_from(pc)
                 .ok()
                 .filter(|&pc| pc % 4 == 0 && (pc as usize) < object.text.len())
@@ -177,7 +200,7 @@ impl LaunchArgs {
                     ))
                 })?;
             launch.entry_offset(pc);
-        } else if let Some(entry) = &self.entry {
+        } else if let Some(entry) = &self.options.entry {
             launch.entry(entry);
         }
         Ok(object)

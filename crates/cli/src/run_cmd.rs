@@ -83,7 +83,7 @@ pub fn run(args: Args) -> Outcome {
         Some(path) => vec![("--resume", path.as_path())],
         None => vec![("kernel", args.launch.file())],
     };
-    for text in &args.launch.args {
+    for text in &args.launch.options.args {
         if let Some((_, file)) = text.split_once("=@") {
             inputs.push(("--arg file", Path::new(file)));
         }
@@ -121,7 +121,11 @@ pub fn run(args: Args) -> Outcome {
     }
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
     if let Some(steps) = args.stop_after_steps {
-        let shown = shown(&args, args.launch.max_steps, args.launch.max_total_steps);
+        let shown = shown(
+            &args,
+            args.launch.options.max_steps,
+            args.launch.options.max_total_steps,
+        );
         let session = prepared
             .session()
             .map_err(|e| Failure::BadInput(e.to_string()))?;
@@ -159,7 +163,11 @@ pub fn run(args: Args) -> Outcome {
             (r, error)
         }
     };
-    let shown = shown(&args, args.launch.max_steps, args.launch.max_total_steps);
+    let shown = shown(
+        &args,
+        args.launch.options.max_steps,
+        args.launch.options.max_total_steps,
+    );
     conclude(
         &args,
         &outs,
@@ -174,7 +182,9 @@ pub fn run(args: Args) -> Outcome {
 #[cfg(test)]
 mod tests_support {
     use super::*;
-    use crate::launch_args::{LaunchArgs, DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORKGROUPS};
+    use crate::launch_args::{
+        LaunchArgs, LaunchOptions, DEFAULT_MAX_MEMORY, DEFAULT_MAX_WORKGROUPS,
+    };
     use crate::run_args::{TraceFormatArg, DEFAULT_MAX_TRACE_BYTES};
     use warpkit_sim::DEFAULT_MAX_STEPS;
 
@@ -188,20 +198,22 @@ mod tests_support {
         Args {
             launch: LaunchArgs {
                 file: Some(file),
-                grid: None,
-                block: None,
-                args: Vec::new(),
-                shared: None,
-                scratch: None,
-                threads: 0,
-                max_steps: DEFAULT_MAX_STEPS,
-                max_total_steps: None,
-                entry: None,
-                kernel: None,
-                max_memory: DEFAULT_MAX_MEMORY,
-                max_workgroups: DEFAULT_MAX_WORKGROUPS,
+                options: LaunchOptions {
+                    grid: None,
+                    block: None,
+                    args: Vec::new(),
+                    shared: None,
+                    scratch: None,
+                    threads: 0,
+                    max_steps: DEFAULT_MAX_STEPS,
+                    max_total_steps: None,
+                    entry: None,
+                    kernel: None,
+                    max_memory: DEFAULT_MAX_MEMORY,
+                    max_workgroups: DEFAULT_MAX_WORKGROUPS,
+                    compile: Default::default(),
+                },
                 engine: None,
-                compile: Default::default(),
             },
             outs: Vec::new(),
             strict_hazards: false,
@@ -277,7 +289,7 @@ mod tests {
         let src = tmp("loop.s");
         std::fs::write(&src, "top:\n  jmp top\n").unwrap();
         let mut a = args(src);
-        a.launch.max_steps = 50;
+        a.launch.options.max_steps = 50;
         assert_eq!(exit_code(run(a)), 1);
     }
 
@@ -330,11 +342,11 @@ mod launch_tests {
         .unwrap();
         let out = tmp("out.bin");
         let mut a_ = args(src);
-        a_.launch.grid = Some("2".into());
-        a_.launch.block = Some("32,1,1".into());
-        a_.launch.args = vec![format!("in=@{}", a.display()), "out=buf:256".into()];
+        a_.launch.options.grid = Some("2".into());
+        a_.launch.options.block = Some("32,1,1".into());
+        a_.launch.options.args = vec![format!("in=@{}", a.display()), "out=buf:256".into()];
         a_.outs = vec![format!("out={}", out.display())];
-        a_.launch.threads = 2;
+        a_.launch.options.threads = 2;
         assert_eq!(exit_code(run(a_)), 0);
         let got = std::fs::read(&out).unwrap();
         let words: Vec<u32> = got
@@ -350,7 +362,7 @@ mod launch_tests {
         std::fs::write(&src, "umovi u1, 1\nendpgm\nstart:\numovi u2, 2\nendpgm\n").unwrap();
         let dump = tmp("entry.json");
         let mut a = args(src.clone());
-        a.launch.entry = Some("start".into());
+        a.launch.options.entry = Some("start".into());
         a.dump_state = Some(dump.clone());
         assert_eq!(exit_code(run(a)), 0);
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&dump).unwrap()).unwrap();
@@ -359,7 +371,7 @@ mod launch_tests {
             (0.into(), 2.into())
         );
         let mut a = args(src);
-        a.launch.entry = Some("nowhere".into());
+        a.launch.options.entry = Some("nowhere".into());
         assert_eq!(exit_code(run(a)), 2);
     }
 
@@ -372,20 +384,20 @@ mod launch_tests {
         )
         .unwrap();
         let mut a = args(src.clone());
-        a.launch.args = vec!["x=buf:8".into()];
+        a.launch.options.args = vec!["x=buf:8".into()];
         assert_eq!(exit_code(run(a)), 0, "hazards only warn by default");
         let mut a = args(src.clone());
-        a.launch.args = vec!["x=buf:8".into()];
+        a.launch.options.args = vec!["x=buf:8".into()];
         a.strict_hazards = true;
         assert_eq!(exit_code(run(a)), 1);
         let mut a = args(src.clone());
-        a.launch.grid = Some("0".into());
+        a.launch.options.grid = Some("0".into());
         assert_eq!(exit_code(run(a)), 2);
         let mut a = args(src.clone());
-        a.launch.block = Some("64,32".into());
+        a.launch.options.block = Some("64,32".into());
         assert_eq!(exit_code(run(a)), 2, "2048 threads");
         let mut a = args(src.clone());
-        a.launch.args = vec!["x".into()];
+        a.launch.options.args = vec!["x".into()];
         assert_eq!(exit_code(run(a)), 2);
         let mut a = args(src);
         a.outs = vec!["nothere=x.bin".into()];
