@@ -37,12 +37,8 @@ pub fn run(args: Args) -> Outcome {
     let options = ShrinkOptions {
         max_tests: args.max_tests,
     };
-    let before = warpkit_asm::assemble(&source, &name)
-        .map_err(|e| Failure::BadInput(e.to_string()))?
-        .listing
-        .iter()
-        .filter(|l| l.section == warpkit_asm::Section::Text && l.len > 0)
-        .count();
+    let before = warpkit_verify::shrink::instructions(&source, &name)
+        .map_err(|e| Failure::BadInput(e.to_string()))?;
     let shrunk = shrink_program(&source, &name, &dut, options).map_err(|e| match e {
         ShrinkError::NotFailing => Failure::Runtime(format!(
             "{name}: {e} (the model must end it cleanly and the DUT `{}` must disagree)",

@@ -99,12 +99,22 @@ pub fn shrink_source(
     let keep = reduce(&keep, &mut budget, |keep| fails(&render(keep)));
     tests += start - budget;
     let source = render(&keep);
-    let instructions = text_lines(&source, file_name)?.len();
+    let instructions = instructions(&source, file_name)?;
     Ok(ShrunkSource {
         source,
         instructions,
         tests,
     })
+}
+
+/// The instructions (and data directives) that put bytes into the `.text` of `source`: a
+/// macro's line counts once per instruction it expands to.
+pub fn instructions(source: &str, file_name: &str) -> Result<usize, ShrinkError> {
+    Ok(warpkit_asm::assemble(source, file_name)?
+        .listing
+        .iter()
+        .filter(|l| l.section == Section::Text && l.len > 0)
+        .count())
 }
 
 /// The indices (from 0) of the source lines that put bytes into `.text`.

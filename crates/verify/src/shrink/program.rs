@@ -72,7 +72,7 @@ pub fn shrink_program(
     let body = pass(&launch, &body, &mut left, &mut tests);
     let source = render(&launch, &body);
     let mismatches = disagreement(&source, name, dut).unwrap_or_default();
-    let instructions = super::text_lines(&source, name)?.len();
+    let instructions = super::instructions(&source, name)?;
     Ok(ShrunkProgram {
         source,
         instructions,

@@ -79,3 +79,26 @@ fn the_budget_bounds_the_candidates_tried() {
     assert!(shrunk.tests <= 21, "{} candidates", shrunk.tests);
     assert!(!shrunk.mismatches.is_empty());
 }
+
+/// A macro's line stays or goes as one line, and counts as the instructions it expands to.
+#[test]
+fn a_macro_line_counts_as_its_instructions() {
+    let text = "\
+.macro twice r
+    movi v\\r, 3
+    add v\\r, v\\r, v\\r
+.endm
+    twice 1
+    twice 2
+    endpgm
+";
+    let shrunk = shrink_program(
+        text,
+        "m.s",
+        &broken_dut("add", "sub"),
+        ShrinkOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(shrunk.instructions, 3, "{}", shrunk.source);
+    assert!(shrunk.source.contains("twice"), "{}", shrunk.source);
+}
