@@ -8,7 +8,9 @@
 //! streams and the machine, so it is the same for any thread count and either engine.
 
 pub mod machine;
+pub mod plot;
 pub mod report;
+pub mod sweep;
 
 pub use machine::{Machine, MachineError};
 pub use report::{
