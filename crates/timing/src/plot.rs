@@ -53,6 +53,9 @@ pub struct Plot {
     pub x_scale: Scale,
     /// How x tick labels print.
     pub x_format: Format,
+    /// Names of the x values 0, 1, 2, ... for a categorical axis (`lrr`, `gto`): when not
+    /// empty, ticks sit at those integers and print these names instead of numbers.
+    pub x_names: Vec<String>,
     /// How y tick labels print.
     pub y_format: Format,
     /// Whether the y axis starts at 0 (otherwise at the smallest value, rounded down to a
@@ -220,6 +223,16 @@ fn x_axis(xs: &[f64], scale: Scale) -> Axis {
     }
 }
 
+/// The ticks of a categorical axis: the integers naming its `count` categories, among
+/// the `values` plotted.
+fn names_ticks(values: &[f64], count: usize) -> Vec<f64> {
+    values
+        .iter()
+        .copied()
+        .filter(|v| v.fract() == 0.0 && *v >= 0.0 && (*v as usize) < count)
+        .collect()
+}
+
 /// The y axis: round numbers from 0 (or the data's minimum) to just above the maximum.
 fn y_axis(ys: &[f64], from_zero: bool) -> Axis {
     let (mut min, mut max) = (ys[0], ys[ys.len() - 1]);
@@ -338,7 +351,20 @@ impl Plot {
         if xs.is_empty() {
             return Err(PlotError::Empty);
         }
-        let x = x_axis(&xs, self.x_scale);
+        let x = if self.x_names.is_empty() {
+            x_axis(&xs, self.x_scale)
+        } else {
+            let names: Vec<f64> = (0..self.x_names.len()).map(|k| k as f64).collect();
+            let all = distinct(xs.iter().copied().chain(names));
+            Axis {
+                ticks: names_ticks(&all, self.x_names.len()),
+                ..x_axis(&all, Scale::Linear)
+            }
+        };
+        let x_tick = |t: f64| match self.x_names.get(t as usize) {
+            Some(name) if !self.x_names.is_empty() && t >= 0.0 && t.fract() == 0.0 => name.clone(),
+            _ => format_value(t, self.x_format),
+        };
         let y = y_axis(&ys, self.y_from_zero);
 
         let longest = self
@@ -411,7 +437,7 @@ impl Plot {
                 px(bottom),
                 px(bottom + 5.0),
                 px(bottom + 19.0),
-                escape(&format_value(t, self.x_format))
+                escape(&x_tick(t))
             );
         }
         let _ = writeln!(w, "</g>");
@@ -475,7 +501,7 @@ impl Plot {
                     px(y.position(b)),
                     escape(&s.label),
                     escape(&self.x_label),
-                    escape(&format_value(a, self.x_format)),
+                    escape(&x_tick(a)),
                     escape(&self.y_label),
                     trimmed(b, 4)
                 );
@@ -650,6 +676,7 @@ mod tests {
             y_label: "cycles".into(),
             x_scale: Scale::Log2,
             x_format: Format::Number,
+            x_names: Vec::new(),
             y_format: Format::Number,
             y_from_zero: true,
             series: vec![
@@ -766,6 +793,7 @@ mod tests {
             y_label: "speedup".into(),
             x_scale: Scale::Log2,
             x_format: Format::Bytes,
+            x_names: Vec::new(),
             y_format: Format::Number,
             y_from_zero: false,
             series: vec![Series::new("s", xs, 3)],
@@ -801,6 +829,29 @@ mod tests {
         p.series.truncate(1);
         p.series[0].points.truncate(1);
         assert!(parse(&p.to_svg().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_categorical_axis_prints_names() {
+        let plot = Plot {
+            x_scale: Scale::Linear,
+            x_names: vec!["lrr".into(), "gto".into()],
+            y_from_zero: false,
+            series: vec![Series::new("sgemm", vec![(0.0, 1.0), (1.0, 1.25)], 0)],
+            ..sweep_like()
+        };
+        let svg = plot.to_svg().unwrap();
+        let elements = parse(&svg).unwrap();
+        let texts: Vec<&str> = elements
+            .iter()
+            .filter(|e| e.name == "text")
+            .map(|e| e.text.as_str())
+            .collect();
+        assert!(
+            texts.contains(&"lrr") && texts.contains(&"gto"),
+            "{texts:?}"
+        );
+        assert!(!texts.contains(&"0"), "{texts:?}");
     }
 
     #[test]
