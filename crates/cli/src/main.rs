@@ -31,6 +31,7 @@ mod shrink_cmd;
 mod signals;
 mod spec_cmd;
 mod stdout;
+mod timing_run;
 mod trace_cmd;
 mod verbosity;
 

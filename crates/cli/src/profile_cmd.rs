@@ -1,13 +1,14 @@
 //! `warpkit run --profile FILE|-` and `--timeline FILE` (docs/profiling.md): the launch runs
 //! under `warpkit_prof::profile_launch`, and the profile is written as JSON, HTML or text
-//! by the output file's extension.
+//! by the output file's extension. With `--timing`, `timing_run.rs` runs the launch and
+//! writes both from the timing report.
 
 use crate::failure::Failure;
 use crate::output::write_output;
 use std::path::Path;
 use warpkit_host::launch::Prepared;
 use warpkit_host::LaunchResult;
-use warpkit_prof::{profile_launch, SourceMap};
+use warpkit_prof::{profile_launch, Profile, SourceMap};
 
 /// The form of `--profile FILE`, from its extension.
 fn is_ext(path: &Path, ext: &str) -> bool {
@@ -30,6 +31,17 @@ pub fn source_map(object: &warpkit_asm::Program, file: &Path) -> SourceMap {
     SourceMap::new(&object.lines, &texts)
 }
 
+/// The profile in the form `--profile PATH` asks for: JSON, HTML or text.
+pub fn render(prof: &Profile, path: &Path, sources: &SourceMap, title: &str) -> String {
+    if is_ext(path, "json") {
+        prof.to_json()
+    } else if is_ext(path, "html") || is_ext(path, "htm") {
+        warpkit_prof::html::render(prof, Some(sources), title)
+    } else {
+        prof.to_text()
+    }
+}
+
 /// Run `prepared` under the profiler and write `--profile` / `--timeline`.
 pub fn run_profiled(
     prepared: Prepared,
@@ -43,14 +55,7 @@ pub fn run_profiled(
         .map_err(|e| Failure::BadInput(e.to_string()))?;
     prof.attach_sources(sources);
     if let Some(path) = profile {
-        let text = if is_ext(path, "json") {
-            prof.to_json()
-        } else if is_ext(path, "html") || is_ext(path, "htm") {
-            warpkit_prof::html::render(&prof, Some(sources), title)
-        } else {
-            prof.to_text()
-        };
-        write_output(path, text.as_bytes())?;
+        write_output(path, render(&prof, path, sources, title).as_bytes())?;
     }
     if let (Some(path), Some(tl)) = (timeline, tl) {
         write_output(path, tl.to_json().as_bytes())?;

@@ -50,11 +50,12 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_TRACE_BYTES, value_parser = crate::numbers::u64_arg)]
     pub max_trace_bytes: u64,
     /// Write a profile (docs/profiling.md): FILE.json, FILE.html (self-contained page), or
-    /// the text report (any other name; `-` = stdout).
+    /// the text report (any other name; `-` = stdout). With --timing it has a cycles column.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// Write a timeline of the launch in the Trace Event Format (Perfetto,
-    /// chrome://tracing); its clock counts instructions (docs/profiling.md).
+    /// chrome://tracing); its clock counts instructions, or with --timing cycles: a track
+    /// per warp slot of each compute unit, with its issue and stall spans (docs/profiling.md).
     #[arg(long, value_name = "FILE")]
     pub timeline: Option<PathBuf>,
     /// Stop the run once the whole grid has attempted N instructions since the launch
@@ -73,6 +74,8 @@ pub struct Args {
     /// would have had without stopping.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "grid", "block", "args", "shared", "scratch", "max_steps", "max_total_steps", "entry", "kernel", "max_memory", "max_workgroups", "profile", "timeline", "defines", "undefines", "include", "opt", "cl_options"])]
     pub resume: Option<PathBuf>,
+    #[command(flatten)]
+    pub timing: crate::timing_run::TimingArgs,
 }
 
 /// Default of `--max-trace-bytes`: 1 GiB.

@@ -36,6 +36,9 @@ fn output_paths<'a>(
     if let Some(p) = &args.save_checkpoint {
         outputs.push(("--save-checkpoint", p));
     }
+    if let Some(p) = &args.timing.timing_json {
+        outputs.push(("--timing-json", p));
+    }
     for (_, file) in outs {
         outputs.push(("--out", file));
     }
@@ -88,7 +91,16 @@ pub fn run(args: Args) -> Outcome {
             inputs.push(("--arg file", Path::new(file)));
         }
     }
+    if let Some(path) = &args.timing.machine {
+        inputs.push(("--machine", path));
+    }
     check_distinct(&outputs, &inputs)?;
+    // A bad machine file fails before anything is loaded or run.
+    let machine = args
+        .timing
+        .enabled()
+        .then(|| args.timing.machine())
+        .transpose()?;
     if let Some(path) = &args.resume {
         return crate::checkpoint_cmd::resume(&args, path, &outs);
     }
@@ -119,6 +131,16 @@ pub fn run(args: Args) -> Outcome {
     if args.stop_after_steps.is_some() {
         crate::checkpoint_cmd::keep_warps_for_resume(&mut launch);
     }
+    // The kernel's name in the timing report: its metadata's, else the file's stem.
+    let kernel = launch.kernel_info().map_or_else(
+        || {
+            args.launch
+                .file()
+                .file_stem()
+                .map_or("kernel".into(), |s| s.to_string_lossy().into_owned())
+        },
+        |k| k.name.clone(),
+    );
     let prepared = launch.prepare(&object).map_err(setup_failure)?;
     if let Some(steps) = args.stop_after_steps {
         let shown = shown(
@@ -134,7 +156,22 @@ pub fn run(args: Args) -> Outcome {
     }
     let bad_launch = |e: warpkit_sim::launch::LaunchError| Failure::BadInput(e.to_string());
     let total = prepared.workgroups();
+    let mut timing = None;
     let (result, trace_error) = match &args.trace {
+        None if machine.is_some() => {
+            let sources = crate::profile_cmd::source_map(&object, args.launch.file());
+            let title = args.launch.file().display().to_string();
+            let outputs = crate::timing_run::TimedOutputs {
+                profile: args.profile.as_deref(),
+                timeline: args.timeline.as_deref(),
+                sources: &sources,
+                title: &title,
+            };
+            let machine = machine.unwrap_or_default();
+            let (r, report) = crate::timing_run::run_timed(prepared, machine, &kernel, &outputs)?;
+            timing = Some(report);
+            (r, None)
+        }
         None if profiling => {
             let sources = crate::profile_cmd::source_map(&object, args.launch.file());
             let r = crate::profile_cmd::run_profiled(
@@ -168,7 +205,8 @@ pub fn run(args: Args) -> Outcome {
         args.launch.options.max_steps,
         args.launch.options.max_total_steps,
     );
-    conclude(
+    let cancelled = matches!(result.interrupted, Some(warpkit_sim::Interrupt::Cancelled));
+    let outcome = conclude(
         &args,
         &outs,
         Ran::Finished(result, trace_error),
@@ -176,7 +214,16 @@ pub fn run(args: Args) -> Outcome {
         bare,
         &interrupts,
         &object.lines,
-    )
+    );
+    // The timing report follows the run's own report, whatever its outcome (a run that
+    // trapped is timed up to its traps), unless the run was interrupted or its input bad.
+    match (timing, &outcome) {
+        (Some(report), Ok(()) | Err(Failure::Exit(1) | Failure::Runtime(_))) if !cancelled => {
+            let emitted = crate::timing_run::emit(&args.timing, &report);
+            outcome.and(emitted)
+        }
+        _ => outcome,
+    }
 }
 
 #[cfg(test)]
@@ -229,6 +276,7 @@ mod tests_support {
             stop_after_steps: None,
             save_checkpoint: None,
             resume: None,
+            timing: Default::default(),
         }
     }
 

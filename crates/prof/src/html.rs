@@ -70,6 +70,19 @@ pub fn render(profile: &Profile, sources: Option<&SourceMap>, title: &str) -> St
         t.vector_instructions,
         t.hazards
     );
+    if let Some(timing) = &profile.timing {
+        let _ = writeln!(
+            h,
+            "<p id=\"timing\">Timing: <b id=\"cycles\">{}</b> cycles, IPC {:.3}, on machine \
+             {} ({}). The <i>cycles</i> column counts the cycles warps spent issuing an \
+             instruction or stalled with it next ({} in all).</p>",
+            timing.cycles,
+            timing.ipc,
+            escape(&timing.machine),
+            escape(&timing.machine_hash),
+            timing.warp_cycles
+        );
+    }
     h.push_str("<h2>Instruction mix</h2>\n");
     let mix: Vec<(String, u64)> = profile
         .mix
@@ -145,7 +158,29 @@ pub fn render(profile: &Profile, sources: Option<&SourceMap>, title: &str) -> St
     h
 }
 
-fn instruction_cells(h: &mut String, i: &InstructionProfile, max: u64) {
+/// The cycles cell of a timed profile, heated by its share of the most cycles of a row;
+/// nothing without timing.
+fn cycles_cell(h: &mut String, cycles: Option<u64>, max: u64) {
+    if let Some(c) = cycles {
+        let _ = write!(
+            h,
+            "<td style=\"background:{}\">{c}</td>",
+            heat(c as f64 / max.max(1) as f64)
+        );
+    }
+}
+
+/// The cycles header cell of a timed profile; nothing without timing.
+fn cycles_header(profile: &Profile) -> &'static str {
+    if profile.timing.is_some() {
+        "<th>cycles</th>"
+    } else {
+        ""
+    }
+}
+
+fn instruction_cells(h: &mut String, i: &InstructionProfile, max: u64, max_cycles: u64) {
+    cycles_cell(h, i.cycles, max_cycles);
     let share = i.executed as f64 / max.max(1) as f64;
     let _ = write!(
         h,
@@ -169,10 +204,21 @@ fn annotated_disassembly(h: &mut String, profile: &Profile) {
         .map(|i| i.executed)
         .max()
         .unwrap_or(0);
-    h.push_str("<h2>Annotated disassembly</h2>\n<table id=\"annotated\"><tr><th>executed</th><th>SIMD</th><th>hazards</th><th>pc</th><th class=\"src\">instruction</th></tr>\n");
+    let max_cycles = profile
+        .instructions
+        .iter()
+        .filter_map(|i| i.cycles)
+        .max()
+        .unwrap_or(0);
+    let _ = writeln!(
+        h,
+        "<h2>Annotated disassembly</h2>\n<table id=\"annotated\"><tr>{}<th>executed</th>\
+         <th>SIMD</th><th>hazards</th><th>pc</th><th class=\"src\">instruction</th></tr>",
+        cycles_header(profile)
+    );
     for i in &profile.instructions {
         h.push_str("<tr>");
-        instruction_cells(h, i, max);
+        instruction_cells(h, i, max, max_cycles);
         let _ = writeln!(
             h,
             "<td>{:#x}</td><td class=\"src\">{}</td></tr>",
@@ -186,19 +232,28 @@ fn annotated_disassembly(h: &mut String, profile: &Profile) {
 /// Every line of every source file, with the summed counts of the instructions it produced
 /// and, under it, those instructions.
 fn annotated_source(h: &mut String, profile: &Profile, sources: &SourceMap) {
-    h.push_str("<h2>Annotated source</h2>\n<table id=\"annotated\"><tr><th>executed</th><th>SIMD</th><th>hazards</th><th>line</th><th class=\"src\">source</th></tr>\n");
-    let max_line = |file: &str, line: u32| -> u64 {
+    let timed = profile.timing.is_some();
+    let _ = writeln!(
+        h,
+        "<h2>Annotated source</h2>\n<table id=\"annotated\"><tr>{}<th>executed</th><th>SIMD</th>\
+         <th>hazards</th><th>line</th><th class=\"src\">source</th></tr>",
+        cycles_header(profile)
+    );
+    let on_line = |file: &str, line: u32, f: fn(&InstructionProfile) -> u64| -> u64 {
         profile
             .instructions
             .iter()
             .filter(|i| i.file.as_deref() == Some(file) && i.line == Some(line))
-            .map(|i| i.executed)
+            .map(f)
             .sum()
     };
+    let max_line = |file: &str, line: u32| on_line(file, line, |i| i.executed);
+    let cycles_of = |i: &InstructionProfile| i.cycles.unwrap_or(0);
     for (file, text) in &sources.texts {
         let _ = writeln!(
             h,
-            "<tr class=\"file\"><td colspan=\"5\">{}</td></tr>",
+            "<tr class=\"file\"><td colspan=\"{}\">{}</td></tr>",
+            if timed { 6 } else { 5 },
             escape(file)
         );
         let mut by_line: std::collections::BTreeMap<u32, Vec<&InstructionProfile>> =
@@ -215,6 +270,11 @@ fn annotated_source(h: &mut String, profile: &Profile, sources: &SourceMap) {
             .map(|&l| max_line(file, l))
             .max()
             .unwrap_or(0);
+        let max_cycles = by_line
+            .keys()
+            .map(|&l| on_line(file, l, cycles_of))
+            .max()
+            .unwrap_or(0);
         for (n, line) in (1u32..).zip(text.lines()) {
             let insts = by_line.get(&n);
             match insts {
@@ -228,9 +288,14 @@ fn annotated_source(h: &mut String, profile: &Profile, sources: &SourceMap) {
                     } else {
                         String::new()
                     };
+                    h.push_str("<tr>");
+                    if timed {
+                        let cycles = insts.iter().map(|i| cycles_of(i)).sum();
+                        cycles_cell(h, Some(cycles), max_cycles);
+                    }
                     let _ = writeln!(
                         h,
-                        "<tr><td style=\"background:{}\">{executed}</td><td>{eff}</td><td>{}</td><td>{n}</td><td class=\"src\">{}</td></tr>",
+                        "<td style=\"background:{}\">{executed}</td><td>{eff}</td><td>{}</td><td>{n}</td><td class=\"src\">{}</td></tr>",
                         heat(executed as f64 / max.max(1) as f64),
                         if hazards > 0 { hazards.to_string() } else { String::new() },
                         escape(line)
@@ -239,7 +304,8 @@ fn annotated_source(h: &mut String, profile: &Profile, sources: &SourceMap) {
                 None => {
                     let _ = writeln!(
                         h,
-                        "<tr><td></td><td></td><td></td><td>{n}</td><td class=\"src\">{}</td></tr>",
+                        "<tr>{}<td></td><td></td><td></td><td>{n}</td><td class=\"src\">{}</td></tr>",
+                        if timed { "<td></td>" } else { "" },
                         escape(line)
                     );
                 }

@@ -18,7 +18,7 @@ mod report;
 mod timeline;
 
 pub use profile::{
-    BranchProfile, CounterProfile, InstructionProfile, Profile, SourceMap, Totals,
+    BranchProfile, CounterProfile, InstructionProfile, Profile, ProfileTiming, SourceMap, Totals,
     WorkgroupProfile, PROFILE_SCHEMA_VERSION,
 };
 pub use profiler::{profile_launch, Profiler};

@@ -4,12 +4,13 @@
 
 use crate::records::Collected;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use warpkit_asm::{LineTable, Location, SourceTexts};
 use warpkit_isa::{Flags, COUNTERS, SUBGROUPS};
 use warpkit_sim::{Code, Program, LANES};
 
 /// The version of the JSON profile schema (docs/profiling.md).
-pub const PROFILE_SCHEMA_VERSION: u32 = 2;
+pub const PROFILE_SCHEMA_VERSION: u32 = 3;
 
 /// The source lines of a program and the text of its files, for annotating profiles.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -96,6 +97,30 @@ pub struct InstructionProfile {
     pub simd_efficiency: Option<f64>,
     /// RAW/WAW hazards reported at it, all of them (docs/semantics-notes.md).
     pub hazards: u64,
+    /// With a timing run (`--timing`): the cycles warps spent on this instruction in the
+    /// timing model, the cycles they issued it in plus the stall cycles of warps whose next
+    /// instruction it was (docs/timing.md); absent from a profile without timing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
+    /// With a timing run: those stall cycles by category (the non-zero ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalls: Option<BTreeMap<String, u64>>,
+}
+
+/// What a timing run adds to a profile (the JSON profile's `timing`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileTiming {
+    /// The machine's name.
+    pub machine: String,
+    /// Its hash ([`warpkit_timing::Machine::hash`]).
+    pub machine_hash: String,
+    /// Cycles of the launch.
+    pub cycles: u64,
+    /// Warp-instructions issued per cycle, whole chip.
+    pub ipc: f64,
+    /// The instructions' `cycles` summed: warp-slot cycles spent issuing or trying to
+    /// issue (the slots' other cycles were `ended` or `no_warp`).
+    pub warp_cycles: u64,
 }
 
 /// The counts of one branch: an instruction with the `br` flag (an entry of the JSON
@@ -185,6 +210,9 @@ pub struct Profile {
     pub active_lanes: Vec<u64>,
     /// Every workgroup the launch ran, in flat order.
     pub workgroups: Vec<WorkgroupProfile>,
+    /// With a timing run (`--timing`): its summary; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<ProfileTiming>,
 }
 
 fn ratio(num: u64, den: u64) -> Option<f64> {
@@ -252,6 +280,8 @@ impl Profile {
                     None
                 },
                 hazards: c.hazards,
+                cycles: None,
+                stalls: None,
             });
             pc += len;
         }
@@ -319,7 +349,39 @@ impl Profile {
                     barrier_instructions: w.barrier_instructions,
                 })
                 .collect(),
+            timing: None,
         }
+    }
+
+    /// Add the cycles column from a timing run of the same launch: each instruction's
+    /// issue and stall cycles ([`warpkit_timing::PcTiming`]), and the run's summary.
+    pub fn attach_timing(&mut self, report: &warpkit_timing::TimingReport) {
+        let by_pc: BTreeMap<u32, &warpkit_timing::PcTiming> =
+            report.pcs.iter().map(|p| (p.pc, p)).collect();
+        let mut warp_cycles = 0;
+        for i in &mut self.instructions {
+            let (cycles, stalls) = match by_pc.get(&i.pc) {
+                Some(p) => (
+                    p.cycles(),
+                    p.stalls
+                        .iter()
+                        .filter(|(_, &n)| n > 0)
+                        .map(|(k, &n)| (k.clone(), n))
+                        .collect(),
+                ),
+                None => (0, BTreeMap::new()),
+            };
+            warp_cycles += cycles;
+            i.cycles = Some(cycles);
+            i.stalls = Some(stalls);
+        }
+        self.timing = Some(ProfileTiming {
+            machine: report.machine.name.clone(),
+            machine_hash: report.machine_hash.clone(),
+            cycles: report.cycles,
+            ipc: report.ipc,
+            warp_cycles,
+        });
     }
 
     /// Name the source line of every instruction and branch.

@@ -29,19 +29,49 @@ impl Profile {
             t.vector_instructions,
             t.hazards
         );
+        if let Some(timing) = &self.timing {
+            let _ = writeln!(
+                s,
+                "timing: {} cycles, IPC {:.3}, on machine {} ({}); `cycles` is the cycles \
+                 warps spent issuing an instruction or stalled with it next ({} in all)",
+                timing.cycles, timing.ipc, timing.machine, timing.machine_hash, timing.warp_cycles
+            );
+        }
+        // With timing, two more columns lead: cycles and their share; the hottest
+        // instruction is then the one that took the most cycles.
+        let cycles_header = if self.timing.is_some() {
+            format!("{:>12} {:>6} ", "cycles", "%")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "\n{:>10} {:>6} {:>11} {:>6} {:>7}  {:>10}  {:<20} instruction",
+            "\n{cycles_header}{:>10} {:>6} {:>11} {:>6} {:>7}  {:>10}  {:<20} instruction",
             "executed", "%", "lane-ops", "SIMD", "hazards", "pc", "source"
         );
+        let cycles = |i: &InstructionProfile| i.cycles.unwrap_or(0);
         let mut hot: Vec<&InstructionProfile> = self
             .instructions
             .iter()
-            .filter(|i| i.executed > 0)
+            .filter(|i| i.executed > 0 || cycles(i) > 0)
             .collect();
-        hot.sort_by(|a, b| b.executed.cmp(&a.executed).then(a.pc.cmp(&b.pc)));
+        hot.sort_by(|a, b| {
+            cycles(b)
+                .cmp(&cycles(a))
+                .then(b.executed.cmp(&a.executed))
+                .then(a.pc.cmp(&b.pc))
+        });
+        let warp_cycles = self.timing.as_ref().map_or(0, |t| t.warp_cycles);
         for i in &hot {
             let share = i.executed as f64 * 100.0 / t.instructions.max(1) as f64;
+            if self.timing.is_some() {
+                let _ = write!(
+                    s,
+                    "{:>12} {:>5.1}% ",
+                    cycles(i),
+                    cycles(i) as f64 * 100.0 / warp_cycles.max(1) as f64
+                );
+            }
             let _ = writeln!(
                 s,
                 "{:>10} {:>5.1}% {:>11} {:>6} {:>7}  {:#010x}  {:<20} {}",
@@ -59,7 +89,7 @@ impl Profile {
                 i.asm
             );
         }
-        let cold = self.instructions.len() - hot.len();
+        let cold = self.instructions.iter().filter(|i| i.executed == 0).count();
         if cold > 0 {
             let _ = writeln!(s, "({cold} instructions never executed)");
         }

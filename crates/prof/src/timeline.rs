@@ -10,6 +10,11 @@
 //!   does not depend on `--threads`: a span per workgroup covering the warp's life, and
 //!   within it a span per barrier interval (from the warp's first instruction after the
 //!   start or a barrier release to its `barrier`, `endpgm`, trap or step limit).
+//!
+//! With a timing run ([`Timeline::cycles`]) the timeline is the timing model's instead, and
+//! its clock counts cycles: one process per compute unit, one track per warp slot, and on
+//! it a span per warp resident there and within it the runs of cycles the warp issued
+//! (`issue`) or spent in one stall category (`dependency`, `waitcnt_vm`, `barrier`, ...).
 
 use crate::records::WorkgroupRecord;
 use serde_json::{json, Value};
@@ -18,9 +23,14 @@ use serde_json::{json, Value};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
     events: Vec<Value>,
+    /// What the clock counts, for the document's `otherData`.
+    clock: &'static str,
 }
 
 const HOST: u32 = 1;
+const INSTRUCTION_CLOCK: &str =
+    "instructions executed (1 instruction = 1 us); the model is functional and has no cycle times";
+const CYCLE_CLOCK: &str = "cycles of the timing model (1 cycle = 1 us), from the launch's start";
 const WARPS: u32 = 2;
 
 impl Timeline {
@@ -78,7 +88,68 @@ impl Timeline {
             }
             base += w.instructions;
         }
-        Timeline { events }
+        Timeline {
+            events,
+            clock: INSTRUCTION_CLOCK,
+        }
+    }
+
+    /// The timeline of a timing run made with `TimingOptions::timeline` (empty without
+    /// its spans), on the cycle clock (1 cycle = 1 µs): process `pid` = compute unit, track
+    /// `tid` = warp slot.
+    pub fn cycles(report: &warpkit_timing::TimingReport) -> Timeline {
+        let warps = report.timeline.as_deref().unwrap_or(&[]);
+        let mut events = Vec::new();
+        let mut cus: Vec<u32> = warps.iter().map(|w| w.cu).collect();
+        cus.sort_unstable();
+        cus.dedup();
+        for &cu in &cus {
+            events.push(json!({"name":"process_name","ph":"M","pid":cu,"tid":0,
+                "args":{"name":format!("CU {cu}")}}));
+            events.push(
+                json!({"name":"process_sort_index","ph":"M","pid":cu,"tid":0,
+                "args":{"sort_index":cu}}),
+            );
+        }
+        let mut slots: Vec<(u32, u32)> = warps.iter().map(|w| (w.cu, w.slot)).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        for &(cu, slot) in &slots {
+            events.push(json!({"name":"thread_name","ph":"M","pid":cu,"tid":slot,
+                "args":{"name":format!("slot {slot}")}}));
+            events.push(
+                json!({"name":"thread_sort_index","ph":"M","pid":cu,"tid":slot,
+                "args":{"sort_index":slot}}),
+            );
+        }
+        for w in warps {
+            let (Some(first), Some(last)) = (w.spans.first(), w.spans.last()) else {
+                continue;
+            };
+            let kernel = report.kernels.get(w.kernel).map_or("", |k| k.name.as_str());
+            events.push(
+                json!({"name":format!("workgroup {} warp {}", w.workgroup, w.warp),
+                "cat":"warp","ph":"X","pid":w.cu,"tid":w.slot,"ts":first.start,
+                "dur":last.end - first.start,
+                "args":{"kernel":kernel,"workgroup":w.workgroup,"warp":w.warp}}),
+            );
+            for span in &w.spans {
+                let (name, cat) = if span.category == "issued" {
+                    ("issue", "issue")
+                } else {
+                    (span.category.as_str(), "stall")
+                };
+                events.push(
+                    json!({"name":name,"cat":cat,"ph":"X","pid":w.cu,"tid":w.slot,
+                    "ts":span.start,"dur":span.end - span.start,
+                    "args":{"cycles":span.end - span.start}}),
+                );
+            }
+        }
+        Timeline {
+            events,
+            clock: CYCLE_CLOCK,
+        }
     }
 
     /// The Trace Event Format document.
@@ -88,7 +159,7 @@ impl Timeline {
             "displayTimeUnit": "ms",
             "otherData": {
                 "generator": "warpkit run --timeline",
-                "clock": "instructions executed (1 instruction = 1 us); the model is functional and has no cycle times"
+                "clock": self.clock
             }
         });
         serde_json::to_string(&doc).unwrap_or_default()
