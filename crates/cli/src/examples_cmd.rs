@@ -6,6 +6,7 @@ use crate::failure::{Failure, Outcome};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use warpkit_examples::{Example, Image, Report, Size};
+use warpkit_timing::{launch_timed, Machine, TimingError, TimingOptions, TimingReport};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,6 +31,17 @@ pub struct Args {
     /// Execution engine: `jit` (the default where the host supports it) or `interp`.
     #[arg(long, value_name = "ENGINE")]
     pub engine: Option<warpkit_sim::Engine>,
+    /// Also time each kernel on a machine model (docs/timing.md): its cycles and IPC join
+    /// the table, and a summary of all of them, run one after another, follows it.
+    #[arg(long)]
+    pub timing: bool,
+    /// The machine to time on, a TOML file (machines/default.toml); implies --timing.
+    #[arg(long, value_name = "FILE.toml")]
+    pub machine: Option<PathBuf>,
+    /// Write the timing report of all the kernels, run one after another, as JSON to FILE
+    /// (`-` = stdout, after the table); implies --timing.
+    #[arg(long, value_name = "FILE")]
+    pub timing_json: Option<PathBuf>,
 }
 
 /// `image` as an indexed-colour PNG.
@@ -112,8 +124,8 @@ fn si(x: f64) -> String {
     format!("{v:.2}{unit}")
 }
 
-fn row(r: &Report) -> [String; 9] {
-    [
+fn row(r: &Report) -> Vec<String> {
+    vec![
         r.name.to_string(),
         r.problem.clone(),
         r.workgroups.to_string(),
@@ -125,6 +137,16 @@ fn row(r: &Report) -> [String; 9] {
         if r.passed() { "✓" } else { "✗" }.to_string(),
     ]
 }
+
+/// The timing columns of a kernel's row: cycles and IPC, or dashes when it was not timed.
+fn timing_cells(t: Option<&TimingReport>) -> [String; 2] {
+    match t {
+        Some(t) => [si(t.cycles as f64), format!("{:.2}", t.ipc)],
+        None => ["-".into(), "-".into()],
+    }
+}
+
+const TIMING_HEADER: [&str; 2] = ["cycles", "IPC"];
 
 const HEADER: [&str; 9] = [
     "kernel",
@@ -142,7 +164,7 @@ const HEADER: [&str; 9] = [
 /// (GPU kernel or LinxISA program) produced each report.
 #[derive(Default)]
 struct Tally {
-    rows: Vec<[String; 9]>,
+    rows: Vec<Vec<String>>,
     problems: Vec<String>,
     failed: usize,
 }
@@ -160,7 +182,7 @@ impl Tally {
             Err(err) => {
                 self.failed += 1;
                 self.problems.push(err.to_string());
-                let mut r: [String; 9] = Default::default();
+                let mut r = vec![String::new(); HEADER.len()];
                 r[0] = name.to_string();
                 r[1] = "-".into();
                 r[8] = "✗".into();
@@ -170,8 +192,8 @@ impl Tally {
     }
 }
 
-fn print_table(rows: &[[String; 9]]) {
-    let mut width = HEADER.map(|h| h.chars().count());
+fn print_table(header: &[&str], rows: &[Vec<String>]) {
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (w, cell) in width.iter_mut().zip(r) {
             *w = (*w).max(cell.chars().count());
@@ -179,7 +201,7 @@ fn print_table(rows: &[[String; 9]]) {
     }
     let line = |cells: &[String]| {
         let mut out = String::new();
-        for (k, (cell, w)) in cells.iter().zip(width).enumerate() {
+        for (k, (cell, &w)) in cells.iter().zip(&width).enumerate() {
             let pad = w - cell.chars().count();
             // Names left-aligned, numbers right-aligned.
             if k <= 1 {
@@ -193,10 +215,58 @@ fn print_table(rows: &[[String; 9]]) {
         }
         outln!("{}", out.trim_end());
     };
-    line(&HEADER.map(String::from));
+    line(&header.iter().map(|h| h.to_string()).collect::<Vec<_>>());
     for r in rows {
         line(r);
     }
+}
+
+/// Run example `e` at `size` as `run_suite` does, each of its launches timed on `machine`:
+/// its report, and the timing of its launches run one after another (none if it could not
+/// run; an error if it ran but could not be timed).
+fn timed_example(
+    e: &Example,
+    size: Size,
+    threads: usize,
+    machine: &Machine,
+) -> (
+    Result<Report, warpkit_examples::ExampleError>,
+    Result<Option<TimingReport>, TimingError>,
+) {
+    let opts = TimingOptions {
+        machine: machine.clone(),
+        kernel: e.name.to_string(),
+        timeline: false,
+        threads: 0,
+    };
+    let mut reports = Vec::new();
+    let mut error = None;
+    let result = e.code().and_then(|code| {
+        e.run_code_with(&e.case(size), code, threads, |program, config, args| {
+            if error.is_some() {
+                return warpkit_sim::launch::launch(program, config, args);
+            }
+            // A copy of the arguments, in case the machine refuses the launch and it runs
+            // untimed: the check of its results must not depend on the machine.
+            match launch_timed(program, config, args.clone(), &opts) {
+                Ok((r, t)) => {
+                    reports.push(t);
+                    Ok(r)
+                }
+                Err(TimingError::Launch(l)) => Err(l),
+                Err(other) => {
+                    error = Some(other);
+                    warpkit_sim::launch::launch(program, config, args)
+                }
+            }
+        })
+    });
+    let timing = match error {
+        Some(e) => Err(e),
+        None if result.is_ok() && !reports.is_empty() => Ok(Some(TimingReport::combine(reports))),
+        None => Ok(None),
+    };
+    (result, timing)
 }
 
 /// Why a report failed, one line each.
@@ -254,14 +324,39 @@ pub fn run(args: Args) -> Outcome {
     if let Some(dir) = &args.save_images {
         prepare_image_dir(dir)?;
     }
+    let timing = args.timing || args.machine.is_some() || args.timing_json.is_some();
+    if let Some(path) = &args.timing_json {
+        crate::output::check_output_path("--timing-json", path)?;
+    }
+    let machine = match &args.machine {
+        Some(path) => Some(crate::timing_run::load_machine(path)?),
+        None => timing.then(Machine::default),
+    };
     let size = if args.small { Size::Small } else { Size::Full };
     let start = Instant::now();
-    // Side by side on one pool of `--threads` workers (warpkit_examples::run_suite).
-    let results = warpkit_examples::run_suite(&examples, &linx, size, args.threads)
-        .map_err(|e| Failure::Runtime(format!("cannot start {} threads: {e}", args.threads)))?;
+    let mut timings = Vec::new();
+    let results = match &machine {
+        // Side by side on one pool of `--threads` workers (warpkit_examples::run_suite).
+        None => warpkit_examples::run_suite(&examples, &linx, size, args.threads),
+        // One kernel after another, each recorded on `--threads` workers; the LinxISA
+        // programs, which have no timing model, as usual.
+        Some(m) => warpkit_examples::run_suite(&[], &linx, size, args.threads).map(|mut r| {
+            r.gpu = examples
+                .iter()
+                .map(|e| {
+                    let (result, timed) = timed_example(e, size, args.threads, m);
+                    timings.push(timed);
+                    result
+                })
+                .collect();
+            r
+        }),
+    }
+    .map_err(|e| Failure::Runtime(format!("cannot start {} threads: {e}", args.threads)))?;
     let mut tally = Tally::default();
     let mut saved = Vec::new();
-    for (e, result) in examples.iter().zip(results.gpu) {
+    let mut timed = Vec::new();
+    for (k, (e, result)) in examples.iter().zip(results.gpu).enumerate() {
         if let (
             Some(dir),
             Ok(Report {
@@ -271,17 +366,47 @@ pub fn run(args: Args) -> Outcome {
         {
             saved.push(save_image(dir, e.name, image)?);
         }
+        let ran = result.is_ok();
+        let failed_before = tally.failed;
         tally.record(e.name, result);
+        match timings.get_mut(k).map(|t| std::mem::replace(t, Ok(None))) {
+            Some(Ok(Some(t))) if ran => {
+                let row = tally.rows.last_mut().expect("a row was recorded");
+                row.splice(8..8, timing_cells(Some(&t)));
+                timed.push(t);
+            }
+            Some(Err(err)) => {
+                // A kernel that could not be timed fails, once.
+                if tally.failed == failed_before {
+                    tally.failed += 1;
+                }
+                tally.problems.push(format!(
+                    "{name}: cannot be timed: {err}",
+                    name = e.name,
+                    err = err
+                ));
+            }
+            _ => {}
+        }
     }
     for (e, result) in linx.iter().zip(results.linx) {
         tally.record(e.name, result);
     }
     let Tally {
-        rows,
+        mut rows,
         problems,
         failed,
     } = tally;
-    print_table(&rows);
+    let mut header: Vec<&str> = HEADER.to_vec();
+    if machine.is_some() {
+        header.splice(8..8, TIMING_HEADER);
+        for r in &mut rows {
+            if r.len() < header.len() {
+                r.splice(8..8, timing_cells(None));
+            }
+        }
+    }
+    print_table(&header, &rows);
     for p in &problems {
         report!("error: {p}");
     }
@@ -296,6 +421,32 @@ pub fn run(args: Args) -> Outcome {
         rows.len(),
         start.elapsed().as_secs_f64()
     );
+    if let Some(m) = &machine {
+        let count = timed.len();
+        let all = if timed.is_empty() {
+            TimingReport::empty(m)
+        } else {
+            TimingReport::combine(timed)
+        };
+        outln!(
+            "timing: {} kernels one after another on machine {} ({}): {} cycles, IPC {:.3}",
+            count,
+            all.machine.name,
+            all.machine_hash,
+            all.cycles,
+            all.ipc
+        );
+        if !crate::verbosity::quiet() {
+            for l in all.render_text().lines() {
+                outln!("  {l}");
+            }
+        }
+        if let Some(path) = &args.timing_json {
+            let mut json = all.to_json();
+            json.push('\n');
+            crate::output::write_output(path, json.as_bytes())?;
+        }
+    }
     if failed > 0 {
         return Err(Failure::Exit(1));
     }

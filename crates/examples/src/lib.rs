@@ -25,6 +25,7 @@ pub use gen::{to_bytes, to_words, Rng};
 use std::time::Duration;
 use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchConfig, LaunchError, LaunchResult};
 use warpkit_sim::trap::cause_name;
+use warpkit_sim::Program;
 
 /// How big a problem to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -572,7 +573,20 @@ impl Example {
         code: Code,
         threads: usize,
     ) -> Result<Report, ExampleError> {
-        let results = self.launch_stages(case, code, threads, false)?;
+        self.run_code_with(case, code, threads, launch)
+    }
+
+    /// As [`Example::run_code`], each launch made by `launch` instead of
+    /// [`warpkit_sim::launch::launch`]: another client of the model that returns the same
+    /// result and observes something more (a timing run).
+    pub fn run_code_with(
+        &self,
+        case: &Case,
+        code: Code,
+        threads: usize,
+        launch: impl FnMut(&Program, &LaunchConfig, Vec<Arg>) -> Result<LaunchResult, LaunchError>,
+    ) -> Result<Report, ExampleError> {
+        let results = self.launch_stages_with(case, code, threads, false, launch)?;
         let lookup = |stage: usize, name: &str| results.get(stage).and_then(|r| r.buffer(name));
         let outputs = Outputs { results: &results };
         let mut check = compare(&case.expected, lookup);
@@ -663,6 +677,18 @@ impl Example {
         code: Code,
         threads: usize,
         keep_warps: bool,
+    ) -> Result<Vec<LaunchResult>, ExampleError> {
+        self.launch_stages_with(case, code, threads, keep_warps, launch)
+    }
+
+    /// As [`Example::launch_stages`], each launch made by `launch`.
+    fn launch_stages_with(
+        &self,
+        case: &Case,
+        code: Code,
+        threads: usize,
+        keep_warps: bool,
+        mut launch: impl FnMut(&Program, &LaunchConfig, Vec<Arg>) -> Result<LaunchResult, LaunchError>,
     ) -> Result<Vec<LaunchResult>, ExampleError> {
         let mut results: Vec<LaunchResult> = Vec::with_capacity(case.stages.len());
         for (index, stage) in case.stages.iter().enumerate() {
