@@ -649,6 +649,10 @@ struct Run {
     /// The report lines `warpkit run` prints for this run (traps, step limits, deadlocks).
     #[pyo3(get)]
     messages: Vec<String>,
+    /// With `launch(..., timing=...)`: the timing report as dicts and lists, the JSON of
+    /// `warpkit run --timing-json` parsed (docs/timing.md); None otherwise.
+    #[pyo3(get)]
+    timing: Option<Py<PyAny>>,
     /// Which exception the run raises when checked, decided from the reports themselves
     /// (never from `messages`, whose wording is free to change).
     failure: Option<Failure>,
@@ -1041,6 +1045,46 @@ fn setup(
     Ok((l, kernel, shapes))
 }
 
+/// The machine `timing=` asks for: None or False for none, True for the default machine,
+/// an `os.PathLike` or a str naming a machine file, or a str holding TOML (it has a newline
+/// or an `=`).
+fn timing_machine(v: &Bound<'_, PyAny>) -> PyResult<Option<warpkit_timing::Machine>> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    if let Ok(b) = v.cast::<pyo3::types::PyBool>() {
+        return Ok(b.is_true().then(warpkit_timing::Machine::default));
+    }
+    let bad = |name: &str, e: warpkit_timing::MachineError| {
+        PyValueError::new_err(match e {
+            warpkit_timing::MachineError::Parse {
+                line,
+                column,
+                message,
+            } => format!("timing: {name}:{line}:{column}: {}", message.trim_end()),
+            e => format!("timing: {name}: {e}"),
+        })
+    };
+    if let Ok(text) = v.extract::<String>() {
+        if text.contains('\n') || text.contains('=') {
+            return warpkit_timing::Machine::from_toml(&text)
+                .map(Some)
+                .map_err(|e| bad("<machine>", e));
+        }
+    }
+    let path: std::path::PathBuf = v.extract().map_err(|_| {
+        PyTypeError::new_err(
+            "timing: expected True, a machine file's path or a machine's TOML text",
+        )
+    })?;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        pyo3::exceptions::PyOSError::new_err(format!("timing: {}: {e}", path.display()))
+    })?;
+    warpkit_timing::Machine::from_toml(&text)
+        .map(Some)
+        .map_err(|e| bad(&path.display().to_string(), e))
+}
+
 /// Launch `program` on the functional model (docs/python.md).
 #[pyfunction]
 #[pyo3(signature = (
@@ -1049,14 +1093,14 @@ fn setup(
     max_steps = warpkit_sim::DEFAULT_MAX_STEPS, entry = None, keep_warps = true,
     strict_hazards = false, check = true, engine = None,
     max_memory = warpkit_host::launch::DEFAULT_MAX_MEMORY,
-    max_workgroups = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS
+    max_workgroups = warpkit_host::launch::DEFAULT_MAX_WORKGROUPS, timing = None
 ))]
 // A default taken from a constant would show as `...`; this one states it, and a test
 // holds it to the library's.
 #[pyo3(
     text_signature = "(program, grid=None, block=None, args=None, *, shared=65536, scratch=None, \
     threads=None, max_steps=..., entry=None, keep_warps=True, strict_hazards=False, check=True, \
-    engine=None, max_memory=..., max_workgroups=...)"
+    engine=None, max_memory=..., max_workgroups=..., timing=None)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn launch(
@@ -1076,7 +1120,9 @@ fn launch(
     engine: Option<&str>,
     max_memory: u64,
     max_workgroups: u64,
+    timing: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Run> {
+    let machine = timing.map(timing_machine).transpose()?.flatten();
     let engine = match engine {
         None => None,
         Some("interpreter" | "interp") => Some(warpkit_sim::Engine::Interp),
@@ -1106,14 +1152,43 @@ fn launch(
     )?;
     let cancel = CancelFlag::new();
     l.cancel(cancel.clone());
+    // The kernel's name in a timing report: the one of its metadata that runs.
+    let name = l
+        .kernel_info()
+        .map_or_else(|| "kernel".to_string(), |k| k.name.clone());
     let mut prepared = l.prepare(&kernel).map_err(setup_error)?;
     if let Some(engine) = engine {
         prepared.engine(engine);
     }
-    let done = AtomicU64::new(0);
-    let result = detached(py, cancel.as_atomic(), || prepared.run_with_progress(&done))?
-        .map_err(|e| LaunchError::new_err(e.to_string()))?;
-    let run = to_run(py, result, shapes, max_steps, &kernel.lines)?;
+    let (result, report) = match machine {
+        None => {
+            let done = AtomicU64::new(0);
+            let result = detached(py, cancel.as_atomic(), || prepared.run_with_progress(&done))?
+                .map_err(|e| LaunchError::new_err(e.to_string()))?;
+            (result, None)
+        }
+        Some(machine) => {
+            let opts = warpkit_timing::TimingOptions {
+                machine,
+                kernel: name,
+                timeline: false,
+                threads: 0,
+            };
+            let (program, config, args) = prepared.into_parts();
+            let (result, report) = detached(py, cancel.as_atomic(), || {
+                warpkit_timing::launch_timed(&program, &config, args, &opts)
+            })?
+            .map_err(|e| LaunchError::new_err(e.to_string()))?;
+            (result, Some(report))
+        }
+    };
+    let mut run = to_run(py, result, shapes, max_steps, &kernel.lines)?;
+    if let Some(report) = report {
+        let json = py
+            .import("json")?
+            .call_method1("loads", (report.to_json(),))?;
+        run.timing = Some(json.unbind());
+    }
     if check {
         raise_failure(py, run, strict_hazards)
     } else {
@@ -1263,6 +1338,7 @@ fn to_run(
         )?,
         ok: failure.is_none(),
         messages,
+        timing: None,
         failure,
     })
 }

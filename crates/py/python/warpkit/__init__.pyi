@@ -200,6 +200,9 @@ class Run:
     stats: Stats
     ok: bool
     messages: list[str]
+    timing: Optional[dict[str, Any]]
+    """With `launch(..., timing=...)`, the timing report (the JSON of `warpkit run
+    --timing-json`, parsed; docs/timing.md); else None."""
 
 def assemble(src: str, *, filename: str = "<string>") -> Program:
     """Assemble source text; raises AssemblyError."""
@@ -267,8 +270,11 @@ def launch(
     engine: Optional[str] = None,
     max_memory: int = 1 << 30,
     max_workgroups: int = 1 << 20,
+    timing: Union[bool, str, PathLike[str], None] = None,
 ) -> Run:
-    """Launch `program`; raises Trap, Deadlock or LimitExceeded unless check=False."""
+    """Launch `program`; raises Trap, Deadlock or LimitExceeded unless check=False. With
+    `timing` (True: the default machine; a machine file's path; a machine's TOML text) the
+    launch is also timed and `Run.timing` holds the report."""
 
 WarpRef = Union[int, Tuple[Tuple[int, int, int], int]]
 
