@@ -521,6 +521,12 @@ typedef struct {
 #define WK_MISMATCH 2
 
 /**
+ * [`wk_launch_timed`]: the kernel trapped, deadlocked or reached its step limit; the
+ * report covers what ran, and [`wk_last_error`] says what stopped it.
+ */
+#define WK_RUN_FAILED 3
+
+/**
  * A null pointer or a bad value in an argument.
  */
 #define WK_ERR_ARGUMENT -1
@@ -692,6 +698,40 @@ wk_status wk_sim_write_memory(wk_sim *sim, uint64_t addr, const uint8_t *data, s
  * `sim` is from `wk_sim_new`; `name` is NUL-terminated; `addr` is writable.
  */
 wk_status wk_sim_buffer_address(wk_sim *sim, const char *name, uint64_t *addr);
+
+/**
+ * Launch `code` (as for [`wk_sim_new`]) as `launch_desc` says, on every host core to its
+ * end, timed on the machine `machine_toml` (docs/timing.md): NUL-terminated TOML text of
+ * a machine file, naming only what differs from `machines/default.toml`; null or empty
+ * for the default machine. `*json_out` gets the timing report as JSON, the document of
+ * `warpkit run --timing-json` (machine, machine_hash, cycles, ipc, stalls, kernels,
+ * units, ...): a NUL-terminated string that the caller frees with [`wk_string_free`];
+ * `*json_len` (may be null) gets its length without the NUL. Returns `WK_OK` when every
+ * warp ended, `WK_RUN_FAILED` (with the report) when the kernel trapped, deadlocked or
+ * reached its step limit, or an error with `*json_out` null: `WK_ERR_LAUNCH` for a launch
+ * refused, a machine that does not parse or validate (the message starts with
+ * `machine:LINE:COLUMN:` or names the field) or a workgroup that cannot fit on one of its
+ * compute units.
+ *
+ * # Safety
+ * `code` points to `code_len` readable bytes; `launch_desc` is null or valid;
+ * `machine_toml` is null or NUL-terminated; `json_out` is writable; `json_len` is null or
+ * writable.
+ */
+wk_status wk_launch_timed(const uint8_t *code,
+                          size_t code_len,
+                          const wk_launch_desc *launch_desc,
+                          const char *machine_toml,
+                          char **json_out,
+                          size_t *json_len);
+
+/**
+ * Free a string this library returned ([`wk_launch_timed`]'s report); null is ignored.
+ *
+ * # Safety
+ * `s` is null or a string from this library not yet freed, and not used afterwards.
+ */
+void wk_string_free(char *s);
 
 #ifdef __cplusplus
 }  // extern "C"

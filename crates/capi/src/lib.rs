@@ -35,6 +35,9 @@ pub const WK_FINISHED: wk_status = 1;
 /// [`wk_sim_cosim_check`]: the design's commit differs from the model's (see the
 /// `wk_mismatch`).
 pub const WK_MISMATCH: wk_status = 2;
+/// [`wk_launch_timed`]: the kernel trapped, deadlocked or reached its step limit; the
+/// report covers what ran, and [`wk_last_error`] says what stopped it.
+pub const WK_RUN_FAILED: wk_status = 3;
 /// A null pointer or a bad value in an argument.
 pub const WK_ERR_ARGUMENT: wk_status = -1;
 /// The code or the launch description was refused (nothing ran).
@@ -1161,4 +1164,135 @@ pub unsafe extern "C" fn wk_sim_buffer_address(
             .ok_or_else(|| Fail(WK_ERR_STATE, format!("no buffer argument `{name}`")))?;
         Ok(WK_OK)
     })
+}
+
+/// Launch `code` (as for [`wk_sim_new`]) as `launch_desc` says, on every host core to its
+/// end, timed on the machine `machine_toml` (docs/timing.md): NUL-terminated TOML text of
+/// a machine file, naming only what differs from `machines/default.toml`; null or empty
+/// for the default machine. `*json_out` gets the timing report as JSON, the document of
+/// `warpkit run --timing-json` (machine, machine_hash, cycles, ipc, stalls, kernels,
+/// units, ...): a NUL-terminated string that the caller frees with [`wk_string_free`];
+/// `*json_len` (may be null) gets its length without the NUL. Returns `WK_OK` when every
+/// warp ended, `WK_RUN_FAILED` (with the report) when the kernel trapped, deadlocked or
+/// reached its step limit, or an error with `*json_out` null: `WK_ERR_LAUNCH` for a launch
+/// refused, a machine that does not parse or validate (the message starts with
+/// `machine:LINE:COLUMN:` or names the field) or a workgroup that cannot fit on one of its
+/// compute units.
+///
+/// # Safety
+/// `code` points to `code_len` readable bytes; `launch_desc` is null or valid;
+/// `machine_toml` is null or NUL-terminated; `json_out` is writable; `json_len` is null or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn wk_launch_timed(
+    code: *const u8,
+    code_len: usize,
+    launch_desc: *const wk_launch_desc,
+    machine_toml: *const c_char,
+    json_out: *mut *mut c_char,
+    json_len: *mut usize,
+) -> wk_status {
+    guard(|| {
+        if json_out.is_null() {
+            return Err(arg_error("json_out is null"));
+        }
+        // SAFETY: the caller passes a writable pointer (checked not null above).
+        unsafe { *json_out = std::ptr::null_mut() };
+        let machine = if machine_toml.is_null() {
+            warpkit_timing::Machine::default()
+        } else {
+            // SAFETY: the caller guarantees a NUL-terminated string.
+            let text = unsafe { CStr::from_ptr(machine_toml) }
+                .to_str()
+                .map_err(|_| arg_error("machine_toml is not UTF-8"))?;
+            warpkit_timing::Machine::from_toml(text).map_err(|e| {
+                Fail(
+                    WK_ERR_LAUNCH,
+                    match e {
+                        warpkit_timing::MachineError::Parse {
+                            line,
+                            column,
+                            message,
+                        } => format!("machine:{line}:{column}: {}", message.trim_end()),
+                        e => format!("machine: {e}"),
+                    },
+                )
+            })?
+        };
+        // SAFETY: the caller's guarantees, passed on.
+        let code = unsafe { bytes(code, code_len as u64, "code") }?;
+        if code.is_empty() {
+            return Err(arg_error("code is empty"));
+        }
+        let kind = if code.starts_with(b"\x7fELF") {
+            warpkit_host::KernelKind::Elf
+        } else {
+            warpkit_host::KernelKind::Raw
+        };
+        let kernel = warpkit_host::load_kernel_bytes(code, "code", kind)
+            .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?;
+        // SAFETY: the caller's guarantees, passed on.
+        let l = unsafe { launch_of(launch_desc) }?;
+        let name = l
+            .kernel_info()
+            .map_or_else(|| "kernel".to_string(), |k| k.name.clone());
+        let (program, config, args) = l
+            .prepare(&kernel)
+            .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?
+            .into_parts();
+        let opts = warpkit_timing::TimingOptions {
+            machine,
+            kernel: name,
+            timeline: false,
+            threads: 0,
+        };
+        let (result, report) = warpkit_timing::launch_timed(&program, &config, args, &opts)
+            .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?;
+        let json = CString::new(report.to_json())
+            .map_err(|_| Fail(WK_ERR_INTERNAL, "the report holds a NUL".into()))?;
+        // SAFETY: the caller's guarantees.
+        if let Some(len) = unsafe { json_len.as_mut() } {
+            *len = json.as_bytes().len();
+        }
+        // SAFETY: checked writable above; the string is freed by `wk_string_free`.
+        unsafe { *json_out = json.into_raw() };
+        if result.ok() {
+            return Ok(WK_OK);
+        }
+        let why = result
+            .traps
+            .first()
+            .map(warpkit_host::report::trap_message)
+            .or_else(|| {
+                result
+                    .deadlocks
+                    .first()
+                    .map(warpkit_host::report::deadlock_message)
+            })
+            .or_else(|| {
+                result
+                    .step_limits
+                    .first()
+                    .map(|s| warpkit_host::report::step_limit_message(s, config.max_steps))
+            })
+            .or_else(|| result.interrupted.map(|i| i.to_string()))
+            .unwrap_or_else(|| "the kernel did not finish".into());
+        set_error(&why);
+        Ok(WK_RUN_FAILED)
+    })
+}
+
+/// Free a string this library returned ([`wk_launch_timed`]'s report); null is ignored.
+///
+/// # Safety
+/// `s` is null or a string from this library not yet freed, and not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn wk_string_free(s: *mut c_char) {
+    guard(|| {
+        if !s.is_null() {
+            // SAFETY: from `CString::into_raw` in this library, freed once.
+            drop(unsafe { CString::from_raw(s) });
+        }
+        Ok(WK_OK)
+    });
 }

@@ -4,3 +4,4 @@
 mod api;
 mod cosim_example;
 mod header;
+mod timed;
