@@ -29,4 +29,5 @@ mod reports;
 mod run_cli;
 mod scratch_cli;
 mod shrink_cli;
+mod timing_cli;
 mod trace_diff;
