@@ -876,6 +876,75 @@ where
     Ok((finish(layout, outcomes, wall), hooks))
 }
 
+/// As [`launch`], observed workgroup by workgroup in batches of `batch` workgroups in flat
+/// order: the workgroups of a batch run in parallel on `config.threads` host threads, each
+/// under hooks of its own from `new(flat)`, and then `take(first, hooks)` receives the
+/// batch's hooks in flat order (`first` is the batch's first workgroup) on the calling
+/// thread, before the next batch starts. A consumer (a timing model replaying what the
+/// hooks recorded) thus sees every workgroup in flat order while the launch holds at
+/// most one batch's hooks. Pauses (`Control::Stop`) are resumed at once; an interrupt
+/// from a workgroup's hooks stops that workgroup only.
+pub fn launch_batched<H, N, T>(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+    batch: u64,
+    new: N,
+    mut take: T,
+) -> Result<LaunchResult, LaunchError>
+where
+    H: Hooks + Send,
+    N: Fn(u64) -> H + Sync,
+    T: FnMut(u64, Vec<H>),
+{
+    let groups = check(config)?;
+    let layout = layout(program, args)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| LaunchError::Threads(e.to_string()))?;
+    let cancel = cancel_flag(config);
+    let global = &layout.global;
+    let batch = batch.max(1);
+    let mut outcomes: Vec<Option<Outcome>> = Vec::new();
+    let mut wall = Duration::ZERO;
+    let mut first = 0;
+    while first < groups {
+        let end = groups.min(first + batch);
+        let start = Instant::now();
+        let ran: Vec<(Option<Outcome>, H)> = pool.install(|| {
+            let n = end - first;
+            let chunk = (n / (pool.current_num_threads() as u64 * 4)).clamp(1, 16);
+            (0..n.div_ceil(chunk))
+                .into_par_iter()
+                .flat_map_iter(|c| {
+                    let mut task = Task::default();
+                    let new = &new;
+                    (first + c * chunk..end.min(first + (c + 1) * chunk)).map(move |g| {
+                        let mut hooks = new(g);
+                        if cancel.load(Ordering::Relaxed) {
+                            return (None, hooks);
+                        }
+                        let o = run_workgroup(
+                            program, config, global, g, &mut hooks, &mut task, cancel,
+                        );
+                        (Some(o), hooks)
+                    })
+                })
+                .collect()
+        });
+        wall += start.elapsed();
+        let mut hooks = Vec::with_capacity(ran.len());
+        for (o, h) in ran {
+            outcomes.push(o);
+            hooks.push(h);
+        }
+        take(first, hooks);
+        first = end;
+    }
+    Ok(finish(layout, outcomes, wall))
+}
+
 /// The flag the run loops check: the configured one, or one nobody sets.
 fn cancel_flag(config: &LaunchConfig) -> &AtomicBool {
     config

@@ -1,1 +1,5 @@
 //! Integration tests of the timing model.
+
+mod common;
+mod examples;
+mod model;

@@ -1,0 +1,959 @@
+//! The replay: a single-threaded, deterministic event loop that runs the recorded warp
+//! streams on the machine and counts cycles, stalls, unit busy time and cache behaviour.
+//!
+//! The model is the one `docs/timing.md` describes. Where that description leaves a
+//! choice open, the replay does this:
+//!
+//! - **Cycle order.** Within a cycle: first the workgroups whose resources return at it
+//!   are removed, then new workgroups are dispatched (in flat order, as many as fit), then
+//!   each compute unit in index order issues, its schedulers in index order. Memory
+//!   requests are processed at issue in that order (an instruction's lines one after
+//!   another, line k at cycle t + k), so a later-issued request never overtakes an
+//!   earlier one in the caches or on the DRAM channel.
+//! - **Warp slots.** A dispatched workgroup's warp i takes the i-th lowest free slot of its
+//!   compute unit.
+//! - **Vector registers.** A warp holds the program's highest vector register read or
+//!   written, plus one, rounded up to `cu.vreg_granule` (every register if the program has
+//!   `movrel.d`, whose target is computed).
+//! - **End of a workgroup.** Its resources return at `max(e + 1, C)`, where e is the cycle
+//!   its last warp issued `endpgm` and C the latest completion of any of its warps'
+//!   asynchronous operations. A warp whose stream ends without `endpgm` (a trap, the step
+//!   limit) ends after its last instruction; a stream that ends at a `barrier` (a
+//!   workgroup the functional run found deadlocked) ends there without arriving.
+//! - **Kernel cycles.** The cycle at which the last workgroup's resources return.
+//! - **Latency.** `[latency]` by mnemonic, else the class's `latency`, else the database's
+//!   fixed latency. For `async:sfu` instructions a mnemonic's entry replaces
+//!   `units.sfu.latency` too; memory instructions take their time from the hierarchy.
+//! - **Unit busy time.** Global memory: `max(1, lines) x interval`; shared memory:
+//!   `passes x interval`; every other instruction: `interval`. The first unit of the class
+//!   free at the issue cycle takes the instruction.
+//! - **Instructions without lines** (every lane inactive, or cache control) complete at
+//!   `t + l1.hit_latency`; they use the memory unit for `interval` cycles.
+//! - **In-flight limit of a counter** (`max_outstanding` of §2.6: vm 62, vst 30, tex 30,
+//!   ls 14, sm 15, sfu 6). An asynchronous instruction issues only while fewer of its
+//!   counter's operations are in flight; otherwise the warp waits, counted as that
+//!   counter's `waitcnt_*` stall.
+//! - **Out-of-order counter.** `sm` operations (uniform loads) complete at their own
+//!   completion times, not in issue order.
+//! - **L1 MSHRs.** A load issues when the free MSHRs cover its lines that miss and are not
+//!   already in flight on the compute unit, or when no MSHR is held (so an instruction
+//!   with more missing lines than MSHRs still issues; its extra lines wait for the
+//!   earliest MSHR to be released). Stores and atomics use no L1 MSHR.
+//! - **L2 merges.** A request for a line the L2 is still filling waits for that fill (at
+//!   least `l2.hit_latency`), counted as an L2 hit.
+//! - **Write-backs.** A dirty L2 line evicted by a fill occupies the DRAM channel for one
+//!   line's transfer after the fill's (counted in `dram_write_bytes`; nothing waits for
+//!   it); lines still dirty at the end count as written but take no time.
+//! - **Cache state.** Each launch starts with empty caches and an idle channel.
+//! - **Barrier release.** Warps released by a barrier stay in the `barrier` category until
+//!   the cycle after the last arrival, when they may issue.
+//! - **Occupancy.** Resident warps are slots holding a warp, ended ones included:
+//!   occupancy = 1 - no_warp / (cycles x compute units x warp slots).
+//! - **Per-instruction stalls.** A warp's stall cycles go to the instruction it is trying
+//!   to issue; `ended` and `no_warp` belong to no instruction, and `issued` is each
+//!   instruction's `issued` count.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::class::{
+    in_order, max_outstanding, unit, Class, Kind, Table, CLASSES, NONE, NUM_COUNTERS, NUM_REGS,
+};
+use crate::machine::{DispatchPolicy, Machine, Policy};
+use crate::memory::{Access, MemorySystem};
+use crate::record::{GroupStreams, WarpStream};
+use crate::report::{
+    zero_stalls, KernelTiming, PcTiming, PerClass, Span, Stall, TimingReport, UnitTiming, WarpSpans,
+};
+
+/// A cycle that never comes.
+const NEVER: u64 = u64::MAX;
+
+const CATEGORIES: usize = Stall::ALL.len();
+
+/// What a warp in a slot is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Running,
+    AtBarrier,
+    Ended,
+}
+
+/// A warp being replayed.
+#[derive(Debug)]
+struct WarpRun {
+    stream: WarpStream,
+    /// The next word of `stream.words`.
+    pos: usize,
+    /// The next line of `stream.lines`.
+    lpos: usize,
+    /// PC of the next instruction (while at a barrier: of the `barrier`, whose wait it is).
+    pc: u32,
+    /// While at a barrier: PC of the instruction after it.
+    resume: u32,
+    status: Status,
+    /// The workgroup's index in its compute unit's table.
+    group: usize,
+    /// The warp's index in its workgroup.
+    index: u32,
+    /// When it was dispatched (greedy-then-oldest's age).
+    dispatched: u64,
+    /// When each register is ready (`v<r>` at r, `u<r>` at 128 + r).
+    ready: Box<[u64; NUM_REGS]>,
+    /// Completion times of each counter's operations in flight, ascending.
+    counters: [VecDeque<u64>; NUM_COUNTERS],
+    /// The latest completion time of each counter (in-order counters complete in order).
+    last: [u64; NUM_COUNTERS],
+    /// Timeline spans (start, end, category), when asked for.
+    spans: Vec<(u64, u64, u8)>,
+}
+
+impl WarpRun {
+    fn new() -> WarpRun {
+        WarpRun {
+            stream: WarpStream::default(),
+            pos: 0,
+            lpos: 0,
+            pc: 0,
+            resume: 0,
+            status: Status::Ended,
+            group: 0,
+            index: 0,
+            dispatched: 0,
+            ready: Box::new([0; NUM_REGS]),
+            counters: Default::default(),
+            last: [0; NUM_COUNTERS],
+            spans: Vec::new(),
+        }
+    }
+}
+
+/// One warp slot of a compute unit.
+#[derive(Debug)]
+struct Slot {
+    occupied: bool,
+    warp: WarpRun,
+    /// The category the slot has been in since `since`.
+    cat: Stall,
+    since: u64,
+    /// The next cycle the warp must be looked at.
+    wake: u64,
+}
+
+/// A workgroup resident on a compute unit.
+#[derive(Debug, Default, Clone)]
+struct Group {
+    flat: u64,
+    slots: Vec<usize>,
+    /// Warps not ended.
+    live: u32,
+    /// Warps waiting at a barrier.
+    arrived: u32,
+    /// The latest completion of an asynchronous operation of its warps.
+    latest: u64,
+    in_use: bool,
+}
+
+/// One compute unit.
+#[derive(Debug)]
+struct Cu {
+    slots: Vec<Slot>,
+    free_slots: u32,
+    vregs_used: u64,
+    shared_used: u64,
+    resident: u32,
+    groups: Vec<Group>,
+    /// Per class, when each unit is free.
+    units: [Vec<u64>; CLASSES],
+    busy: [u64; CLASSES],
+    /// Per scheduler: its slots, in slot order.
+    sched_slots: Vec<Vec<usize>>,
+    /// Per scheduler: the position in `sched_slots` of the warp that issued last.
+    sched_last: Vec<usize>,
+    /// Per scheduler: its occupied slots, oldest first (greedy-then-oldest).
+    by_age: Vec<Vec<usize>>,
+    next_wake: u64,
+    workgroups: u64,
+    instructions: u64,
+}
+
+/// Per instruction (PC / 4): issues and stall cycles.
+#[derive(Debug, Clone, Copy, Default)]
+struct PcStat {
+    issued: u64,
+    stalls: [u64; CATEGORIES],
+}
+
+/// Where the replay gets each workgroup's streams, in flat order.
+pub(crate) trait Source {
+    /// The streams of workgroup `flat` (the next one in flat order); `None` when the
+    /// functional run stopped before it (the launch was refused).
+    fn take(&mut self, flat: u64) -> Option<GroupStreams>;
+}
+
+/// What the replay needs of the launch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    /// Workgroups in the grid.
+    pub groups: u64,
+    /// Warps per workgroup.
+    pub warps: u32,
+    /// Shared memory per workgroup, in bytes.
+    pub shared_bytes: u32,
+}
+
+/// Why a workgroup cannot run on an empty compute unit: the limit, the need, the size.
+pub(crate) fn does_not_fit(
+    machine: &Machine,
+    table: &Table,
+    shape: &Shape,
+) -> Option<(&'static str, u64, u64)> {
+    let cu = &machine.cu;
+    let vregs = vregs_per_warp(machine, table) * u64::from(shape.warps);
+    if shape.warps > cu.warp_slots {
+        Some((
+            "warp slots",
+            u64::from(shape.warps),
+            u64::from(cu.warp_slots),
+        ))
+    } else if vregs > u64::from(cu.vregs) {
+        Some(("vector registers", vregs, u64::from(cu.vregs)))
+    } else if shape.shared_bytes > cu.shared_bytes {
+        Some((
+            "bytes of shared memory",
+            u64::from(shape.shared_bytes),
+            u64::from(cu.shared_bytes),
+        ))
+    } else {
+        None
+    }
+}
+
+fn vregs_per_warp(machine: &Machine, table: &Table) -> u64 {
+    u64::from(table.vregs.next_multiple_of(machine.cu.vreg_granule.max(1)))
+}
+
+/// The replay of one launch.
+pub(crate) struct Replay<'a> {
+    machine: &'a Machine,
+    table: &'a Table,
+    shape: Shape,
+    vregs_per_warp: u64,
+    cus: Vec<Cu>,
+    mem: MemorySystem,
+    stalls: [u64; CATEGORIES],
+    pcs: Vec<PcStat>,
+    timeline: Option<Vec<WarpSpans>>,
+    instructions: u64,
+    next_group: u64,
+    last_cu: usize,
+    /// Workgroups whose resources return: (cycle, compute unit, group index).
+    done: BinaryHeap<Reverse<(u64, usize, usize)>>,
+    end: u64,
+    max_out: [u32; NUM_COUNTERS],
+    in_order: [bool; NUM_COUNTERS],
+    interval: [u64; CLASSES],
+    shared_latency: u64,
+    cache_latency: u64,
+    order: Vec<usize>,
+}
+
+impl<'a> Replay<'a> {
+    /// A replay of a launch of `shape` of the program `table` describes on `machine`.
+    pub(crate) fn new(
+        machine: &'a Machine,
+        table: &'a Table,
+        shape: Shape,
+        timeline: bool,
+    ) -> Replay<'a> {
+        let slots = machine.cu.warp_slots as usize;
+        let schedulers = machine.cu.schedulers.max(1) as usize;
+        let class_units = |c: Class| vec![0u64; unit(machine, c).count.max(1) as usize];
+        let cus = (0..machine.compute_units)
+            .map(|_| Cu {
+                slots: (0..slots)
+                    .map(|_| Slot {
+                        occupied: false,
+                        warp: WarpRun::new(),
+                        cat: Stall::NoWarp,
+                        since: 0,
+                        wake: NEVER,
+                    })
+                    .collect(),
+                free_slots: slots as u32,
+                vregs_used: 0,
+                shared_used: 0,
+                resident: 0,
+                groups: Vec::new(),
+                units: [
+                    class_units(Class::Valu),
+                    class_units(Class::Salu),
+                    class_units(Class::Sfu),
+                    class_units(Class::Mem),
+                    class_units(Class::Branch),
+                ],
+                busy: [0; CLASSES],
+                sched_slots: (0..schedulers)
+                    .map(|s| (s..slots).step_by(schedulers).collect())
+                    .collect(),
+                sched_last: vec![usize::MAX; schedulers],
+                by_age: vec![Vec::new(); schedulers],
+                next_wake: NEVER,
+                workgroups: 0,
+                instructions: 0,
+            })
+            .collect();
+        let interval = [
+            Class::Valu,
+            Class::Salu,
+            Class::Sfu,
+            Class::Mem,
+            Class::Branch,
+        ]
+        .map(|c| u64::from(unit(machine, c).interval.max(1)));
+        Replay {
+            machine,
+            table,
+            shape,
+            vregs_per_warp: vregs_per_warp(machine, table),
+            cus,
+            mem: MemorySystem::new(machine),
+            stalls: [0; CATEGORIES],
+            // One more for PCs outside the code.
+            pcs: vec![PcStat::default(); table.pcs.len() + 1],
+            timeline: timeline.then(Vec::new),
+            instructions: 0,
+            next_group: 0,
+            last_cu: machine.compute_units as usize - 1,
+            done: BinaryHeap::new(),
+            end: 0,
+            max_out: max_outstanding(),
+            in_order: in_order(),
+            interval,
+            shared_latency: u64::from(machine.shared.latency),
+            cache_latency: u64::from(machine.l1.hit_latency),
+            order: Vec::with_capacity(slots),
+        }
+    }
+
+    /// Replay every workgroup, taking their streams from `source` in flat order.
+    pub(crate) fn run(mut self, source: &mut dyn Source, kernel: &str) -> TimingReport {
+        let mut t = 0;
+        loop {
+            while let Some(&Reverse((d, c, g))) = self.done.peek() {
+                if d > t {
+                    break;
+                }
+                self.done.pop();
+                self.free(c, g, d);
+            }
+            self.dispatch(t, source);
+            for c in 0..self.cus.len() {
+                if self.cus[c].next_wake <= t {
+                    self.cycle(c, t);
+                }
+            }
+            let mut next = self.done.peek().map_or(NEVER, |&Reverse((d, _, _))| d);
+            for cu in &self.cus {
+                next = next.min(cu.next_wake);
+            }
+            if next == NEVER {
+                break;
+            }
+            t = next.max(t + 1);
+        }
+        self.report(kernel)
+    }
+
+    /// Put the slot in category `cat` from cycle `t`.
+    #[inline]
+    fn set(&mut self, c: usize, s: usize, t: u64, cat: Stall) {
+        if self.cus[c].slots[s].cat != cat {
+            self.flush(c, s, t);
+            self.cus[c].slots[s].cat = cat;
+        }
+    }
+
+    /// Account the slot's cycles in its category up to `t`.
+    #[inline]
+    fn flush(&mut self, c: usize, s: usize, t: u64) {
+        let slot = &mut self.cus[c].slots[s];
+        let was = slot.cat as usize;
+        let d = t - slot.since;
+        if d > 0 {
+            self.stalls[was] += d;
+            if !matches!(slot.cat, Stall::Issued | Stall::Ended | Stall::NoWarp) {
+                let i = ((slot.warp.pc >> 2) as usize).min(self.pcs.len() - 1);
+                self.pcs[i].stalls[was] += d;
+            }
+            if self.timeline.is_some() && slot.cat != Stall::NoWarp {
+                let spans = &mut slot.warp.spans;
+                match spans.last_mut() {
+                    Some(last) if last.1 == slot.since && last.2 == was as u8 => last.1 = t,
+                    _ => spans.push((slot.since, t, was as u8)),
+                }
+            }
+        }
+        slot.since = t;
+    }
+
+    /// Whether a compute unit has room for one more workgroup.
+    fn fits(&self, c: usize) -> bool {
+        let cu = &self.cus[c];
+        let m = &self.machine.cu;
+        cu.free_slots >= self.shape.warps
+            && cu.vregs_used + self.vregs_per_warp * u64::from(self.shape.warps)
+                <= u64::from(m.vregs)
+            && cu.shared_used + u64::from(self.shape.shared_bytes) <= u64::from(m.shared_bytes)
+            && cu.resident < m.max_workgroups
+    }
+
+    /// Dispatch the next workgroups, in flat order, while one fits somewhere.
+    fn dispatch(&mut self, t: u64, source: &mut dyn Source) {
+        let n = self.cus.len();
+        while self.next_group < self.shape.groups {
+            let found = match self.machine.dispatch.policy {
+                DispatchPolicy::RoundRobin => (1..=n)
+                    .map(|i| (self.last_cu + i) % n)
+                    .find(|&c| self.fits(c)),
+                DispatchPolicy::Fill => (0..n).find(|&c| self.fits(c)),
+            };
+            let Some(c) = found else {
+                break;
+            };
+            let flat = self.next_group;
+            let Some(streams) = source.take(flat) else {
+                self.shape.groups = flat;
+                break;
+            };
+            self.place(c, t, flat, streams);
+            self.last_cu = c;
+            self.next_group += 1;
+        }
+    }
+
+    /// Start workgroup `flat` on compute unit `c` at cycle `t`.
+    fn place(&mut self, c: usize, t: u64, flat: u64, mut streams: GroupStreams) {
+        let warps = self.shape.warps as usize;
+        let shared = u64::from(self.shape.shared_bytes);
+        let vregs = self.vregs_per_warp * warps as u64;
+        let cu = &mut self.cus[c];
+        cu.free_slots -= warps as u32;
+        cu.vregs_used += vregs;
+        cu.shared_used += shared;
+        cu.resident += 1;
+        cu.workgroups += 1;
+        let g = match cu.groups.iter().position(|g| !g.in_use) {
+            Some(g) => g,
+            None => {
+                cu.groups.push(Group::default());
+                cu.groups.len() - 1
+            }
+        };
+        let mut slots = Vec::with_capacity(warps);
+        for s in 0..cu.slots.len() {
+            if slots.len() == warps {
+                break;
+            }
+            if !cu.slots[s].occupied {
+                slots.push(s);
+            }
+        }
+        cu.groups[g] = Group {
+            flat,
+            slots: slots.clone(),
+            live: warps as u32,
+            arrived: 0,
+            latest: 0,
+            in_use: true,
+        };
+        let schedulers = cu.sched_slots.len();
+        for (i, &s) in slots.iter().enumerate() {
+            let stream = streams.get_mut(i).map(std::mem::take).unwrap_or_default();
+            let slot = &mut cu.slots[s];
+            slot.occupied = true;
+            slot.wake = t;
+            let w = &mut slot.warp;
+            w.pc = stream.words.first().copied().unwrap_or(0);
+            w.status = if stream.words.is_empty() {
+                Status::Ended
+            } else {
+                Status::Running
+            };
+            w.stream = stream;
+            w.pos = 0;
+            w.lpos = 0;
+            w.group = g;
+            w.index = i as u32;
+            w.dispatched = t;
+            w.ready.fill(0);
+            for q in &mut w.counters {
+                q.clear();
+            }
+            w.last = [0; NUM_COUNTERS];
+            w.spans.clear();
+            let age = &mut cu.by_age[s % schedulers];
+            age.push(s);
+            // Oldest first; warps dispatched in the same cycle by slot.
+            let mut k = age.len() - 1;
+            while k > 0 {
+                let (a, b) = (age[k - 1], age[k]);
+                let (wa, wb) = (&cu.slots[a].warp, &cu.slots[b].warp);
+                if (wa.dispatched, a) > (wb.dispatched, b) {
+                    age.swap(k - 1, k);
+                    k -= 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        cu.next_wake = cu.next_wake.min(t);
+        for &s in &slots {
+            self.set(c, s, t, Stall::NotSelected);
+            if self.cus[c].slots[s].warp.status == Status::Ended {
+                self.end_warp(c, s, t, t);
+            }
+        }
+    }
+
+    /// Workgroup `g` of compute unit `c` returns its resources at cycle `d`.
+    fn free(&mut self, c: usize, g: usize, d: u64) {
+        let slots = std::mem::take(&mut self.cus[c].groups[g].slots);
+        let flat = self.cus[c].groups[g].flat;
+        for &s in &slots {
+            self.set(c, s, d, Stall::NoWarp);
+            let slot = &mut self.cus[c].slots[s];
+            slot.occupied = false;
+            slot.wake = NEVER;
+            // The stream's memory goes now.
+            slot.warp.stream = WarpStream::default();
+            if let Some(tl) = &mut self.timeline {
+                let spans = std::mem::take(&mut slot.warp.spans);
+                tl.push(WarpSpans {
+                    kernel: 0,
+                    cu: c as u32,
+                    slot: s as u32,
+                    workgroup: flat,
+                    warp: slot.warp.index,
+                    spans: spans
+                        .into_iter()
+                        .map(|(start, end, cat)| Span {
+                            start,
+                            end,
+                            category: Stall::ALL[usize::from(cat)].key().to_string(),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        let warps = slots.len() as u64;
+        let cu = &mut self.cus[c];
+        for age in &mut cu.by_age {
+            age.retain(|s| !slots.contains(s));
+        }
+        cu.free_slots += warps as u32;
+        cu.vregs_used -= self.vregs_per_warp * warps;
+        cu.shared_used -= u64::from(self.shape.shared_bytes);
+        cu.resident -= 1;
+        cu.groups[g].in_use = false;
+        self.end = self.end.max(d);
+    }
+
+    /// One cycle of compute unit `c`: each scheduler issues up to `issue_width` of its
+    /// eligible warps, by policy; every warp looked at gets its category.
+    fn cycle(&mut self, c: usize, t: u64) {
+        let width = self.machine.cu.issue_width;
+        let schedulers = self.cus[c].sched_slots.len();
+        let mut order = std::mem::take(&mut self.order);
+        for s in 0..schedulers {
+            order.clear();
+            let cu = &self.cus[c];
+            match self.machine.cu.policy {
+                Policy::LooseRoundRobin => {
+                    let list = &cu.sched_slots[s];
+                    let n = list.len();
+                    let start = cu.sched_last[s].wrapping_add(1) % n.max(1);
+                    for j in 0..n {
+                        let slot = list[(start + j) % n];
+                        if cu.slots[slot].occupied && cu.slots[slot].wake <= t {
+                            order.push(slot);
+                        }
+                    }
+                }
+                Policy::GreedyThenOldest => {
+                    let last = cu.sched_last[s];
+                    if last != usize::MAX {
+                        let slot = cu.sched_slots[s][last];
+                        if cu.slots[slot].occupied && cu.slots[slot].wake <= t {
+                            order.push(slot);
+                        }
+                    }
+                    for &slot in &cu.by_age[s] {
+                        if cu.slots[slot].wake <= t && order.first() != Some(&slot) {
+                            order.push(slot);
+                        }
+                    }
+                }
+            }
+            let mut issued = 0;
+            for &slot in &order {
+                match self.eligible(c, slot, t) {
+                    Ok(()) if issued < width => {
+                        self.issue(c, slot, t);
+                        issued += 1;
+                        let pos = slot / schedulers;
+                        self.cus[c].sched_last[s] = pos;
+                    }
+                    Ok(()) => {
+                        self.set(c, slot, t, Stall::NotSelected);
+                        self.cus[c].slots[slot].wake = t + 1;
+                    }
+                    Err((cat, wake)) => {
+                        self.set(c, slot, t, cat);
+                        self.cus[c].slots[slot].wake = wake;
+                    }
+                }
+            }
+        }
+        self.order = order;
+        let cu = &mut self.cus[c];
+        cu.next_wake = cu
+            .slots
+            .iter()
+            .filter(|s| s.occupied)
+            .map(|s| s.wake)
+            .min()
+            .unwrap_or(NEVER);
+    }
+
+    /// What keeps the warp of slot `s` from issuing at `t` that depends on the warp alone
+    /// (a barrier, `waitcnt`, a counter's in-flight limit, registers), and until when.
+    #[inline]
+    fn own_state(&mut self, c: usize, s: usize, t: u64) -> Result<(), (Stall, u64)> {
+        let w = &mut self.cus[c].slots[s].warp;
+        match w.status {
+            Status::Running => {}
+            Status::AtBarrier => return Err((Stall::Barrier, NEVER)),
+            Status::Ended => return Err((Stall::Ended, NEVER)),
+        }
+        let info = self.table.at(w.pc);
+        if let Kind::Waitcnt(i) = info.kind {
+            let th = &self.table.waits[i as usize];
+            for (k, &limit) in th.iter().enumerate() {
+                if limit == u32::MAX {
+                    continue;
+                }
+                let q = &mut w.counters[k];
+                while q.front().is_some_and(|&x| x <= t) {
+                    q.pop_front();
+                }
+                if q.len() > limit as usize {
+                    return Err((Stall::waitcnt(k), q[q.len() - limit as usize - 1]));
+                }
+            }
+        }
+        if info.counter != NONE {
+            let k = usize::from(info.counter);
+            let q = &mut w.counters[k];
+            while q.front().is_some_and(|&x| x <= t) {
+                q.pop_front();
+            }
+            let limit = self.max_out[k] as usize;
+            if q.len() >= limit {
+                return Err((Stall::waitcnt(k), q[q.len() - limit]));
+            }
+        }
+        let mut ready = 0;
+        for &r in self.table.list(info.regs) {
+            ready = ready.max(w.ready[usize::from(r)]);
+        }
+        if ready > t {
+            return Err((Stall::Dependency, ready));
+        }
+        Ok(())
+    }
+
+    /// Whether the warp of slot `s` can issue at `t`; if not, its category and the next
+    /// cycle to look again.
+    fn eligible(&mut self, c: usize, s: usize, t: u64) -> Result<(), (Stall, u64)> {
+        self.own_state(c, s, t)?;
+        let cu = &self.cus[c];
+        let w = &cu.slots[s].warp;
+        let info = self.table.at(w.pc);
+        let free = cu.units[info.class as usize]
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(0);
+        if free > t {
+            return Err((Stall::UnitBusy, free));
+        }
+        if info.kind == Kind::Load {
+            let n = w.stream.words.get(w.pos + 1).copied().unwrap_or(0) as usize;
+            let lines = &w.stream.lines[w.lpos..(w.lpos + n).min(w.stream.lines.len())];
+            if let Err(when) = self.mem.load_fits(c, lines, t) {
+                return Err((Stall::MemoryStructural, when));
+            }
+        }
+        Ok(())
+    }
+
+    /// Record an asynchronous operation on counter `k` of the warp in slot `s` completing
+    /// at `done`; returns its completion (in-order counters complete in issue order).
+    fn push_counter(&mut self, c: usize, s: usize, k: u8, done: u64) -> u64 {
+        if k == NONE {
+            return done;
+        }
+        let k = usize::from(k);
+        let w = &mut self.cus[c].slots[s].warp;
+        let done = if self.in_order[k] {
+            done.max(w.last[k])
+        } else {
+            done
+        };
+        w.last[k] = w.last[k].max(done);
+        let q = &mut w.counters[k];
+        if q.back().is_none_or(|&b| b <= done) {
+            q.push_back(done);
+        } else {
+            let at = q.partition_point(|&x| x <= done);
+            q.insert(at, done);
+        }
+        let g = w.group;
+        let group = &mut self.cus[c].groups[g];
+        group.latest = group.latest.max(done);
+        done
+    }
+
+    /// Issue the next instruction of the warp in slot `s` at cycle `t`.
+    fn issue(&mut self, c: usize, s: usize, t: u64) {
+        self.set(c, s, t, Stall::Issued);
+        let table = self.table;
+        let (pc, word, lpos) = {
+            let w = &self.cus[c].slots[s].warp;
+            (
+                w.pc,
+                w.stream.words.get(w.pos + 1).copied().unwrap_or(0),
+                w.lpos,
+            )
+        };
+        let info = *table.at(pc);
+        let i = ((pc >> 2) as usize).min(self.pcs.len() - 1);
+        self.pcs[i].issued += 1;
+        self.instructions += 1;
+        let class = info.class as usize;
+        let busy = self.interval[class]
+            * match info.kind {
+                Kind::Load | Kind::Store | Kind::Atomic | Kind::Shared => u64::from(word.max(1)),
+                _ => 1,
+            };
+        {
+            let cu = &mut self.cus[c];
+            cu.instructions += 1;
+            cu.busy[class] += busy;
+            if let Some(u) = cu.units[class].iter_mut().find(|u| **u <= t) {
+                *u = t + busy;
+            }
+        }
+        // When the written registers are ready.
+        let ready = match info.kind {
+            Kind::Load | Kind::Store | Kind::Atomic => {
+                let n = word as usize;
+                let mut done = t + self.cache_latency;
+                if n > 0 {
+                    done = 0;
+                    for k in 0..n {
+                        let line = self.cus[c].slots[s].warp.stream.lines[lpos + k];
+                        let r = t + k as u64;
+                        let ready = match info.kind {
+                            Kind::Load => self.mem.load(c, line, r),
+                            Kind::Store => self.mem.write(c, line, r, Access::Store),
+                            _ => self.mem.write(c, line, r, Access::Atomic),
+                        };
+                        done = done.max(ready);
+                    }
+                    self.cus[c].slots[s].warp.lpos += n;
+                }
+                self.push_counter(c, s, info.counter, done)
+            }
+            Kind::Shared => {
+                self.mem.shared(word);
+                let done = t + self.shared_latency + u64::from(word.max(1)) - 1;
+                self.push_counter(c, s, info.counter, done)
+            }
+            Kind::Cache => {
+                let done = t + self.cache_latency;
+                self.push_counter(c, s, info.counter, done)
+            }
+            _ if info.counter != NONE => {
+                self.push_counter(c, s, info.counter, t + u64::from(info.latency))
+            }
+            _ => t + u64::from(info.latency),
+        };
+        let next = {
+            let w = &mut self.cus[c].slots[s].warp;
+            for &r in table.list(info.writes) {
+                w.ready[usize::from(r)] = ready;
+            }
+            w.pos += 1 + usize::from(info.kind.has_word());
+            w.stream.words.get(w.pos).copied()
+        };
+        let Some(next_pc) = next else {
+            // The stream ends: `endpgm`, or a trap or the step limit stopped the warp.
+            self.end_warp(c, s, t, t + 1);
+            return;
+        };
+        if info.kind == Kind::Endpgm {
+            self.end_warp(c, s, t, t + 1);
+            return;
+        }
+        if info.kind == Kind::Barrier {
+            let g = self.cus[c].slots[s].warp.group;
+            self.cus[c].slots[s].warp.resume = next_pc;
+            self.cus[c].slots[s].warp.status = Status::AtBarrier;
+            self.cus[c].groups[g].arrived += 1;
+            self.set(c, s, t + 1, Stall::Barrier);
+            self.cus[c].slots[s].wake = NEVER;
+            self.release_if_all_arrived(c, g, t);
+            return;
+        }
+        self.cus[c].slots[s].warp.pc = next_pc;
+        self.after_issue(c, s, t + 1);
+    }
+
+    /// The warp of slot `s` may issue again from `t`: its category until it is looked at.
+    #[inline]
+    fn after_issue(&mut self, c: usize, s: usize, t: u64) {
+        match self.own_state(c, s, t) {
+            Ok(()) => self.cus[c].slots[s].wake = t,
+            Err((cat, wake)) => {
+                self.set(c, s, t, cat);
+                self.cus[c].slots[s].wake = wake;
+            }
+        }
+    }
+
+    /// The warp of slot `s` ends at `from` (it issued its last instruction at `t`).
+    fn end_warp(&mut self, c: usize, s: usize, t: u64, from: u64) {
+        self.set(c, s, from, Stall::Ended);
+        let slot = &mut self.cus[c].slots[s];
+        slot.warp.status = Status::Ended;
+        slot.wake = NEVER;
+        let g = slot.warp.group;
+        let group = &mut self.cus[c].groups[g];
+        group.live -= 1;
+        if group.live == 0 {
+            let d = (t + 1).max(group.latest);
+            self.done.push(Reverse((d, c, g)));
+        } else {
+            self.release_if_all_arrived(c, g, t);
+        }
+    }
+
+    /// If every live warp of group `g` waits at a barrier (the last arrived or ended at
+    /// `t`), release them all: they may issue from `t + 1`.
+    fn release_if_all_arrived(&mut self, c: usize, g: usize, t: u64) {
+        let group = &self.cus[c].groups[g];
+        if group.arrived == 0 || group.arrived < group.live {
+            return;
+        }
+        let slots = group.slots.clone();
+        self.cus[c].groups[g].arrived = 0;
+        for s in slots {
+            if self.cus[c].slots[s].warp.status == Status::AtBarrier {
+                // The barrier's wait ends at t + 1: its cycles go to the barrier.
+                self.flush(c, s, t + 1);
+                let w = &mut self.cus[c].slots[s].warp;
+                w.status = Status::Running;
+                w.pc = w.resume;
+                self.after_issue(c, s, t + 1);
+            }
+        }
+        let cu = &mut self.cus[c];
+        cu.next_wake = cu.next_wake.min(t + 1);
+    }
+
+    /// The report of the finished replay.
+    fn report(mut self, kernel: &str) -> TimingReport {
+        let end = self.end;
+        for c in 0..self.cus.len() {
+            for s in 0..self.cus[c].slots.len() {
+                self.set(c, s, end, Stall::Issued);
+            }
+        }
+        let m = self.machine;
+        let mut stalls = zero_stalls();
+        for (k, &v) in Stall::ALL.iter().zip(&self.stalls) {
+            stalls.insert(k.key().to_string(), v);
+        }
+        let slots = u64::from(m.compute_units) * u64::from(m.cu.warp_slots);
+        let total = end * slots;
+        let no_warp = self.stalls[Stall::NoWarp as usize];
+        let occupancy = if total == 0 {
+            0.0
+        } else {
+            (total - no_warp) as f64 / total as f64
+        };
+        let units = self
+            .cus
+            .iter()
+            .enumerate()
+            .map(|(c, cu)| UnitTiming {
+                cu: c as u32,
+                workgroups: cu.workgroups,
+                instructions: cu.instructions,
+                busy: PerClass::from_array(cu.busy),
+                utilisation: PerClass::default(),
+            })
+            .collect();
+        let pcs = self
+            .pcs
+            .iter()
+            .take(self.table.pcs.len())
+            .enumerate()
+            .filter(|(_, p)| p.issued > 0 || p.stalls.iter().any(|&v| v > 0))
+            .map(|(i, p)| PcTiming {
+                pc: (i * 4) as u32,
+                issued: p.issued,
+                stalls: Stall::ALL
+                    .iter()
+                    .zip(&p.stalls)
+                    .filter(|(_, &v)| v > 0)
+                    .map(|(k, &v)| (k.key().to_string(), v))
+                    .collect(),
+            })
+            .collect();
+        let mut timeline = self.timeline.take();
+        if let Some(t) = &mut timeline {
+            t.sort_by_key(|w| (w.workgroup, w.warp));
+        }
+        let ipc = if end == 0 {
+            0.0
+        } else {
+            self.instructions as f64 / end as f64
+        };
+        let mut report = TimingReport {
+            machine: m.clone(),
+            machine_hash: m.hash(),
+            cycles: end,
+            instructions: self.instructions,
+            ipc,
+            occupancy,
+            stalls,
+            kernels: vec![KernelTiming {
+                name: kernel.to_string(),
+                cycles: end,
+                instructions: self.instructions,
+                ipc,
+                workgroups: self.shape.groups,
+                occupancy,
+            }],
+            units,
+            memory: self.mem.finish(),
+            pcs,
+            timeline,
+        };
+        report.finish_rates();
+        report
+    }
+}

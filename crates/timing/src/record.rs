@@ -1,0 +1,125 @@
+//! Recording: hooks on the functional run that keep each warp's committed instruction
+//! stream compactly, for the replay (`crate::engine`).
+//!
+//! A warp's stream is a list of 32-bit words: the PC of each committed instruction, and
+//! after a global memory instruction the number of distinct lines it touched (the lines
+//! themselves, ascending, go to a side list), after a shared-memory instruction the number
+//! of bank passes it took. Which PCs carry a word is a property of the program
+//! ([`Table`]), so the replay reads the stream back without tags.
+
+use warpkit_sim::hooks::{Control, Hooks, MemAccess, MemSpace};
+use warpkit_sim::{Program, Warp};
+
+use crate::class::{Kind, Table};
+use crate::machine::Machine;
+
+/// One warp's recorded stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct WarpStream {
+    /// PCs, each memory instruction's followed by its line count or bank passes.
+    pub words: Vec<u32>,
+    /// The global memory instructions' lines (address / line size), in stream order, each
+    /// instruction's ascending and distinct.
+    pub lines: Vec<u64>,
+}
+
+/// The streams of one workgroup's warps, by warp index.
+pub(crate) type GroupStreams = Vec<WarpStream>;
+
+/// The recording hooks of one workgroup.
+pub(crate) struct Recorder<'a> {
+    table: &'a Table,
+    /// log2 of the line size.
+    line_shift: u32,
+    /// log2 of the bank word size.
+    bank_shift: u32,
+    banks: u64,
+    /// The warps' streams, by warp index.
+    pub warps: GroupStreams,
+    /// Scratch space for one instruction's lines or bank words.
+    scratch: Vec<u64>,
+    /// Scratch space for the per-bank counts.
+    bank_counts: Vec<u32>,
+}
+
+impl<'a> Recorder<'a> {
+    /// Hooks recording one workgroup of `warps` warps of the program `table` describes.
+    pub(crate) fn new(table: &'a Table, machine: &Machine, warps: usize) -> Recorder<'a> {
+        Recorder {
+            table,
+            line_shift: machine.l1.line_bytes.trailing_zeros(),
+            bank_shift: machine.shared.bank_bytes.trailing_zeros(),
+            banks: u64::from(machine.shared.banks),
+            warps: vec![WarpStream::default(); warps],
+            scratch: Vec::with_capacity(64),
+            bank_counts: vec![0; machine.shared.banks as usize],
+        }
+    }
+
+    /// The distinct units (`addr >> shift`) the accesses of `space` touch, ascending, in
+    /// `self.scratch`.
+    fn units(&mut self, accesses: &[MemAccess], space: MemSpace, shift: u32) {
+        self.scratch.clear();
+        let mut sorted = true;
+        for m in accesses.iter().filter(|m| m.space == space) {
+            let size = u64::from(m.size.max(1));
+            for l in &m.lanes {
+                if l.mask == 0 {
+                    continue;
+                }
+                let lo = l.addr.wrapping_add(u64::from(l.mask.trailing_zeros()));
+                let hi = lo.saturating_add(size - 1);
+                for u in lo >> shift..=hi >> shift {
+                    match self.scratch.last() {
+                        Some(&last) if last == u => {}
+                        Some(&last) => {
+                            sorted &= last < u;
+                            self.scratch.push(u);
+                        }
+                        None => self.scratch.push(u),
+                    }
+                }
+            }
+        }
+        if !sorted {
+            self.scratch.sort_unstable();
+            self.scratch.dedup();
+        }
+    }
+}
+
+impl Hooks for Recorder<'_> {
+    const ENABLED: bool = true;
+
+    #[inline]
+    fn after(&mut self, warp: &Warp, _: &Program, pc: u32, _: u32) -> Control {
+        let w = warp.id.warp as usize;
+        if w >= self.warps.len() {
+            self.warps.resize_with(w + 1, WarpStream::default);
+        }
+        self.warps[w].words.push(pc);
+        let kind = self.table.at(pc).kind;
+        if kind.has_word() {
+            let accesses = warp.mem_accesses();
+            let word = if kind == Kind::Shared {
+                self.units(accesses, MemSpace::Shared, self.bank_shift);
+                // Distinct bank words per bank: a word read by many lanes is a broadcast.
+                self.bank_counts.iter_mut().for_each(|c| *c = 0);
+                let mut passes = 0;
+                for &word in &self.scratch {
+                    let c = &mut self.bank_counts[(word % self.banks) as usize];
+                    *c += 1;
+                    passes = passes.max(*c);
+                }
+                passes
+            } else {
+                self.units(accesses, MemSpace::Global, self.line_shift);
+                let s = &mut self.warps[w];
+                s.lines.extend_from_slice(&self.scratch);
+                self.scratch.len() as u32
+            };
+            self.warps[w].words.push(word);
+        }
+        Control::Continue
+    }
+}
