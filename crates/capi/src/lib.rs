@@ -1,7 +1,8 @@
 //! The warpkit C co-simulation API (`include/warpkit.h`, docs/cosim.md): a testbench steps
 //! the golden model one retired instruction at a time ([`wk_sim_step`]), or hands it each
 //! instruction its design under test retired and gets back precisely what differs
-//! ([`wk_sim_cosim_check`]), in the manner of Dromajo's `dromajo_cosim_step`.
+//! ([`wk_sim_cosim_check`]), in the manner of Dromajo's `dromajo_cosim_step`; or it times a
+//! whole launch on a machine model and gets the timing report as JSON ([`wk_launch_timed`]).
 //!
 //! A client of `warpkit_host::Stepper` (the launch session of the model under its hooks,
 //! shared with the Python `Simulator`): a commit here is the record `warpkit run --trace`

@@ -2,3 +2,4 @@
 //! and linking one instead of many saves most of the build time of `cargo test`.
 
 mod profile;
+mod timed;
