@@ -133,7 +133,7 @@ fn profiles_have_columns() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("p.json")).unwrap()).unwrap();
-    assert_eq!(v["version"], 2);
+    assert_eq!(v["version"], warpkit_prof::PROFILE_SCHEMA_VERSION);
     let at: Vec<String> = v["instructions"]
         .as_array()
         .unwrap()

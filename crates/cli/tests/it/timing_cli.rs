@@ -216,6 +216,11 @@ fn machine_files_name_the_machine_and_bad_ones_exit_2_with_their_location() {
     }
     let o = reduce(&d, &["--machine", s(&d.join("missing.toml"))]);
     expect(&o, 2, &["missing.toml"]);
+    // A workgroup of 4 warps cannot fit on a compute unit of 2 warp slots.
+    let tight = d.join("tight.toml");
+    std::fs::write(&tight, "[cu]\nwarp_slots = 2\nschedulers = 2\n").unwrap();
+    let o = reduce(&d, &["--machine", s(&tight)]);
+    expect(&o, 2, &["does not fit", "warp slots"]);
     // Timing cannot be combined with a trace or a checkpoint.
     let o = reduce(&d, &["--timing", "--trace", s(&d.join("t.jsonl"))]);
     assert_eq!(o.status.code(), Some(2));
