@@ -31,6 +31,7 @@ mod shrink_cmd;
 mod signals;
 mod spec_cmd;
 mod stdout;
+mod timing_cmd;
 mod timing_run;
 mod trace_cmd;
 mod verbosity;
@@ -106,6 +107,8 @@ enum Command {
     Regress(regress_cmd::Args),
     /// Functional coverage: write the model, measure it, merge databases (docs/coverage.md).
     Cover(Box<cover_cmd::Args>),
+    /// The timing model: calibrate a machine (recover its parameters from microbenchmarks).
+    Timing(timing_cmd::Args),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {
         #[arg(value_enum)]
@@ -148,6 +151,7 @@ fn main() -> ExitCode {
         Command::Shrink(a) => shrink_cmd::run(a),
         Command::Regress(a) => regress_cmd::run(a),
         Command::Cover(a) => cover_cmd::run(*a),
+        Command::Timing(a) => timing_cmd::run(a),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut command(), "warpkit", &mut text);

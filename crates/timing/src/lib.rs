@@ -7,6 +7,7 @@
 //! functional results are those of the recording run, and the timing depends only on the
 //! streams and the machine, so it is the same for any thread count and either engine.
 
+pub mod calibrate;
 mod class;
 mod engine;
 pub mod machine;
@@ -16,6 +17,7 @@ mod record;
 pub mod report;
 pub mod sweep;
 
+pub use calibrate::{calibrate, CalibrateError, Calibration};
 pub use machine::{Machine, MachineError};
 pub use report::{
     KernelTiming, MemoryTiming, PcTiming, PerClass, Span, Stall, TimingReport, UnitTiming,

@@ -10,6 +10,7 @@ mod checkpoint_cli;
 mod closed_stderr;
 mod compiler_output;
 mod conformance_cli;
+mod calibrate_cli;
 mod cover_cli;
 mod data_safety;
 mod debug_cli;

@@ -3,3 +3,5 @@
 mod common;
 mod examples;
 mod model;
+mod calibrate;
+mod sensitivity;

@@ -1,0 +1,68 @@
+//! Calibration recovers every parameter of the default machine and of the two others in
+//! `machines/`: exactly for latencies, sizes and counts, within 2% for bandwidth, and as a
+//! bound (or not at all) only where the parameter cannot show on that machine.
+
+use warpkit_timing::calibrate::{calibrate, Recovery};
+use warpkit_timing::Machine;
+
+fn machine(file: &str) -> Machine {
+    let path = format!("{}/../../machines/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    Machine::from_toml(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn check(m: &Machine) -> warpkit_timing::Calibration {
+    let cal = calibrate(m, 1).unwrap_or_else(|e| panic!("{}: {e}", m.name));
+    let table = cal.render_text();
+    println!("{table}");
+    assert!(cal.ok(), "{table}");
+    cal
+}
+
+#[test]
+fn default_machine() {
+    let cal = check(&machine("default.toml"));
+    // The default machine shows everything but what its issue rate or DRAM bandwidth
+    // hides: the VALU's count (4 units, 4 instructions issued a cycle) and the L2's MSHRs.
+    for p in &cal.parameters {
+        if matches!(p.recovery, Recovery::AtLeast | Recovery::NotObservable) {
+            println!("bounded: {} ({})", p.name, p.note);
+        }
+    }
+}
+
+#[test]
+fn small_machine() {
+    let cal = check(&machine("small.toml"));
+    let bounded: Vec<&str> = cal
+        .parameters
+        .iter()
+        .filter(|p| !matches!(p.recovery, Recovery::Exact | Recovery::Within2Percent))
+        .map(|p| p.name.as_str())
+        .collect();
+    assert!(bounded.is_empty(), "only bounded: {bounded:?}");
+}
+
+#[test]
+fn wide_machine() {
+    let cal = check(&machine("wide.toml"));
+    let bounded: Vec<&str> = cal
+        .parameters
+        .iter()
+        .filter(|p| !matches!(p.recovery, Recovery::Exact | Recovery::Within2Percent))
+        .map(|p| p.name.as_str())
+        .collect();
+    assert!(bounded.is_empty(), "only bounded: {bounded:?}");
+}
+
+#[test]
+fn report_serialises() {
+    let cal = warpkit_timing::Calibration {
+        machine: "m".into(),
+        machine_hash: "0".into(),
+        launches: 0,
+        parameters: vec![],
+    };
+    let back: warpkit_timing::Calibration = serde_json::from_str(&cal.to_json()).unwrap();
+    assert_eq!(back, cal);
+}
