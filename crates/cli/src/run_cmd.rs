@@ -166,6 +166,7 @@ pub fn run(args: Args) -> Outcome {
                 timeline: args.timeline.as_deref(),
                 sources: &sources,
                 title: &title,
+                machine: &args.timing.label(),
             };
             let machine = machine.unwrap_or_default();
             let (r, report) = crate::timing_run::run_timed(prepared, machine, &kernel, &outputs)?;

@@ -38,6 +38,14 @@ impl TimingArgs {
         self.timing || self.machine.is_some() || self.timing_json.is_some()
     }
 
+    /// The machine as messages name it.
+    pub fn label(&self) -> String {
+        match &self.machine {
+            Some(path) => format!("--machine {}", crate::asm_cmd::shown(path)),
+            None => "the default machine".into(),
+        }
+    }
+
     /// The machine to time on: `--machine FILE`, else the default machine.
     pub fn machine(&self) -> Result<Machine, Failure> {
         match &self.machine {
@@ -118,11 +126,12 @@ fn locate_field(text: &str, field: &str) -> (usize, usize) {
 
 /// A timing failure in this command's words: a workgroup too big for the machine is bad
 /// input (exit 2), as is a launch the model refuses.
-fn timing_failure(e: TimingError) -> Failure {
+fn timing_failure(e: TimingError, machine: &str) -> Failure {
     match e {
-        TimingError::DoesNotFit { .. } => {
-            Failure::BadInput(format!("--machine: {e}; give a machine with more room"))
-        }
+        TimingError::DoesNotFit { .. } => Failure::BadInput(format!(
+            "{machine}: {e}; give --machine a machine with more room, or use smaller \
+             workgroups"
+        )),
         e => Failure::BadInput(e.to_string()),
     }
 }
@@ -137,6 +146,8 @@ pub struct TimedOutputs<'a> {
     pub sources: &'a warpkit_prof::SourceMap,
     /// The profile page's title.
     pub title: &'a str,
+    /// The machine as messages name it: `--machine FILE`, or the default machine.
+    pub machine: &'a str,
 }
 
 /// Run `prepared` under the timing model on `machine` (as `kernel` in the report), and
@@ -167,8 +178,8 @@ pub fn run_timed(
         }
         None => None,
     };
-    let (result, mut report) =
-        launch_timed(&program, &config, args, &opts).map_err(timing_failure)?;
+    let (result, mut report) = launch_timed(&program, &config, args, &opts)
+        .map_err(|e| timing_failure(e, outputs.machine))?;
     if let (Some(path), Some(mut prof)) = (outputs.profile, profile) {
         prof.attach_timing(&report);
         let text = crate::profile_cmd::render(&prof, path, outputs.sources, outputs.title);
