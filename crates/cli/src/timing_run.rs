@@ -151,8 +151,8 @@ pub struct TimedOutputs<'a> {
 }
 
 /// Run `prepared` under the timing model on `machine` (as `kernel` in the report), and
-/// write `--profile` and `--timeline` from it. The report's timeline, if one was kept for
-/// `--timeline`, is dropped before it is returned.
+/// write `--profile` and `--timeline` from it. The report keeps the warps' spans when
+/// `--timeline` asked for them (`--timing-json` then has them too).
 pub fn run_timed(
     prepared: Prepared,
     machine: Machine,
@@ -178,7 +178,7 @@ pub fn run_timed(
         }
         None => None,
     };
-    let (result, mut report) = launch_timed(&program, &config, args, &opts)
+    let (result, report) = launch_timed(&program, &config, args, &opts)
         .map_err(|e| timing_failure(e, outputs.machine))?;
     if let (Some(path), Some(mut prof)) = (outputs.profile, profile) {
         prof.attach_timing(&report);
@@ -189,7 +189,6 @@ pub fn run_timed(
         let tl = warpkit_prof::Timeline::cycles(&report);
         write_output(path, tl.to_json().as_bytes())?;
     }
-    report.timeline = None;
     Ok((result, report))
 }
 

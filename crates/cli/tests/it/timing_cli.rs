@@ -245,6 +245,8 @@ fn the_profile_gains_a_cycles_column_and_the_timeline_counts_cycles() {
     assert!(o.status.success(), "{}", stderr(&o));
     let r = json(&o.stdout);
     let cycles = r["cycles"].as_u64().unwrap();
+    // With --timeline the JSON report holds the warps' spans too.
+    assert!(r["timeline"].is_array());
     let prof = json(&std::fs::read(&p).unwrap());
     let timing = &prof["timing"];
     assert_eq!(timing["cycles"], cycles);
