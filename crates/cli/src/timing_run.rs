@@ -196,7 +196,7 @@ pub fn run_timed(
 /// `--timing-json`.
 pub fn emit(args: &TimingArgs, report: &warpkit_timing::TimingReport) -> Result<(), Failure> {
     if !(crate::verbosity::quiet() && args.timing_json.is_some()) {
-        report_raw!("timing:\n{}", indent(&report.render_text()));
+        report_raw!("timing:\n{}", report.render_text());
     }
     if let Some(path) = &args.timing_json {
         let mut json = report.to_json();
@@ -204,11 +204,6 @@ pub fn emit(args: &TimingArgs, report: &warpkit_timing::TimingReport) -> Result<
         write_output(path, json.as_bytes())?;
     }
     Ok(())
-}
-
-/// `text` with every line indented by two spaces, under its heading.
-fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {l}\n")).collect()
 }
 
 #[cfg(test)]
