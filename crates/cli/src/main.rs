@@ -33,6 +33,7 @@ mod spec_cmd;
 mod stdout;
 mod timing_cmd;
 mod timing_run;
+mod timing_sweep;
 mod trace_cmd;
 mod verbosity;
 
@@ -107,7 +108,7 @@ enum Command {
     Regress(regress_cmd::Args),
     /// Functional coverage: write the model, measure it, merge databases (docs/coverage.md).
     Cover(Box<cover_cmd::Args>),
-    /// The timing model: calibrate a machine (recover its parameters from microbenchmarks).
+    /// The timing model: calibrate a machine (recover its parameters from microbenchmarks), sweep a design space.
     Timing(timing_cmd::Args),
     /// Print a shell completion script: `warpkit completions bash > /etc/bash_completion.d/warpkit`.
     Completions {

@@ -20,6 +20,9 @@ pub enum Sub {
     /// recovered (or, where the machine hides it, consistent with its bound), 1 when one is
     /// not, 2 on a bad machine file.
     Calibrate(CalibrateArgs),
+    /// Time kernels on every combination of machine knobs (`--set PATH=V1,V2,...`): a table
+    /// of cycles, and CSV, JSON and an SVG plot (docs/timing.md, "A design-space sweep").
+    Sweep(Box<crate::timing_sweep::Args>),
 }
 
 #[derive(clap::Args)]
@@ -38,6 +41,7 @@ pub struct CalibrateArgs {
 pub fn run(args: Args) -> Outcome {
     match args.sub {
         Sub::Calibrate(a) => calibrate(a),
+        Sub::Sweep(a) => crate::timing_sweep::run(*a),
     }
 }
 

@@ -4,13 +4,13 @@
 mod common;
 
 mod asm_dis;
+mod calibrate_cli;
 mod campaign;
 mod cc_cli;
 mod checkpoint_cli;
 mod closed_stderr;
 mod compiler_output;
 mod conformance_cli;
-mod calibrate_cli;
 mod cover_cli;
 mod data_safety;
 mod debug_cli;
@@ -31,4 +31,5 @@ mod run_cli;
 mod scratch_cli;
 mod shrink_cli;
 mod timing_cli;
+mod timing_sweep;
 mod trace_diff;
