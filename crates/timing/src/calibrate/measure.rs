@@ -675,6 +675,17 @@ impl Cal<'_> {
 
     // ---- functional units ----
 
+    /// Warps for many-warp streams: as many as fit, in a count that every likely number
+    /// of schedulers divides, so each scheduler has the same share and none finishes
+    /// late alone (schedulers issue in index order, so a starved one would).
+    fn balanced_warps(&self) -> u64 {
+        let most = self.wmax.min(self.slots.unwrap_or(32)).min(32);
+        [24, 12, 8, 6, 4, 3, 2, 1]
+            .into_iter()
+            .find(|&w| w <= most)
+            .unwrap_or(1)
+    }
+
     /// One independent instruction of `class`, the `j`-th of a stream with `regs`
     /// destination registers to rotate through. Memory instructions are L1 hits on one
     /// line ([`Cal::prologue`] brings it in).
@@ -736,7 +747,7 @@ impl Cal<'_> {
     }
 
     fn units(&mut self) -> R<()> {
-        let warps = self.wmax.min(self.slots.unwrap_or(32)).min(32);
+        let warps = self.balanced_warps();
         for class in 0..5 {
             if class != MEM && class != BRANCH && self.mnemonic[class].is_empty() {
                 continue;
@@ -865,7 +876,7 @@ impl Cal<'_> {
     }
 
     fn issue(&mut self) -> R<()> {
-        let warps = self.wmax.min(self.slots.unwrap_or(32)).min(32);
+        let warps = self.balanced_warps();
         let all: Vec<u64> = (0..warps).collect();
         let (p, q) = self.mixed_rate(&all, 40)?;
         let rate = p as f64 / q as f64;
@@ -894,7 +905,17 @@ impl Cal<'_> {
                 self.exact(&iname, ci, i, b);
                 continue;
             }
-            let limit = issue.unwrap_or(warps) as f64;
+            // Without a known issue limit, the fastest class may be limited by issue
+            // rather than by its units.
+            let fastest = self
+                .rates
+                .iter()
+                .map(|r| r.many.0 as f64 / r.many.1 as f64)
+                .fold(0.0, f64::max);
+            let limit = match issue {
+                Some(i) => i as f64,
+                None => fastest.min(warps as f64),
+            };
             let r = cr.many.0 as f64 / cr.many.1 as f64;
             let b =
                 "independent streams from many warps (instructions per cycle = count / interval)";
@@ -1023,9 +1044,24 @@ impl Cal<'_> {
 
     fn shared(&mut self) -> R<()> {
         let n = 16;
+        // Each load is followed by `gap` adds of its (zero) result to the address, so
+        // the next load waits for it and the memory units, busy passes x interval, are
+        // always free again by then: the chain's period is latency + passes - 1 + gap x
+        // the add's latency.
+        let (c, i) = self.rates[MEM].exact.unwrap_or(self.rates[MEM].many);
+        let lv = self.lat[VALU].max(1);
+        let gap = (32 * i)
+            .div_ceil(c.max(1))
+            .saturating_sub(self.shared_lat)
+            .div_ceil(lv);
+        let mn = self.mnemonic[VALU];
         let run = |stride: u64, op: &str| -> R<u64> {
             let pro = format!("laneid v8\nmovi v7, {stride}\nmul v8, v8, v7\n");
-            let src = format!("{pro}{}endpgm\n", repeat(n, |_| format!("{op} v10, v8, 0")));
+            let step = format!(
+                "{op} v10, v8, 0\n{}",
+                repeat(gap, |_| format!("{mn} v8, v8, v10"))
+            );
+            let src = format!("{pro}{}endpgm\n", repeat(n, |_| step.clone()));
             self.t(&src, &Shape::one().shared((31 * stride + 4) as u32))
         };
         let base = run(0, "dsload.b32")?;
@@ -1042,15 +1078,7 @@ impl Cal<'_> {
                 continue;
             }
             let t = run(stride, if size == 4 { "dsload.b32" } else { "dsload.u8" })?;
-            // The chain's period is latency + passes - 1, unless the memory units are
-            // busier than that (passes x interval on one of count units).
-            let period = (t.saturating_sub(base) + n / 2) / n + self.shared_lat;
-            let mut p = period + 1 - self.shared_lat;
-            let (c, i) = self.rates[MEM].exact.unwrap_or(self.rates[MEM].many);
-            if p * i > c * period {
-                p = (period * c + i / 2) / i;
-            }
-            seen.push((stride, size, p));
+            seen.push((stride, size, (t.saturating_sub(base) + n / 2) / n + 1));
         }
         let mut fits = Vec::new();
         for bytes in (0..=10).map(|e| 1u64 << e) {
@@ -1332,9 +1360,9 @@ impl Cal<'_> {
         let cfg = self.m.dram.bytes_per_cycle;
         // Misses in flight bound a stream to (misses x line / latency) bytes a cycle: a
         // rate near that bound says nothing of DRAM's.
-        let latency_bound = self.in_flight_cap.is_some_and(|m| {
-            full >= 0.9 * (m * self.line) as f64 / self.dram as f64
-        });
+        let latency_bound = self
+            .in_flight_cap
+            .is_some_and(|m| full >= 0.9 * (m * self.line) as f64 / self.dram as f64);
         if !latency_bound && (full - half).abs() <= 0.02 * full {
             self.bpc = Some(full);
             self.row(
@@ -1470,7 +1498,7 @@ impl Cal<'_> {
     // ---- policies ----
 
     fn policy(&mut self) -> R<()> {
-        let bench = "width + 1 warps on one scheduler, each a stream, a cold load and a stream: the load's latency hides only under gto";
+        let bench = "width + 1 warps on one scheduler, each a stream, a cold load and a stream (one issue a cycle: the load's latency hides only under gto; more: gto leaves the youngest warp to finish alone)";
         let cfg = Value::Text(
             match self.m.cu.policy {
                 Policy::LooseRoundRobin => "lrr",
@@ -1497,7 +1525,14 @@ impl Cal<'_> {
             pro.push_str(&format!("uaddi u61, u29, {}\nbz u61, 8f\n", -(*x as i64)));
         }
         pro.push_str("endpgm\n8:\n");
-        let pattern = self.mix_pattern();
+        // The VALU alone when it takes `w` instructions every cycle (interval 1), so the
+        // warps never wait for a unit; else the mix.
+        let (vp, vq) = self.rates[VALU].many;
+        let pattern = if vq == 1 && vp >= w && !self.mnemonic[VALU].is_empty() {
+            vec![format!("{} v{{v}}, v0, v1", self.mnemonic[VALU])]
+        } else {
+            self.mix_pattern()
+        };
         let len = pattern.len() as u64;
         let vreg = self.stream_regs(VALU, w * s + 1);
         let rounds = (self.dram + 64).div_ceil(len);
@@ -1521,7 +1556,17 @@ impl Cal<'_> {
         let shape = Shape::warps(top as u32).buffer(vec![0u8; (8 * self.line * top) as usize]);
         let with = self.t(&src(true), &shape)?;
         let without = self.t(&src(false), &shape)?;
-        let lrr = with.saturating_sub(without) > self.dram / 2;
+        let lrr = if w == 1 {
+            with.saturating_sub(without) > self.dram / 2
+        } else {
+            // With several issues a cycle, greedy-then-oldest keeps the `w` oldest warps
+            // issuing and leaves the last one to finish alone (about 2N cycles for N
+            // instructions a warp), where round-robin shares the scheduler evenly (about
+            // N (w + 1) / w).
+            let n = 2 * rounds * len;
+            let mid = (n * (w + 1) / w + 2 * n) / 2;
+            without < mid
+        };
         self.row(
             "cu.policy",
             cfg,
