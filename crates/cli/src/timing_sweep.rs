@@ -545,10 +545,13 @@ fn plot(
         x_label: first.path.clone(),
         y_label: match args.y {
             Measure::Cycles => "cycles".into(),
-            Measure::Speedup => format!(
-                "speedup over {}",
-                settings_text(knobs, &vec![0; knobs.len()])
-            ),
+            Measure::Speedup => {
+                let first: Vec<String> = knobs
+                    .iter()
+                    .map(|k| format!("{}={}", k.path, shown_value(&k.path, &k.values[0])))
+                    .collect();
+                format!("speedup over {}", first.join(", "))
+            }
         },
         x_scale,
         x_format,
