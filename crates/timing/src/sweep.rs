@@ -96,7 +96,7 @@ fn toml_value(value: &str) -> toml::Value {
         .unwrap_or_else(|| toml::Value::String(value.to_string()))
 }
 
-/// The paths of every field of a machine file, in file order: what a knob can name
+/// The paths of every field of a machine file, sorted: what a knob can name
 /// (`latency.MNEMONIC` stands for any instruction).
 pub fn knob_paths() -> Vec<String> {
     fn walk(prefix: &str, table: &toml::Table, out: &mut Vec<String>) {
