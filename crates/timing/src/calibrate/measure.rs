@@ -831,6 +831,13 @@ impl Cal<'_> {
             self.rates[SALU].many,
             self.rates[BRANCH].many,
         ];
+        // When the VALU is the fastest class, it carries the stream and the others
+        // stay lightly loaded: schedulers take free units in index order, so a busy
+        // slow class would starve the last schedulers and hide the issue limit.
+        let rate = |(p, q): (u64, u64)| p as f64 / q as f64;
+        if rate(r[0]) >= 2.0 * rate(r[1]).max(rate(r[2])) {
+            return [16, 1, 1];
+        }
         let q = r
             .iter()
             .fold(1u64, |l, &(_, q)| l / super::fit::gcd(l, q) * q);
@@ -1363,7 +1370,11 @@ impl Cal<'_> {
         let latency_bound = self
             .in_flight_cap
             .is_some_and(|m| full >= 0.9 * (m * self.line) as f64 / self.dram as f64);
-        if !latency_bound && (full - half).abs() <= 0.02 * full {
+        let steady = match self.in_flight_cap {
+            Some(_) => !latency_bound,
+            None => (full - half).abs() <= 0.02 * full,
+        };
+        if steady {
             self.bpc = Some(full);
             self.row(
                 "dram.bytes_per_cycle",
