@@ -150,8 +150,9 @@ pub(crate) const BASE: &str = "umovi u16, 0\numovi u17, 1\n";
 
 /// Run `k` pointer-chasing loads, each `waitcnt vm=0` then `gload.b32 v10, v10,
 /// u[16:17], 0` (a load's result reaches its register at the `waitcnt`), 16 to a loop
-/// iteration and the rest straight: the loop counter and branch issue while the last load
-/// of an iteration is in flight, so each load costs its latency plus the `waitcnt`'s
+/// iteration and the rest straight. The loop counter is decremented early in the
+/// iteration and the branch issues right after the last load, so the loop costs nothing
+/// while a load takes at least 2 cycles: each load costs its latency plus the `waitcnt`'s
 /// issue cycle.
 pub(crate) fn chase(k: u64) -> String {
     const STEP: &str = "waitcnt vm=0\ngload.b32 v10, v10, u[16:17], 0";
@@ -160,8 +161,10 @@ pub(crate) fn chase(k: u64) -> String {
     if iters > 0 {
         s.push_str(&set_u("u20", iters));
         s.push_str("2:\n");
-        s.push_str(&repeat(16, |_| STEP.into()));
-        s.push_str("uaddi u20, u20, -1\nbnz u20, 2b\n");
+        s.push_str(STEP);
+        s.push_str("\nuaddi u20, u20, -1\n");
+        s.push_str(&repeat(15, |_| STEP.into()));
+        s.push_str("bnz u20, 2b\n");
     }
     s.push_str(&repeat(k % 16, |_| STEP.into()));
     s.push_str("endpgm\n");

@@ -1329,13 +1329,20 @@ impl Cal<'_> {
 
     fn stream_src(&self, warps: u64, iters: u64) -> String {
         let line = self.line;
+        // Destinations to rotate through: a load waits for the one before it with the
+        // same destination, so more registers keep more lines in flight.
+        let regs = self.vreg_budget(warps).saturating_sub(11).clamp(1, 32);
         let k = 32 * iters;
         format!(
             "{BASE}umul u22, u12, u11\nuadd u22, u22, u29\n{}umul u22, u22, u23\nadd.vu v9, v1, u22\n{}{}2:\n{}add.vu v9, v9, u24\nuaddi u20, u20, -1\nbnz u20, 2b\nendpgm\n",
             set_u("u23", k * line),
             set_u("u24", 32 * line),
             set_u("u20", iters),
-            repeat(32, |j| format!("gload.b32 v{}, v9, u[16:17], {}", 10 + j, j * line)),
+            repeat(32, |j| format!(
+                "gload.b32 v{}, v9, u[16:17], {}",
+                10 + j % regs,
+                j * line
+            )),
         )
         .replace("{warps}", &warps.to_string())
     }
