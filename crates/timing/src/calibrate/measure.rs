@@ -93,10 +93,10 @@ pub(crate) fn run(machine: &Machine, threads: usize) -> R<(Vec<Parameter>, u64)>
     c.fits()?;
     c.latencies()?;
     c.overrides()?;
-    c.compute_units()?;
     c.memory()?;
     c.units()?;
     c.issue()?;
+    c.compute_units()?;
     c.shared()?;
     c.mshrs()?;
     c.bandwidth()?;
@@ -409,13 +409,12 @@ impl Cal<'_> {
         // Warp slots, when the largest workgroup that fits is limited by slots and not
         // by registers (its warps need one granule each).
         let sbench = "largest workgroup (warps) that can be placed";
-        if wmax < 32 {
-            if let Some((lo, _)) = self.vg {
-                if wmax < lo {
-                    self.slots = Some(wmax);
-                    self.exact("cu.warp_slots", self.m.cu.warp_slots.into(), wmax, sbench);
-                }
-            }
+        // (Without a register limit every count fits wmax warps, so wmax + 1 warps of
+        // one granule each fit the register file too.)
+        let regs_fit_more = self.vg.map_or(!bounded, |(lo, _)| wmax < lo);
+        if wmax < 32 && regs_fit_more {
+            self.slots = Some(wmax);
+            self.exact("cu.warp_slots", self.m.cu.warp_slots.into(), wmax, sbench);
         }
         Ok(())
     }
@@ -532,24 +531,46 @@ impl Cal<'_> {
     // ---- compute units and workgroup limits: waves ----
 
     /// The kernel of the wave benchmarks: warp 0 runs a long dependent chain, the others
-    /// end at once; and the chain's length in cycles.
-    fn wave_kernel(&self, regs: u64) -> (String, u64) {
-        let l = self.lat[VALU].max(1);
-        let n = 256u64.div_ceil(l).max(16);
-        let mn = self.mnemonic[VALU];
-        let top = regs.max(5) - 1;
-        let src = format!(
-            "movi v{top}, 0\nbnz u29, 9f\n{}9:\nendpgm\n",
-            repeat(n, |_| format!("{mn} v4, v4, v4"))
-        );
-        (src, n * l)
+    /// end at once; whether it needs the buffer; and the chain's length in cycles. The
+    /// chain is of VALU instructions or of L1-hitting loads, whichever lets more warps of
+    /// a compute unit run their chains at once without waiting for units or issue.
+    fn wave_kernel(&self, regs: u64) -> (String, bool, u64) {
+        let rate = |c: usize| self.rates[c].many.0 as f64 / self.rates[c].many.1.max(1) as f64;
+        let issue = self.issue.map_or(f64::INFINITY, |i| i as f64);
+        let lv = self.lat[VALU].max(1);
+        let by_valu = lv as f64 * rate(VALU).min(issue);
+        let lm = self.l1_hit + 1;
+        let by_load = lm as f64 * rate(MEM).min(rate(SALU)).min(issue / 2.0);
+        let top = regs.max(11) - 1;
+        if by_load > by_valu && self.line > 0 {
+            let n = 256u64.div_ceil(lm).max(16);
+            let src = format!(
+                "{BASE}movi v{top}, 0\nbnz u29, 9f\n{}9:\nendpgm\n",
+                repeat(n, |_| "waitcnt vm=0\ngload.b32 v10, v10, u[16:17], 0"
+                    .into())
+            );
+            (src, true, n * lm)
+        } else {
+            let n = 256u64.div_ceil(lv).max(16);
+            let mn = self.mnemonic[VALU];
+            let src = format!(
+                "movi v{top}, 0\nbnz u29, 9f\n{}9:\nendpgm\n",
+                repeat(n, |_| format!("{mn} v4, v4, v4"))
+            );
+            (src, false, n * lv)
+        }
     }
 
     /// The number of workgroups of `shape` that run at once on the chip: the largest
     /// grid that takes one wave of the wave kernel. `None` beyond `max`.
     fn concurrency(&self, shape: &Shape, regs: u64, max: u64) -> R<Option<u64>> {
-        let (src, d) = self.wave_kernel(regs);
-        let t1 = self.t(&src, shape)?;
+        let (src, buffer, d) = self.wave_kernel(regs);
+        let shape = if buffer {
+            shape.clone().buffer(vec![0u8; self.line.max(4) as usize])
+        } else {
+            shape.clone()
+        };
+        let t1 = self.t(&src, &shape)?;
         let late =
             |g: u64| -> R<bool> { Ok(self.t(&src, &shape.clone().grid(g as u32))? >= t1 + d / 2) };
         let mut g = 2;
@@ -605,7 +626,7 @@ impl Cal<'_> {
         // Workgroups of one warp: min(max_workgroups, slots, register file) per CU.
         let mbench = "waves of one-warp workgroups";
         let g = self.granule.unwrap_or(1);
-        let regs_cap = self.vg.map(|(lo, _)| lo / 5u64.div_ceil(g));
+        let regs_cap = self.vg.map(|(lo, _)| lo / 11u64.div_ceil(g));
         let per_cu = self
             .concurrency(&Shape::one(), 5, cus * 1024)?
             .map(|n| n / cus);
@@ -1675,8 +1696,9 @@ fn chain_line(mnemonic: &str) -> Option<String> {
     let mut ops = Vec::new();
     let mut label = false;
     for o in def.operands {
-        if o.kind.keyed {
-            return None;
+        // Keyed and optional operands may be left out: they take their defaults.
+        if o.kind.keyed || o.kind.optional {
+            continue;
         }
         let ty = o.ty();
         let regs = o.kind.regs.max(1);
@@ -1698,9 +1720,20 @@ fn chain_line(mnemonic: &str) -> Option<String> {
         };
         ops.push(text);
     }
-    let mut s = format!("{mnemonic} {}", ops.join(", "));
-    if label {
-        s.push_str("\n1:");
-    }
-    Some(s)
+    // Some operands are modifiers the syntax writes otherwise (or leaves out): the
+    // first spelling that assembles is the one.
+    let regs_only: Vec<String> = ops
+        .iter()
+        .filter(|o| o.starts_with('v') || o.starts_with('u') || o.as_str() == "1f")
+        .cloned()
+        .collect();
+    [ops, regs_only].into_iter().find_map(|ops| {
+        let mut s = format!("{mnemonic} {}", ops.join(", "));
+        if label {
+            s.push_str("\n1:");
+        }
+        warpkit_asm::assemble(&format!("{s}\nendpgm\n"), "chain.s")
+            .is_ok()
+            .then_some(s)
+    })
 }
