@@ -45,6 +45,12 @@
 //!   line's transfer after the fill's (counted in `dram_write_bytes`; nothing waits for
 //!   it); lines still dirty at the end count as written but take no time.
 //! - **Cache state.** Each launch starts with empty caches and an idle channel.
+//! - **Categories of warps that could issue but did not.** A warp whose own conditions
+//!   hold (no barrier, `waitcnt`, counter limit or register in the way) and that its
+//!   scheduler did not issue gets its category from the state after that scheduler's
+//!   issues in the cycle: `unit_busy` when no unit of its class is free then (a unit taken
+//!   this cycle by an earlier scheduler, or by its own, counts), `memory_structural` for a
+//!   load the L1 MSHRs cannot take, else `not_selected`.
 //! - **Barrier release.** Warps released by a barrier stay in the `barrier` category until
 //!   the cycle after the last arrival, when they may issue.
 //! - **Occupancy.** Resident warps are slots holding a warp, ended ones included:
@@ -133,11 +139,24 @@ impl WarpRun {
 struct Slot {
     occupied: bool,
     warp: WarpRun,
-    /// The category the slot has been in since `since`.
-    cat: Stall,
+    /// Since when the slot has been in its category (`Hot::cat`).
     since: u64,
-    /// The next cycle the warp must be looked at.
+}
+
+/// What a scheduler looks at every cycle, per slot, packed apart from the rest.
+#[derive(Debug, Clone, Copy)]
+struct Hot {
+    /// The next cycle the warp must be looked at (`NEVER` without a warp that can issue).
     wake: u64,
+    /// The slot's category since `Slot::since`.
+    cat: Stall,
+    /// The warp's own conditions (barrier, `waitcnt`, counters, registers) hold: they
+    /// stay true until it issues, so they are not looked at again.
+    own_ok: bool,
+    /// The class of its next instruction.
+    class: u8,
+    /// Its next instruction is a global load (it needs L1 MSHRs).
+    load: bool,
 }
 
 /// A workgroup resident on a compute unit.
@@ -172,6 +191,21 @@ struct Cu {
     sched_last: Vec<usize>,
     /// Per scheduler: its occupied slots, oldest first (greedy-then-oldest).
     by_age: Vec<Vec<usize>>,
+    /// Per scheduler: its warps whose own conditions hold (bit j for its j-th slot),
+    /// waiting only for a unit, MSHRs or the scheduler's choice. They are looked at every
+    /// cycle from this mask rather than woken one by one.
+    ready: Vec<u128>,
+    /// Per scheduler: its ready warps by the class of their next instruction.
+    class_ready: Vec<[u128; CLASSES]>,
+    /// Per scheduler: its ready warps whose next instruction is a global load.
+    load_ready: Vec<u128>,
+    /// Per scheduler: its ready warps now counted as `unit_busy`, `memory_structural`
+    /// and `not_selected` (a warp that just became ready is in none of them).
+    in_cat: Vec<[u128; 3]>,
+    /// Per slot, what the schedulers look at.
+    hot: Vec<Hot>,
+    /// Per class, the earliest cycle one of its units is free.
+    class_free: [u64; CLASSES],
     next_wake: u64,
     workgroups: u64,
     instructions: u64,
@@ -255,7 +289,6 @@ pub(crate) struct Replay<'a> {
     interval: [u64; CLASSES],
     shared_latency: u64,
     cache_latency: u64,
-    order: Vec<usize>,
 }
 
 impl<'a> Replay<'a> {
@@ -275,11 +308,20 @@ impl<'a> Replay<'a> {
                     .map(|_| Slot {
                         occupied: false,
                         warp: WarpRun::new(),
-                        cat: Stall::NoWarp,
                         since: 0,
-                        wake: NEVER,
                     })
                     .collect(),
+                hot: vec![
+                    Hot {
+                        wake: NEVER,
+                        cat: Stall::NoWarp,
+                        own_ok: false,
+                        class: 0,
+                        load: false,
+                    };
+                    slots
+                ],
+                class_free: [0; CLASSES],
                 free_slots: slots as u32,
                 vregs_used: 0,
                 shared_used: 0,
@@ -298,6 +340,10 @@ impl<'a> Replay<'a> {
                     .collect(),
                 sched_last: vec![usize::MAX; schedulers],
                 by_age: vec![Vec::new(); schedulers],
+                ready: vec![0; schedulers],
+                class_ready: vec![[0; CLASSES]; schedulers],
+                load_ready: vec![0; schedulers],
+                in_cat: vec![[0; 3]; schedulers],
                 next_wake: NEVER,
                 workgroups: 0,
                 instructions: 0,
@@ -332,7 +378,6 @@ impl<'a> Replay<'a> {
             interval,
             shared_latency: u64::from(machine.shared.latency),
             cache_latency: u64::from(machine.l1.hit_latency),
-            order: Vec::with_capacity(slots),
         }
     }
 
@@ -368,25 +413,26 @@ impl<'a> Replay<'a> {
     /// Put the slot in category `cat` from cycle `t`.
     #[inline]
     fn set(&mut self, c: usize, s: usize, t: u64, cat: Stall) {
-        if self.cus[c].slots[s].cat != cat {
+        if self.cus[c].hot[s].cat != cat {
             self.flush(c, s, t);
-            self.cus[c].slots[s].cat = cat;
+            self.cus[c].hot[s].cat = cat;
         }
     }
 
     /// Account the slot's cycles in its category up to `t`.
     #[inline]
     fn flush(&mut self, c: usize, s: usize, t: u64) {
+        let cat = self.cus[c].hot[s].cat;
         let slot = &mut self.cus[c].slots[s];
-        let was = slot.cat as usize;
+        let was = cat as usize;
         let d = t - slot.since;
         if d > 0 {
             self.stalls[was] += d;
-            if !matches!(slot.cat, Stall::Issued | Stall::Ended | Stall::NoWarp) {
+            if !matches!(cat, Stall::Issued | Stall::Ended | Stall::NoWarp) {
                 let i = ((slot.warp.pc >> 2) as usize).min(self.pcs.len() - 1);
                 self.pcs[i].stalls[was] += d;
             }
-            if self.timeline.is_some() && slot.cat != Stall::NoWarp {
+            if self.timeline.is_some() && cat != Stall::NoWarp {
                 let spans = &mut slot.warp.spans;
                 match spans.last_mut() {
                     Some(last) if last.1 == slot.since && last.2 == was as u8 => last.1 = t,
@@ -472,7 +518,8 @@ impl<'a> Replay<'a> {
             let stream = streams.get_mut(i).map(std::mem::take).unwrap_or_default();
             let slot = &mut cu.slots[s];
             slot.occupied = true;
-            slot.wake = t;
+            cu.hot[s].own_ok = false;
+            cu.hot[s].wake = t;
             let w = &mut slot.warp;
             w.pc = stream.words.first().copied().unwrap_or(0);
             w.status = if stream.words.is_empty() {
@@ -522,9 +569,9 @@ impl<'a> Replay<'a> {
         let flat = self.cus[c].groups[g].flat;
         for &s in &slots {
             self.set(c, s, d, Stall::NoWarp);
+            self.cus[c].hot[s].wake = NEVER;
             let slot = &mut self.cus[c].slots[s];
             slot.occupied = false;
-            slot.wake = NEVER;
             // The stream's memory goes now.
             slot.warp.stream = WarpStream::default();
             if let Some(tl) = &mut self.timeline {
@@ -564,66 +611,176 @@ impl<'a> Replay<'a> {
     fn cycle(&mut self, c: usize, t: u64) {
         let width = self.machine.cu.issue_width;
         let schedulers = self.cus[c].sched_slots.len();
-        let mut order = std::mem::take(&mut self.order);
         for s in 0..schedulers {
-            order.clear();
+            let n = self.cus[c].sched_slots[s].len();
+            // Warps due to be looked at: those whose own conditions now hold join the
+            // ready mask (a warp's own conditions do not depend on other warps' issues,
+            // so looking at them first changes nothing).
+            for j in 0..n {
+                let slot = s + j * schedulers;
+                if self.cus[c].hot[slot].wake > t {
+                    continue;
+                }
+                let own = if self.cus[c].hot[slot].own_ok {
+                    Ok(())
+                } else {
+                    self.own_state(c, slot, t)
+                };
+                match own {
+                    Ok(()) => {
+                        let cu = &mut self.cus[c];
+                        let hot = &mut cu.hot[slot];
+                        hot.wake = NEVER;
+                        let bit = 1u128 << j;
+                        cu.ready[s] |= bit;
+                        cu.class_ready[s][usize::from(hot.class)] |= bit;
+                        if hot.load {
+                            cu.load_ready[s] |= bit;
+                        }
+                    }
+                    Err((cat, wake)) => {
+                        self.set(c, slot, t, cat);
+                        self.cus[c].hot[slot].wake = wake;
+                    }
+                }
+            }
+            if self.cus[c].ready[s] != 0 {
+                self.select(c, s, t, width);
+            }
+        }
+        let cu = &mut self.cus[c];
+        cu.next_wake = if cu.ready.iter().any(|&r| r != 0) {
+            t + 1
+        } else {
+            cu.hot.iter().map(|h| h.wake).min().unwrap_or(NEVER)
+        };
+    }
+
+    /// Scheduler `s` issues up to `width` of its ready warps at `t`, by policy: those
+    /// with a free unit of their class and, for a load, room in the L1 MSHRs. The others
+    /// get their category from the state after these issues: `unit_busy` when no unit of
+    /// their class is free, `memory_structural` for a load the MSHRs cannot take, else
+    /// `not_selected`.
+    fn select(&mut self, c: usize, s: usize, t: u64, width: u32) {
+        let schedulers = self.cus[c].sched_slots.len();
+        let n = self.cus[c].sched_slots[s].len();
+        let mut issued = 0;
+        // Loads found blocked by the MSHRs this cycle (they stay so: MSHRs only fill up
+        // within a cycle).
+        let mut blocked = 0u128;
+        while issued < width {
             let cu = &self.cus[c];
+            let mut eligible = 0u128;
+            for k in 0..CLASSES {
+                if cu.class_free[k] <= t {
+                    eligible |= cu.class_ready[s][k];
+                }
+            }
+            eligible &= !blocked;
+            if eligible == 0 {
+                break;
+            }
+            let last = cu.sched_last[s];
+            let loads = cu.load_ready[s];
+            let mut chosen = None;
             match self.machine.cu.policy {
                 Policy::LooseRoundRobin => {
-                    let list = &cu.sched_slots[s];
-                    let n = list.len();
-                    let start = cu.sched_last[s].wrapping_add(1) % n.max(1);
-                    for j in 0..n {
-                        let slot = list[(start + j) % n];
-                        if cu.slots[slot].occupied && cu.slots[slot].wake <= t {
-                            order.push(slot);
+                    let start = last.wrapping_add(1);
+                    let start = if start >= n { 0 } else { start };
+                    let high = eligible & (u128::MAX << start);
+                    let low = eligible & !(u128::MAX << start);
+                    'scan: for mut bits in [high, low] {
+                        while bits != 0 {
+                            let j = bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            if loads & (1 << j) != 0 && self.load_blocked(c, s + j * schedulers, t)
+                            {
+                                blocked |= 1 << j;
+                                continue;
+                            }
+                            chosen = Some(j);
+                            break 'scan;
                         }
                     }
                 }
                 Policy::GreedyThenOldest => {
-                    let last = cu.sched_last[s];
-                    if last != usize::MAX {
-                        let slot = cu.sched_slots[s][last];
-                        if cu.slots[slot].occupied && cu.slots[slot].wake <= t {
-                            order.push(slot);
-                        }
+                    let mut order = Vec::new();
+                    if last < n {
+                        order.push(last);
                     }
-                    for &slot in &cu.by_age[s] {
-                        if cu.slots[slot].wake <= t && order.first() != Some(&slot) {
-                            order.push(slot);
+                    order.extend(
+                        cu.by_age[s]
+                            .iter()
+                            .map(|&slot| slot / schedulers)
+                            .filter(|&j| j != last),
+                    );
+                    for j in order {
+                        if eligible & (1 << j) == 0 {
+                            continue;
                         }
+                        if loads & (1 << j) != 0 && self.load_blocked(c, s + j * schedulers, t) {
+                            blocked |= 1 << j;
+                            continue;
+                        }
+                        chosen = Some(j);
+                        break;
                     }
                 }
             }
-            let mut issued = 0;
-            for &slot in &order {
-                match self.eligible(c, slot, t) {
-                    Ok(()) if issued < width => {
-                        self.issue(c, slot, t);
-                        issued += 1;
-                        let pos = slot / schedulers;
-                        self.cus[c].sched_last[s] = pos;
-                    }
-                    Ok(()) => {
-                        self.set(c, slot, t, Stall::NotSelected);
-                        self.cus[c].slots[slot].wake = t + 1;
-                    }
-                    Err((cat, wake)) => {
-                        self.set(c, slot, t, cat);
-                        self.cus[c].slots[slot].wake = wake;
-                    }
-                }
+            let Some(j) = chosen else {
+                break;
+            };
+            issued += 1;
+            let bit = 1u128 << j;
+            let cu = &mut self.cus[c];
+            cu.ready[s] &= !bit;
+            for m in &mut cu.class_ready[s] {
+                *m &= !bit;
+            }
+            cu.load_ready[s] &= !bit;
+            for m in &mut cu.in_cat[s] {
+                *m &= !bit;
+            }
+            cu.sched_last[s] = j;
+            self.issue(c, s + j * schedulers, t);
+        }
+        // The categories of the warps left waiting.
+        let cu = &self.cus[c];
+        let ready = cu.ready[s];
+        let mut busy = 0u128;
+        for k in 0..CLASSES {
+            if cu.class_free[k] > t {
+                busy |= cu.class_ready[s][k];
             }
         }
-        self.order = order;
-        let cu = &mut self.cus[c];
-        cu.next_wake = cu
-            .slots
-            .iter()
-            .filter(|s| s.occupied)
-            .map(|s| s.wake)
-            .min()
-            .unwrap_or(NEVER);
+        let mut mshr = blocked & !busy & ready;
+        let mut unchecked = cu.load_ready[s] & !busy & !blocked & ready;
+        while unchecked != 0 {
+            let j = unchecked.trailing_zeros() as usize;
+            unchecked &= unchecked - 1;
+            if self.load_blocked(c, s + j * schedulers, t) {
+                mshr |= 1 << j;
+            }
+        }
+        let wanted = [busy & ready, mshr, ready & !busy & !mshr];
+        let cats = [Stall::UnitBusy, Stall::MemoryStructural, Stall::NotSelected];
+        for (i, (&want, cat)) in wanted.iter().zip(cats).enumerate() {
+            let mut change = want & !self.cus[c].in_cat[s][i];
+            while change != 0 {
+                let j = change.trailing_zeros() as usize;
+                change &= change - 1;
+                self.set(c, s + j * schedulers, t, cat);
+            }
+        }
+        self.cus[c].in_cat[s] = wanted;
+    }
+
+    /// Whether the CU's L1 MSHRs cannot take the next load of the warp in `slot` at `t`.
+    fn load_blocked(&self, c: usize, slot: usize, t: u64) -> bool {
+        let w = &self.cus[c].slots[slot].warp;
+        let n = w.stream.words.get(w.pos + 1).copied().unwrap_or(0) as usize;
+        let lines = &w.stream.lines[w.lpos..(w.lpos + n).min(w.stream.lines.len())];
+        self.mem.load_fits(c, lines, t).is_err()
     }
 
     /// What keeps the warp of slot `s` from issuing at `t` that depends on the warp alone
@@ -670,31 +827,10 @@ impl<'a> Replay<'a> {
         if ready > t {
             return Err((Stall::Dependency, ready));
         }
-        Ok(())
-    }
-
-    /// Whether the warp of slot `s` can issue at `t`; if not, its category and the next
-    /// cycle to look again.
-    fn eligible(&mut self, c: usize, s: usize, t: u64) -> Result<(), (Stall, u64)> {
-        self.own_state(c, s, t)?;
-        let cu = &self.cus[c];
-        let w = &cu.slots[s].warp;
-        let info = self.table.at(w.pc);
-        let free = cu.units[info.class as usize]
-            .iter()
-            .copied()
-            .min()
-            .unwrap_or(0);
-        if free > t {
-            return Err((Stall::UnitBusy, free));
-        }
-        if info.kind == Kind::Load {
-            let n = w.stream.words.get(w.pos + 1).copied().unwrap_or(0) as usize;
-            let lines = &w.stream.lines[w.lpos..(w.lpos + n).min(w.stream.lines.len())];
-            if let Err(when) = self.mem.load_fits(c, lines, t) {
-                return Err((Stall::MemoryStructural, when));
-            }
-        }
+        let hot = &mut self.cus[c].hot[s];
+        hot.own_ok = true;
+        hot.class = info.class as u8;
+        hot.load = info.kind == Kind::Load;
         Ok(())
     }
 
@@ -728,6 +864,7 @@ impl<'a> Replay<'a> {
     /// Issue the next instruction of the warp in slot `s` at cycle `t`.
     fn issue(&mut self, c: usize, s: usize, t: u64) {
         self.set(c, s, t, Stall::Issued);
+        self.cus[c].hot[s].own_ok = false;
         let table = self.table;
         let (pc, word, lpos) = {
             let w = &self.cus[c].slots[s].warp;
@@ -754,6 +891,7 @@ impl<'a> Replay<'a> {
             if let Some(u) = cu.units[class].iter_mut().find(|u| **u <= t) {
                 *u = t + busy;
             }
+            cu.class_free[class] = cu.units[class].iter().copied().min().unwrap_or(0);
         }
         // When the written registers are ready.
         let ready = match info.kind {
@@ -813,7 +951,7 @@ impl<'a> Replay<'a> {
             self.cus[c].slots[s].warp.status = Status::AtBarrier;
             self.cus[c].groups[g].arrived += 1;
             self.set(c, s, t + 1, Stall::Barrier);
-            self.cus[c].slots[s].wake = NEVER;
+            self.cus[c].hot[s].wake = NEVER;
             self.release_if_all_arrived(c, g, t);
             return;
         }
@@ -825,10 +963,10 @@ impl<'a> Replay<'a> {
     #[inline]
     fn after_issue(&mut self, c: usize, s: usize, t: u64) {
         match self.own_state(c, s, t) {
-            Ok(()) => self.cus[c].slots[s].wake = t,
+            Ok(()) => self.cus[c].hot[s].wake = t,
             Err((cat, wake)) => {
                 self.set(c, s, t, cat);
-                self.cus[c].slots[s].wake = wake;
+                self.cus[c].hot[s].wake = wake;
             }
         }
     }
@@ -838,7 +976,8 @@ impl<'a> Replay<'a> {
         self.set(c, s, from, Stall::Ended);
         let slot = &mut self.cus[c].slots[s];
         slot.warp.status = Status::Ended;
-        slot.wake = NEVER;
+        self.cus[c].hot[s].wake = NEVER;
+        let slot = &self.cus[c].slots[s];
         let g = slot.warp.group;
         let group = &mut self.cus[c].groups[g];
         group.live -= 1;

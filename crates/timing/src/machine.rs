@@ -427,6 +427,12 @@ impl Machine {
         positive("cu.max_workgroups", cu.max_workgroups)?;
         positive("cu.schedulers", cu.schedulers)?;
         positive("cu.issue_width", cu.issue_width)?;
+        if cu.warp_slots.div_ceil(cu.schedulers) > 128 {
+            return Err(MachineError::Invalid {
+                field: "cu.warp_slots",
+                message: "at most 128 warp slots per scheduler".into(),
+            });
+        }
         for (field, u) in [
             ("units.valu", &self.units.valu),
             ("units.salu", &self.units.salu),

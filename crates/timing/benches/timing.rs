@@ -1,0 +1,169 @@
+//! The timing model's speed on the example kernels, against the plain functional run in
+//! the same process.
+//!
+//! `cargo bench -p warpkit-timing` first prints, per example kernel at its full size, the
+//! warp-instructions it runs, the timed launch's warp-instructions per second (recording
+//! and replay together) with one host thread for the recording and with every core, the
+//! plain functional launch's with one thread, and the ratio of the two one-thread figures.
+//! Each figure is the best of three runs. Then divan times both launches of every kernel
+//! at its small size (items = warp-instructions).
+
+use std::time::{Duration, Instant};
+
+use divan::counter::ItemsCount;
+use divan::Bencher;
+use warpkit_examples::{all, Case, Code, Example, Size, StageArg};
+use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchResult};
+use warpkit_timing::{launch_timed, TimingOptions};
+
+fn main() {
+    figures();
+    divan::main();
+}
+
+/// The arguments of `stage`, earlier stages' outputs from `done`.
+fn stage_args(case: &Case, stage: usize, done: &[LaunchResult]) -> Vec<Arg> {
+    case.stages[stage]
+        .args
+        .iter()
+        .map(|(name, value)| Arg {
+            name: name.clone(),
+            value: match value {
+                StageArg::Int(v) => ArgValue::Int(*v),
+                StageArg::Bytes(b) => ArgValue::Buffer(b.clone()),
+                StageArg::Zeroed(n) => ArgValue::Buffer(vec![0; *n]),
+                StageArg::Output { stage, buffer, len } => {
+                    let bytes = done[*stage].buffer(buffer).expect("earlier output");
+                    ArgValue::Buffer(bytes[..len.unwrap_or(bytes.len())].to_vec())
+                }
+            },
+        })
+        .collect()
+}
+
+/// Run every stage, timed (`Some(threads)`) or plain with `threads`; the warp-instructions
+/// and the time spent in the launches.
+fn run(case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, Duration) {
+    let mut done: Vec<LaunchResult> = Vec::new();
+    let mut wall = Duration::ZERO;
+    let mut instructions = 0;
+    for (k, stage) in case.stages.iter().enumerate() {
+        let args = stage_args(case, k, &done);
+        let config = warpkit_sim::launch::LaunchConfig {
+            threads,
+            ..code.config(stage)
+        };
+        let start = Instant::now();
+        let r = if timed {
+            let opts = TimingOptions {
+                kernel: "bench".into(),
+                ..TimingOptions::default()
+            };
+            launch_timed(&code.program, &config, args, &opts)
+                .expect("times")
+                .0
+        } else {
+            launch(&code.program, &config, args).expect("launches")
+        };
+        wall += start.elapsed();
+        instructions += r.stats.instructions;
+        done.push(r);
+    }
+    (instructions, wall)
+}
+
+/// Warp-instructions per second, the best of three runs.
+fn rate(case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, f64) {
+    let mut best = 0.0f64;
+    let mut n = 0;
+    for _ in 0..3 {
+        let (i, wall) = run(case, code, timed, threads);
+        n = i;
+        best = best.max(i as f64 / wall.as_secs_f64().max(1e-9));
+    }
+    (n, best)
+}
+
+fn figures() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    println!(
+        "{:<22} {:>12} {:>14} {:>14} {:>14} {:>7}",
+        "kernel (full size)",
+        "warp-instr",
+        "timed 1 thr/s",
+        "timed all/s",
+        "plain 1 thr/s",
+        "ratio"
+    );
+    let (mut total, mut timed_s, mut timed_all_s, mut plain_s) = (0u64, 0.0, 0.0, 0.0);
+    // `TIMING_FIGURES=vadd,reduce` restricts the table to those kernels.
+    let only = std::env::var("TIMING_FIGURES").ok();
+    let wanted = |name: &str| {
+        only.as_ref()
+            .is_none_or(|o| o.split(',').any(|n| n == name))
+    };
+    for example in all().iter().filter(|e| wanted(e.name)) {
+        let case = example.case(Size::Full);
+        let mut code = example.code().expect("assembles");
+        // The plain run on the engine a user gets by default.
+        code.program.set_engine(warpkit_sim::Engine::host_default());
+        let (n, timed) = rate(&case, &code, true, 1);
+        let (_, timed_all) = rate(&case, &code, true, cores);
+        let (_, plain) = rate(&case, &code, false, 1);
+        println!(
+            "{:<22} {:>12} {:>13.1}M {:>13.1}M {:>13.1}M {:>7.3}",
+            example.name,
+            n,
+            timed / 1e6,
+            timed_all / 1e6,
+            plain / 1e6,
+            timed / plain
+        );
+        total += n;
+        timed_s += n as f64 / timed;
+        timed_all_s += n as f64 / timed_all;
+        plain_s += n as f64 / plain;
+    }
+    let (t, a, p) = (
+        total as f64 / timed_s,
+        total as f64 / timed_all_s,
+        total as f64 / plain_s,
+    );
+    println!(
+        "{:<22} {:>12} {:>13.1}M {:>13.1}M {:>13.1}M {:>7.3}",
+        "all",
+        total,
+        t / 1e6,
+        a / 1e6,
+        p / 1e6,
+        t / p
+    );
+    println!("({cores} cores; ratio = timed / plain, one host thread each)\n");
+}
+
+fn examples() -> Vec<&'static str> {
+    all().iter().map(|e| e.name).collect()
+}
+
+fn bench(bencher: Bencher, name: &str, timed: bool) {
+    let example: &Example = warpkit_examples::find(name).expect("an example");
+    let case = example.case(Size::Small);
+    let code = example.code().expect("assembles");
+    let (n, _) = run(&case, &code, timed, 1);
+    bencher
+        .counter(ItemsCount::new(n))
+        .bench(|| run(&case, &code, timed, 1));
+}
+
+#[divan::bench(args = examples())]
+fn timed(bencher: Bencher, name: &str) {
+    bench(bencher, name, true);
+}
+
+#[divan::bench(args = examples())]
+fn functional(bencher: Bencher, name: &str) {
+    bench(bencher, name, false);
+}
