@@ -111,6 +111,12 @@ pub trait Hooks {
     /// the run loop builds none.
     const EVENTS: bool = false;
 
+    /// Whether the memory instructions log their accesses for [`Hooks::after`]
+    /// ([`Warp::mem_accesses`]); hooks that never read them (or compute the addresses
+    /// themselves in [`Hooks::before`]) set `false`, so the memory instructions keep
+    /// their fast paths and allocate nothing.
+    const MEMORY_LOG: bool = true;
+
     /// An execution event ([`Event`]); called only when `EVENTS` (and `ENABLED`) is set.
     #[inline(always)]
     fn event(&mut self, prog: &Program, event: &Event) {
@@ -169,6 +175,7 @@ impl Hooks for NoHooks {
 impl<H: Hooks> Hooks for &mut H {
     const ENABLED: bool = H::ENABLED;
     const EVENTS: bool = H::EVENTS;
+    const MEMORY_LOG: bool = H::MEMORY_LOG;
     #[inline(always)]
     fn event(&mut self, prog: &Program, event: &Event) {
         (**self).event(prog, event)
@@ -200,6 +207,7 @@ impl<H: Hooks> Hooks for &mut H {
 impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     const ENABLED: bool = A::ENABLED || B::ENABLED;
     const EVENTS: bool = A::EVENTS || B::EVENTS;
+    const MEMORY_LOG: bool = A::MEMORY_LOG || B::MEMORY_LOG;
     #[inline(always)]
     fn event(&mut self, prog: &Program, event: &Event) {
         if A::EVENTS {

@@ -157,6 +157,10 @@ struct Hot {
     class: u8,
     /// Its next instruction is a global load (it needs L1 MSHRs).
     load: bool,
+    /// That load was found blocked by the MSHRs until this cycle, at `Cu::mem_epoch`
+    /// `blocked_epoch` (the MSHRs change only as time passes and as loads issue).
+    blocked_until: u64,
+    blocked_epoch: u64,
 }
 
 /// A workgroup resident on a compute unit.
@@ -207,6 +211,10 @@ struct Cu {
     /// Per class, the earliest cycle one of its units is free.
     class_free: [u64; CLASSES],
     next_wake: u64,
+    /// The earliest `Hot::wake` (warps in the ready masks excluded).
+    wake_min: u64,
+    /// Global loads issued so far: what the L1 and its MSHRs were looked at with.
+    mem_epoch: u64,
     workgroups: u64,
     instructions: u64,
 }
@@ -318,6 +326,8 @@ impl<'a> Replay<'a> {
                         own_ok: false,
                         class: 0,
                         load: false,
+                        blocked_until: 0,
+                        blocked_epoch: u64::MAX,
                     };
                     slots
                 ],
@@ -345,6 +355,8 @@ impl<'a> Replay<'a> {
                 load_ready: vec![0; schedulers],
                 in_cat: vec![[0; 3]; schedulers],
                 next_wake: NEVER,
+                wake_min: NEVER,
+                mem_epoch: 0,
                 workgroups: 0,
                 instructions: 0,
             })
@@ -555,6 +567,7 @@ impl<'a> Replay<'a> {
             }
         }
         cu.next_wake = cu.next_wake.min(t);
+        cu.wake_min = cu.wake_min.min(t);
         for &s in &slots {
             self.set(c, s, t, Stall::NotSelected);
             if self.cus[c].slots[s].warp.status == Status::Ended {
@@ -611,8 +624,13 @@ impl<'a> Replay<'a> {
     fn cycle(&mut self, c: usize, t: u64) {
         let width = self.machine.cu.issue_width;
         let schedulers = self.cus[c].sched_slots.len();
+        let due = self.cus[c].wake_min <= t;
         for s in 0..schedulers {
-            let n = self.cus[c].sched_slots[s].len();
+            let n = if due {
+                self.cus[c].sched_slots[s].len()
+            } else {
+                0
+            };
             // Warps due to be looked at: those whose own conditions now hold join the
             // ready mask (a warp's own conditions do not depend on other warps' issues,
             // so looking at them first changes nothing).
@@ -649,10 +667,11 @@ impl<'a> Replay<'a> {
             }
         }
         let cu = &mut self.cus[c];
+        cu.wake_min = cu.hot.iter().map(|h| h.wake).min().unwrap_or(NEVER);
         cu.next_wake = if cu.ready.iter().any(|&r| r != 0) {
             t + 1
         } else {
-            cu.hot.iter().map(|h| h.wake).min().unwrap_or(NEVER)
+            cu.wake_min
         };
     }
 
@@ -776,11 +795,25 @@ impl<'a> Replay<'a> {
     }
 
     /// Whether the CU's L1 MSHRs cannot take the next load of the warp in `slot` at `t`.
-    fn load_blocked(&self, c: usize, slot: usize, t: u64) -> bool {
-        let w = &self.cus[c].slots[slot].warp;
+    fn load_blocked(&mut self, c: usize, slot: usize, t: u64) -> bool {
+        let cu = &self.cus[c];
+        let hot = cu.hot[slot];
+        if hot.blocked_epoch == cu.mem_epoch && hot.blocked_until > t {
+            return true;
+        }
+        let w = &cu.slots[slot].warp;
         let n = w.stream.words.get(w.pos + 1).copied().unwrap_or(0) as usize;
         let lines = &w.stream.lines[w.lpos..(w.lpos + n).min(w.stream.lines.len())];
-        self.mem.load_fits(c, lines, t).is_err()
+        match self.mem.load_fits(c, lines, t) {
+            Ok(()) => false,
+            Err(until) => {
+                let epoch = cu.mem_epoch;
+                let hot = &mut self.cus[c].hot[slot];
+                hot.blocked_until = until;
+                hot.blocked_epoch = epoch;
+                true
+            }
+        }
     }
 
     /// What keeps the warp of slot `s` from issuing at `t` that depends on the warp alone
@@ -904,7 +937,10 @@ impl<'a> Replay<'a> {
                         let line = self.cus[c].slots[s].warp.stream.lines[lpos + k];
                         let r = t + k as u64;
                         let ready = match info.kind {
-                            Kind::Load => self.mem.load(c, line, r),
+                            Kind::Load => {
+                                self.cus[c].mem_epoch += 1;
+                                self.mem.load(c, line, r)
+                            }
                             Kind::Store => self.mem.write(c, line, r, Access::Store),
                             _ => self.mem.write(c, line, r, Access::Atomic),
                         };
@@ -1010,6 +1046,7 @@ impl<'a> Replay<'a> {
         }
         let cu = &mut self.cus[c];
         cu.next_wake = cu.next_wake.min(t + 1);
+        cu.wake_min = cu.wake_min.min(t + 1);
     }
 
     /// The report of the finished replay.

@@ -7,8 +7,9 @@
 //! of bank passes it took. Which PCs carry a word is a property of the program
 //! ([`Table`]), so the replay reads the stream back without tags.
 
-use warpkit_sim::hooks::{Control, Hooks, MemAccess, MemSpace};
-use warpkit_sim::{Program, Warp};
+use warpkit_isa::Addressing;
+use warpkit_sim::hooks::{Control, Hooks};
+use warpkit_sim::{Code, Program, Warp};
 
 use crate::class::{Kind, Table};
 use crate::machine::Machine;
@@ -56,30 +57,72 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// The distinct units (`addr >> shift`) the accesses of `space` touch, ascending, in
-    /// `self.scratch`.
-    fn units(&mut self, accesses: &[MemAccess], space: MemSpace, shift: u32) {
+    /// The distinct units (`addr >> shift`) that the memory instruction at `pc` is about
+    /// to touch, ascending, in `self.scratch`: its active lanes' addresses, computed from
+    /// the registers it reads as the execution core does (docs/isa: `U64[rs2] +
+    /// zext(v[rs1]) + imm`, `V64[rs1] + imm`, `zext(v[rs1]) + imm`, `U64[rs1] + imm`).
+    fn units(&mut self, warp: &Warp, prog: &Program, pc: u32, shift: u32) {
         self.scratch.clear();
+        let Some(inst) = prog.fetch(pc) else {
+            return;
+        };
+        let Code::Op(op) = inst.code else {
+            return;
+        };
+        let Some(m) = op.def().memory else {
+            return;
+        };
+        let size = match m.size {
+            0 => return,
+            s => u64::from(s),
+        };
+        let offset = inst.imm as i32 as i64 as u64;
+        let (rs1, rs2) = (usize::from(inst.rs1), usize::from(inst.rs2));
+        let exec = warp.exec();
         let mut sorted = true;
-        for m in accesses.iter().filter(|m| m.space == space) {
-            let size = u64::from(m.size.max(1));
-            for l in &m.lanes {
-                if l.mask == 0 {
-                    continue;
+        let mut add = |scratch: &mut Vec<u64>, addr: u64| {
+            let hi = addr.saturating_add(size - 1);
+            for u in addr >> shift..=hi >> shift {
+                match scratch.last() {
+                    Some(&last) if last == u => {}
+                    Some(&last) => {
+                        sorted &= last < u;
+                        scratch.push(u);
+                    }
+                    None => scratch.push(u),
                 }
-                let lo = l.addr.wrapping_add(u64::from(l.mask.trailing_zeros()));
-                let hi = lo.saturating_add(size - 1);
-                for u in lo >> shift..=hi >> shift {
-                    match self.scratch.last() {
-                        Some(&last) if last == u => {}
-                        Some(&last) => {
-                            sorted &= last < u;
-                            self.scratch.push(u);
-                        }
-                        None => self.scratch.push(u),
+            }
+        };
+        let lanes = |r: usize| warp.vreg(r).copied().unwrap_or([0; 32]);
+        match m.address {
+            Addressing::Global => {
+                let base = warp.u64(rs2).wrapping_add(offset);
+                let v = lanes(rs1);
+                for (l, &x) in v.iter().enumerate() {
+                    if exec >> l & 1 != 0 {
+                        add(&mut self.scratch, base.wrapping_add(u64::from(x)));
                     }
                 }
             }
+            Addressing::A64 => {
+                let (lo, hi) = (lanes(rs1), lanes(rs1 + 1));
+                for l in 0..32 {
+                    if exec >> l & 1 != 0 {
+                        let a = u64::from(lo[l]) | u64::from(hi[l]) << 32;
+                        add(&mut self.scratch, a.wrapping_add(offset));
+                    }
+                }
+            }
+            Addressing::Shared => {
+                let v = lanes(rs1);
+                for (l, &x) in v.iter().enumerate() {
+                    if exec >> l & 1 != 0 {
+                        add(&mut self.scratch, u64::from(x).wrapping_add(offset));
+                    }
+                }
+            }
+            Addressing::Uniform => add(&mut self.scratch, warp.u64(rs1).wrapping_add(offset)),
+            Addressing::None => {}
         }
         if !sorted {
             self.scratch.sort_unstable();
@@ -90,9 +133,11 @@ impl<'a> Recorder<'a> {
 
 impl Hooks for Recorder<'_> {
     const ENABLED: bool = true;
+    // The addresses are computed before each instruction: no per-lane log to build.
+    const MEMORY_LOG: bool = false;
 
     #[inline]
-    fn after(&mut self, warp: &Warp, _: &Program, pc: u32, _: u32) -> Control {
+    fn before(&mut self, warp: &Warp, prog: &Program, pc: u32) -> Control {
         let w = warp.id.warp as usize;
         if w >= self.warps.len() {
             self.warps.resize_with(w + 1, WarpStream::default);
@@ -100,9 +145,8 @@ impl Hooks for Recorder<'_> {
         self.warps[w].words.push(pc);
         let kind = self.table.at(pc).kind;
         if kind.has_word() {
-            let accesses = warp.mem_accesses();
             let word = if kind == Kind::Shared {
-                self.units(accesses, MemSpace::Shared, self.bank_shift);
+                self.units(warp, prog, pc, self.bank_shift);
                 // Distinct bank words per bank: a word read by many lanes is a broadcast.
                 self.bank_counts.iter_mut().for_each(|c| *c = 0);
                 let mut passes = 0;
@@ -113,7 +157,7 @@ impl Hooks for Recorder<'_> {
                 }
                 passes
             } else {
-                self.units(accesses, MemSpace::Global, self.line_shift);
+                self.units(warp, prog, pc, self.line_shift);
                 let s = &mut self.warps[w];
                 s.lines.extend_from_slice(&self.scratch);
                 self.scratch.len() as u32

@@ -177,6 +177,10 @@ impl Warp {
                 self.steps = steps;
                 let exec = self.exec();
                 self.clear_marks();
+                if !H::MEMORY_LOG {
+                    // No log: the memory instructions take their fast paths.
+                    self.mem_log = None;
+                }
                 let ran = Interpreter.run_from(self, prog, core, env, pc, 1);
                 if H::EVENTS {
                     self.completion_events(prog, hooks, pc);
