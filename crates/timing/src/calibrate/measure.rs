@@ -95,6 +95,7 @@ pub(crate) fn run(machine: &Machine, threads: usize) -> R<(Vec<Parameter>, u64)>
     c.overrides()?;
     c.memory()?;
     c.units()?;
+    c.hidden_latencies();
     c.issue()?;
     c.compute_units()?;
     c.shared()?;
@@ -534,13 +535,23 @@ impl Cal<'_> {
     /// end at once; whether it needs the buffer; and the chain's length in cycles. The
     /// chain is of VALU instructions or of L1-hitting loads, whichever lets more warps of
     /// a compute unit run their chains at once without waiting for units or issue.
-    fn wave_kernel(&self, regs: u64) -> (String, bool, u64) {
+    /// Warps of a compute unit that can run the wave chains at once without waiting for
+    /// units or issue: by VALU chains and by L1-hit chains.
+    fn wave_support(&self) -> (f64, f64) {
         let rate = |c: usize| self.rates[c].many.0 as f64 / self.rates[c].many.1.max(1) as f64;
         let issue = self.issue.map_or(f64::INFINITY, |i| i as f64);
         let lv = self.lat[VALU].max(1);
-        let by_valu = lv as f64 * rate(VALU).min(issue);
         let lm = self.l1_hit + 1;
-        let by_load = lm as f64 * rate(MEM).min(rate(SALU)).min(issue / 2.0);
+        (
+            lv as f64 * rate(VALU).min(issue),
+            lm as f64 * rate(MEM).min(rate(SALU)).min(issue / 2.0),
+        )
+    }
+
+    fn wave_kernel(&self, regs: u64) -> (String, bool, u64) {
+        let lv = self.lat[VALU].max(1);
+        let lm = self.l1_hit + 1;
+        let (by_valu, by_load) = self.wave_support();
         let top = regs.max(11) - 1;
         if by_load > by_valu && self.line > 0 {
             let n = 256u64.div_ceil(lm).max(16);
@@ -637,7 +648,11 @@ impl Cal<'_> {
                 let slots_known_above =
                     self.slots.is_some_and(|s| c1 < s) || (self.slots.is_none() && c1 < self.wmax);
                 let regs_above = regs_cap.is_none_or(|r| c1 < r);
-                if slots_known_above && regs_above {
+                // More chains than the units sustain would slow each other and end the
+                // wave early: the count is then only a bound.
+                let (a, b) = self.wave_support();
+                let crowded = c1 as f64 >= a.max(b).floor();
+                if slots_known_above && regs_above && !crowded {
                     self.exact("cu.max_workgroups", cfg_m, c1, mbench);
                 } else {
                     self.at_least(
@@ -695,6 +710,26 @@ impl Cal<'_> {
     }
 
     // ---- functional units ----
+
+    /// A unit busy longer than an instruction's latency (count x latency <= interval)
+    /// paces a dependent chain by its interval: the latency does not show then.
+    fn hidden_latencies(&mut self) {
+        for class in [VALU, SALU, BRANCH, SFU] {
+            let Some((c, i)) = self.rates[class].exact else {
+                continue;
+            };
+            if self.lat[class] * c > i {
+                continue;
+            }
+            let name = format!("units.{}.latency", CLASSES[class]);
+            if let Some(p) = self.rows.iter_mut().find(|p| p.name == name) {
+                p.recovery = Recovery::NotObservable;
+                p.measured = None;
+                p.ok = true;
+                p.note = format!("the units' interval ({i} cycles for {c}) paces a dependent chain: the latency is at most {}", self.lat[class]);
+            }
+        }
+    }
 
     /// Warps for many-warp streams: as many as fit, in a count that every likely number
     /// of schedulers divides, so each scheduler has the same share and none finishes
@@ -1190,16 +1225,47 @@ impl Cal<'_> {
     }
 
     fn memory(&mut self) -> R<()> {
-        // DRAM latency: a chase over lines never touched before.
-        let far: Vec<u64> = (0..64).map(|i| i * 65536).collect();
-        let a = self.chase_t(&far, 16)?;
-        let b = self.chase_t(&far, 32)?;
-        // Each load also waits one cycle for its `waitcnt` to issue.
-        self.dram = (b - a + 8) / 16 - 1;
-        // L1 hit latency: a chase of one word.
+        // L1 hit latency: a chase of one word (each load also waits one cycle for its
+        // `waitcnt` to issue).
         let a = self.chase_t(&[0], 32)?;
         let b = self.chase_t(&[0], 64)?;
         self.l1_hit = (b - a + 16) / 32 - 1;
+        // DRAM latency: a chase over lines never touched before. When a line's transfer
+        // takes longer than the latency, the channel is still busy with the previous
+        // line: dependent adds between the loads space them out until the latency stops
+        // changing.
+        let far: Vec<u64> = (0..64).map(|i| i * 65536).collect();
+        let far_buf = chase_buffer(&far);
+        let hit_buf = chase_buffer(&[0]);
+        let mn = self.mnemonic[VALU];
+        let spaced = |gap: u64, k: u64, buf: &Vec<u8>| -> R<u64> {
+            let step = format!(
+                "waitcnt vm=0\n{}gload.b32 v10, v10, u[16:17], 0",
+                repeat(gap, |_| format!("{mn} v10, v10, v11"))
+            );
+            let src = format!("{BASE}{}endpgm\n", repeat(k, |_| step.clone()));
+            self.t(&src, &Shape::one().buffer(buf.clone()))
+        };
+        let per = |gap: u64, buf: &Vec<u8>| -> R<u64> {
+            Ok((spaced(gap, 32, buf)? - spaced(gap, 16, buf)? + 8) / 16)
+        };
+        let mut cold = 0;
+        let mut last = None;
+        for gap in [0u64, 8, 32, 128, 512] {
+            let c = per(gap, &far_buf)?;
+            if gap == 0 {
+                cold = c;
+            }
+            // The same spacing between L1 hits costs the same: the difference is the
+            // miss's extra time.
+            let d = (c + self.l1_hit).saturating_sub(per(gap, &hit_buf)?);
+            if last == Some(d) || mn.is_empty() {
+                last = Some(d);
+                break;
+            }
+            last = Some(d);
+        }
+        self.dram = last.unwrap_or(0);
         self.exact(
             "l1.hit_latency",
             self.m.l1.hit_latency.into(),
@@ -1210,16 +1276,17 @@ impl Cal<'_> {
             "dram.latency",
             self.m.dram.latency.into(),
             self.dram,
-            "pointer chase over lines never touched (64 KiB apart; 16 vs 32 loads)",
+            "pointer chase over lines never touched (64 KiB apart; 16 vs 32 loads), spaced by dependent adds until the channel is idle at each miss",
         );
-        // Line size: the smallest stride at which every load of a cold chase misses.
+        // Line size: the smallest stride at which every load of a cold chase costs what
+        // a load 64 KiB from the last one costs.
         let mut line = None;
         for e in 2..=16u32 {
             let s = 1u64 << e;
             let offs: Vec<u64> = (0..128).map(|i| i * s).collect();
             let a = self.chase_t(&offs, 64)?;
             let b = self.chase_t(&offs, 128)?;
-            if b - a >= 64 * (self.dram + 1) {
+            if b - a >= 64 * cold {
                 line = Some(s);
                 break;
             }
@@ -1574,29 +1641,35 @@ impl Cal<'_> {
         };
         let len = pattern.len() as u64;
         let vreg = self.stream_regs(VALU, w * s + 1);
-        let rounds = (self.dram + 64).div_ceil(len);
+        // Cold loads one after another stall a warp for at least 200 cycles in all.
+        let loads = 200u64.div_ceil(self.dram + 1);
+        let stall = loads * (self.dram + 1);
+        let rounds = (stall + 64).div_ceil(len);
         let phase = repeat(rounds * len, |j| {
             pattern[(j % len) as usize]
                 .replace("{v}", &(4 + j % vreg).to_string())
                 .replace("{u}", &(20 + j % 40).to_string())
         });
+        let cold = repeat(loads, |j| {
+            format!(
+                "gload.b32 v3, v2, u[16:17], {}\nwaitcnt vm=0",
+                j * self.line
+            )
+        });
         let src = |load: bool| {
             format!(
                 "{pro}{}umul u22, u29, u23\nadd.vu v2, v1, u22\n{phase}{}waitcnt vm=0\n{phase}endpgm\n",
-                set_u("u23", 4 * self.line),
-                if load {
-                    "gload.b32 v3, v2, u[16:17], 0\n"
-                } else {
-                    ""
-                }
+                set_u("u23", (loads + 1) * self.line),
+                if load { cold.as_str() } else { "" }
             )
         };
         let top = w * s + 1;
-        let shape = Shape::warps(top as u32).buffer(vec![0u8; (8 * self.line * top) as usize]);
+        let shape =
+            Shape::warps(top as u32).buffer(vec![0u8; ((loads + 2) * self.line * top) as usize]);
         let with = self.t(&src(true), &shape)?;
         let without = self.t(&src(false), &shape)?;
         let lrr = if w == 1 {
-            with.saturating_sub(without) > self.dram / 2
+            with.saturating_sub(without) > stall / 2
         } else {
             // With several issues a cycle, greedy-then-oldest keeps the `w` oldest warps
             // issuing and leaves the last one to finish alone (about 2N cycles for N
