@@ -1,7 +1,7 @@
 //! Integration tests of the timing model.
 
+mod calibrate;
 mod common;
 mod examples;
 mod model;
-mod calibrate;
 mod sensitivity;
