@@ -203,3 +203,97 @@ fn bad_knobs_and_kernels_are_refused_before_anything_runs() {
     let o = sweep(&["reduce", "--set", "cu.warp_slots=4"]);
     expect(&o, 2, &["reduce with cu.warp_slots=4", "does not fit"]);
 }
+
+/// The sweep of docs/timing.md (its figure, docs/timing-sweep.svg, and its table,
+/// docs/timing-sweep.csv, both written by one `warpkit timing sweep` at full size) is what
+/// the model gives today. Rerunning all of it takes too long for the test suite, so this
+/// reruns one machine of it for every kernel (the cheapest: the most compute units and the
+/// smallest L2) and compares the cycles with the committed table, then checks that the
+/// committed plot holds exactly the committed table's values.
+#[test]
+fn the_committed_sweep_is_what_the_model_gives_today() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let csv = read(&docs.join("timing-sweep.csv"));
+    let svg = read(&docs.join("timing-sweep.svg"));
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        header[..5],
+        [
+            "kernel",
+            "compute_units",
+            "l2.size_bytes",
+            "cycles",
+            "speedup"
+        ]
+    );
+    let max_cus = rows
+        .iter()
+        .map(|r| r[1].parse::<u32>().unwrap())
+        .max()
+        .unwrap();
+    let min_l2 = rows
+        .iter()
+        .map(|r| r[2].parse::<u32>().unwrap())
+        .min()
+        .unwrap();
+    let mut kernels: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    kernels.dedup();
+
+    let mut args = vec!["timing", "sweep", "-q"];
+    args.extend(&kernels);
+    let (cus, l2) = (
+        format!("compute_units={max_cus}"),
+        format!("l2.size_bytes={min_l2}"),
+    );
+    args.extend(["--set", &cus, "--set", &l2, "--csv", "-"]);
+    let o = warpkit(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fresh = String::from_utf8_lossy(&o.stdout).into_owned();
+    for line in fresh.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let committed = rows
+            .iter()
+            .find(|r| r[0] == f[0] && r[1] == f[1] && r[2] == f[2])
+            .unwrap_or_else(|| panic!("no row for {line} in docs/timing-sweep.csv"));
+        // cycles, and the machine's hash (the last column).
+        assert_eq!(
+            (committed[3], committed.last()),
+            (f[3], f.last()),
+            "docs/timing-sweep.csv is out of date: rerun the command in docs/timing.md"
+        );
+    }
+
+    // Every point of the plot is a row of the table: its y, the speedup, as the plot's
+    // tooltips print it.
+    let shown = |v: f64| {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    // Computed from the cycles as the sweep does: the kernel's first row over this one.
+    let cycles = |r: &Vec<&str>| r[3].parse::<u64>().unwrap() as f64;
+    let mut want: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let first = rows.iter().find(|q| q[0] == r[0]).unwrap();
+            shown(cycles(first) / cycles(r))
+        })
+        .collect();
+    let mut got: Vec<String> = svg
+        .split("<circle ")
+        .filter_map(|c| {
+            let title = c.split_once("<title>")?.1.split_once("</title>")?.0;
+            Some(title.rsplit_once(" = ")?.1.to_string())
+        })
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(
+        got, want,
+        "docs/timing-sweep.svg does not plot docs/timing-sweep.csv"
+    );
+}
