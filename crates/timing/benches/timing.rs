@@ -5,7 +5,7 @@
 //! warp-instructions it runs, the timed launch's warp-instructions per second (recording
 //! and replay together) with one host thread for the recording and with every core, the
 //! plain functional launch's with one thread, and the ratio of the two one-thread figures.
-//! Each figure is the best of three runs. Then divan times both launches of every kernel
+//! Each figure is the best of two runs. Then divan times both launches of every kernel
 //! at its small size (items = warp-instructions).
 
 use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ fn run(case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, Duration)
 fn rate(case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, f64) {
     let mut best = 0.0f64;
     let mut n = 0;
-    for _ in 0..3 {
+    for _ in 0..2 {
         let (i, wall) = run(case, code, timed, threads);
         n = i;
         best = best.max(i as f64 / wall.as_secs_f64().max(1e-9));

@@ -625,6 +625,8 @@ impl<'a> Replay<'a> {
         let width = self.machine.cu.issue_width;
         let schedulers = self.cus[c].sched_slots.len();
         let due = self.cus[c].wake_min <= t;
+        // The earliest cycle a ready warp's situation can change.
+        let mut ready_wake = NEVER;
         for s in 0..schedulers {
             let n = if due {
                 self.cus[c].sched_slots[s].len()
@@ -663,16 +665,12 @@ impl<'a> Replay<'a> {
                 }
             }
             if self.cus[c].ready[s] != 0 {
-                self.select(c, s, t, width);
+                ready_wake = ready_wake.min(self.select(c, s, t, width));
             }
         }
         let cu = &mut self.cus[c];
         cu.wake_min = cu.hot.iter().map(|h| h.wake).min().unwrap_or(NEVER);
-        cu.next_wake = if cu.ready.iter().any(|&r| r != 0) {
-            t + 1
-        } else {
-            cu.wake_min
-        };
+        cu.next_wake = ready_wake.min(cu.wake_min);
     }
 
     /// Scheduler `s` issues up to `width` of its ready warps at `t`, by policy: those
@@ -680,7 +678,12 @@ impl<'a> Replay<'a> {
     /// get their category from the state after these issues: `unit_busy` when no unit of
     /// their class is free, `memory_structural` for a load the MSHRs cannot take, else
     /// `not_selected`.
-    fn select(&mut self, c: usize, s: usize, t: u64, width: u32) {
+    ///
+    /// Returns the earliest cycle at which the situation of a warp left waiting can
+    /// change: the next cycle if one was not selected, else when a unit of a busy class is
+    /// free or an MSHR is released (a load issued on the CU before then is in a cycle
+    /// the replay looks at anyway).
+    fn select(&mut self, c: usize, s: usize, t: u64, width: u32) -> u64 {
         let schedulers = self.cus[c].sched_slots.len();
         let n = self.cus[c].sched_slots[s].len();
         let mut issued = 0;
@@ -782,6 +785,21 @@ impl<'a> Replay<'a> {
             }
         }
         let wanted = [busy & ready, mshr, ready & !busy & !mshr];
+        let mut next = if wanted[2] != 0 { t + 1 } else { NEVER };
+        let cu = &self.cus[c];
+        for k in 0..CLASSES {
+            if cu.class_free[k] > t && cu.class_ready[s][k] != 0 {
+                next = next.min(cu.class_free[k]);
+            }
+        }
+        let mut bits = mshr;
+        while bits != 0 {
+            let j = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let hot = &cu.hot[s + j * schedulers];
+            // Found blocked this cycle, so its record is current.
+            next = next.min(hot.blocked_until.max(t + 1));
+        }
         let cats = [Stall::UnitBusy, Stall::MemoryStructural, Stall::NotSelected];
         for (i, (&want, cat)) in wanted.iter().zip(cats).enumerate() {
             let mut change = want & !self.cus[c].in_cat[s][i];
@@ -792,6 +810,7 @@ impl<'a> Replay<'a> {
             }
         }
         self.cus[c].in_cat[s] = wanted;
+        next
     }
 
     /// Whether the CU's L1 MSHRs cannot take the next load of the warp in `slot` at `t`.
