@@ -56,8 +56,15 @@
 //! - **Occupancy.** Resident warps are slots holding a warp, ended ones included:
 //!   occupancy = 1 - no_warp / (cycles x compute units x warp slots).
 //! - **Per-instruction stalls.** A warp's stall cycles go to the instruction it is trying
-//!   to issue; `ended` and `no_warp` belong to no instruction, and `issued` is each
-//!   instruction's `issued` count.
+//!   to issue (a barrier's wait to the `barrier`); `ended` and `no_warp` belong to no
+//!   instruction, and `issued` is each instruction's `issued` count.
+//! - **Greedy-then-oldest.** The greedy warp is the one in the slot that issued last on the
+//!   scheduler; age is the dispatch cycle, then the slot.
+//! - **Shared memory per workgroup** is the launch's `shared_bytes`, whatever the kernel
+//!   touches: a launch that leaves it at its default (64 KiB) fits one workgroup per
+//!   compute unit of the default machine.
+//! - **Timelines.** Each warp's spans run from its dispatch to its workgroup's end
+//!   (`issued` runs merged; `no_warp` is not a warp's span).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};

@@ -215,16 +215,17 @@ impl MemorySystem {
         let flight = &self.l1_flight[cu];
         let mut missing = 0;
         for &line in lines {
-            let in_flight = flight.iter().any(|&(l, r)| l == line && r > t);
-            if !in_flight && !self.l1[cu].probe(line) {
-                missing += 1;
+            // A line in flight was allocated in the L1 when it missed: the L1 (a few ways)
+            // answers for most lines before the list of lines in flight is searched.
+            if self.l1[cu].probe(line) || flight.iter().any(|&(l, r)| l == line && r > t) {
+                continue;
+            }
+            missing += 1;
+            if missing > free {
+                return Err(first);
             }
         }
-        if missing <= free {
-            Ok(())
-        } else {
-            Err(first)
-        }
+        Ok(())
     }
 
     /// A load of `line` by compute unit `cu` reaching the L1 at `r`: when it is ready.
