@@ -165,9 +165,13 @@ struct Hot {
     /// Its next instruction is a global load (it needs L1 MSHRs).
     load: bool,
     /// That load was found blocked by the MSHRs until this cycle, at `Cu::mem_epoch`
-    /// `blocked_epoch` (the MSHRs change only as time passes and as loads issue).
+    /// `blocked_epoch` (the MSHRs change only as time passes and as global memory
+    /// instructions issue).
     blocked_until: u64,
     blocked_epoch: u64,
+    /// That load was found to fit at this `Cu::mem_epoch`: it fits as long as no global
+    /// memory instruction issues on the CU (time only releases MSHRs).
+    fits_epoch: u64,
 }
 
 /// A workgroup resident on a compute unit.
@@ -220,7 +224,8 @@ struct Cu {
     next_wake: u64,
     /// The earliest `Hot::wake` (warps in the ready masks excluded).
     wake_min: u64,
-    /// Global loads issued so far: what the L1 and its MSHRs were looked at with.
+    /// Lines of global memory instructions issued on the CU so far: the version of its
+    /// L1 and MSHRs that cached MSHR checks were made against.
     mem_epoch: u64,
     workgroups: u64,
     instructions: u64,
@@ -335,6 +340,7 @@ impl<'a> Replay<'a> {
                         load: false,
                         blocked_until: 0,
                         blocked_epoch: u64::MAX,
+                        fits_epoch: u64::MAX,
                     };
                     slots
                 ],
@@ -827,11 +833,18 @@ impl<'a> Replay<'a> {
         if hot.blocked_epoch == cu.mem_epoch && hot.blocked_until > t {
             return true;
         }
+        if hot.fits_epoch == cu.mem_epoch {
+            return false;
+        }
         let w = &cu.slots[slot].warp;
         let n = w.stream.words.get(w.pos + 1).copied().unwrap_or(0) as usize;
         let lines = &w.stream.lines[w.lpos..(w.lpos + n).min(w.stream.lines.len())];
         match self.mem.load_fits(c, lines, t) {
-            Ok(()) => false,
+            Ok(()) => {
+                let epoch = cu.mem_epoch;
+                self.cus[c].hot[slot].fits_epoch = epoch;
+                false
+            }
             Err(until) => {
                 let epoch = cu.mem_epoch;
                 let hot = &mut self.cus[c].hot[slot];
@@ -962,11 +975,10 @@ impl<'a> Replay<'a> {
                     for k in 0..n {
                         let line = self.cus[c].slots[s].warp.stream.lines[lpos + k];
                         let r = t + k as u64;
+                        // Any line changes what the L1 holds or has in flight.
+                        self.cus[c].mem_epoch += 1;
                         let ready = match info.kind {
-                            Kind::Load => {
-                                self.cus[c].mem_epoch += 1;
-                                self.mem.load(c, line, r)
-                            }
+                            Kind::Load => self.mem.load(c, line, r),
                             Kind::Store => self.mem.write(c, line, r, Access::Store),
                             _ => self.mem.write(c, line, r, Access::Atomic),
                         };
