@@ -40,7 +40,7 @@ pub use state::{csr, trap};
 pub use control::{CancelFlag, Interrupt};
 pub use csr::{CsrFile, CsrWrite};
 pub use env::{Env, NoMemory};
-pub use exec::mem::MemEnv;
+pub use exec::mem::{memory_addresses, MemEnv};
 pub use hooks::{Control, Event, Hooks, NoHooks};
 pub use observe::dump::{dump_state_json, dump_states_json, dump_states_json_at, status_name};
 pub use observe::trace::{

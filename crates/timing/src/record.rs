@@ -9,7 +9,7 @@
 
 use warpkit_isa::Addressing;
 use warpkit_sim::hooks::{Control, Hooks};
-use warpkit_sim::{Code, Program, Warp};
+use warpkit_sim::{memory_addresses, Code, Program, Warp};
 
 use crate::class::{Kind, Table};
 use crate::machine::Machine;
@@ -58,71 +58,37 @@ impl<'a> Recorder<'a> {
     }
 
     /// The distinct units (`addr >> shift`) that the memory instruction at `pc` is about
-    /// to touch, ascending, in `self.scratch`: its active lanes' addresses, computed from
-    /// the registers it reads as the execution core does (docs/isa: `U64[rs2] +
-    /// zext(v[rs1]) + imm`, `V64[rs1] + imm`, `zext(v[rs1]) + imm`, `U64[rs1] + imm`).
+    /// to touch, ascending, in `self.scratch`: its active lanes' addresses, from the
+    /// execution core's own address computation (`warpkit_sim::memory_addresses`) on the
+    /// registers it is about to read.
     fn units(&mut self, warp: &Warp, prog: &Program, pc: u32, shift: u32) {
         self.scratch.clear();
-        let Some(inst) = prog.fetch(pc) else {
+        let Some((addrs, size)) = memory_addresses(warp, prog, pc) else {
             return;
         };
-        let Code::Op(op) = inst.code else {
-            return;
-        };
-        let Some(m) = op.def().memory else {
-            return;
-        };
-        let size = match m.size {
-            0 => return,
-            s => u64::from(s),
-        };
-        let offset = inst.imm as i32 as i64 as u64;
-        let (rs1, rs2) = (usize::from(inst.rs1), usize::from(inst.rs2));
-        let exec = warp.exec();
+        let size = u64::from(size.max(1));
+        // A uniform access is one access (lane 0's), whatever EXEC holds.
+        let uniform = matches!(
+            prog.fetch(pc).map(|i| i.code),
+            Some(Code::Op(op)) if op.def().memory.is_some_and(|m| m.address == Addressing::Uniform)
+        );
+        let exec = if uniform { 1 } else { warp.exec() };
         let mut sorted = true;
-        let mut add = |scratch: &mut Vec<u64>, addr: u64| {
+        for (l, &addr) in addrs.iter().enumerate() {
+            if exec >> l & 1 == 0 {
+                continue;
+            }
             let hi = addr.saturating_add(size - 1);
             for u in addr >> shift..=hi >> shift {
-                match scratch.last() {
+                match self.scratch.last() {
                     Some(&last) if last == u => {}
                     Some(&last) => {
                         sorted &= last < u;
-                        scratch.push(u);
+                        self.scratch.push(u);
                     }
-                    None => scratch.push(u),
+                    None => self.scratch.push(u),
                 }
             }
-        };
-        let lanes = |r: usize| warp.vreg(r).copied().unwrap_or([0; 32]);
-        match m.address {
-            Addressing::Global => {
-                let base = warp.u64(rs2).wrapping_add(offset);
-                let v = lanes(rs1);
-                for (l, &x) in v.iter().enumerate() {
-                    if exec >> l & 1 != 0 {
-                        add(&mut self.scratch, base.wrapping_add(u64::from(x)));
-                    }
-                }
-            }
-            Addressing::A64 => {
-                let (lo, hi) = (lanes(rs1), lanes(rs1 + 1));
-                for l in 0..32 {
-                    if exec >> l & 1 != 0 {
-                        let a = u64::from(lo[l]) | u64::from(hi[l]) << 32;
-                        add(&mut self.scratch, a.wrapping_add(offset));
-                    }
-                }
-            }
-            Addressing::Shared => {
-                let v = lanes(rs1);
-                for (l, &x) in v.iter().enumerate() {
-                    if exec >> l & 1 != 0 {
-                        add(&mut self.scratch, u64::from(x).wrapping_add(offset));
-                    }
-                }
-            }
-            Addressing::Uniform => add(&mut self.scratch, warp.u64(rs1).wrapping_add(offset)),
-            Addressing::None => {}
         }
         if !sorted {
             self.scratch.sort_unstable();

@@ -144,6 +144,62 @@ fn describe(op: Op) -> Option<(Kind, Addr)> {
     Some((kind, m.address))
 }
 
+/// Each lane's byte address of an access in `space` (docs/isa, `spec/provisional/memory.yaml`):
+/// global `U64[rs2] + zext(v[rs1][l]) + imm`, `A64` `V64[rs1][l] + imm`, shared
+/// `zext(v[rs1][l]) + imm`, uniform `U64[rs1] + imm` (in every lane). The one definition the
+/// execution and the observers that need addresses before an access ([`memory_addresses`]) share.
+#[inline]
+fn lane_addresses(space: Addr, warp: &Warp, rs1: usize, rs2: usize, offset: u64) -> [u64; LANES] {
+    let mut addrs = [0u64; LANES];
+    match space {
+        Addr::Global => {
+            let base = warp.u64(rs2).wrapping_add(offset);
+            for (l, a) in addrs.iter_mut().enumerate() {
+                *a = base.wrapping_add(u64::from(warp.v[rs1][l]));
+            }
+        }
+        Addr::A64 => {
+            for (a, p) in addrs.iter_mut().zip(warp.vpair(rs1)) {
+                *a = p.wrapping_add(offset);
+            }
+        }
+        Addr::Shared => {
+            for (l, a) in addrs.iter_mut().enumerate() {
+                *a = u64::from(warp.v[rs1][l]).wrapping_add(offset);
+            }
+        }
+        Addr::Uniform => addrs = [warp.u64(rs1).wrapping_add(offset); LANES],
+        Addr::None => {}
+    }
+    addrs
+}
+
+/// The byte addresses the memory instruction at `pc` would access if `warp` executed it now,
+/// computed from its registers as the execution does: lane `l`'s in `[l]` (the lanes of
+/// `warp.exec()` access; a uniform access is lane 0's, repeated), with the bytes per lane.
+/// `None` for an instruction that accesses no memory by address (not a memory
+/// instruction, cache control). For observers that model memory without the per-lane
+/// log (a timing model's recorder, `Hooks::MEMORY_LOG = false`).
+pub fn memory_addresses(warp: &Warp, prog: &Program, pc: u32) -> Option<([u64; LANES], u32)> {
+    let inst = prog.fetch(pc)?;
+    let Code::Op(op) = inst.code else {
+        return None;
+    };
+    let (kind, space) = describe(op)?;
+    if kind == Kind::Cache {
+        return None;
+    }
+    let size = op.def().memory.map_or(4, |m| u32::from(m.size));
+    let addrs = lane_addresses(
+        space,
+        warp,
+        usize::from(inst.rs1),
+        usize::from(inst.rs2),
+        sext64(inst.imm),
+    );
+    Some((addrs, size))
+}
+
 #[inline]
 fn sext64(x: u32) -> u64 {
     x as i32 as i64 as u64
@@ -296,7 +352,7 @@ impl MemEnv<'_> {
                 return Ok(());
             }
             Kind::ULoad { size } => {
-                let addr = warp.u64(rs1).wrapping_add(offset);
+                let addr = lane_addresses(space, warp, rs1, rs2, offset)[0];
                 let mut data = [0u32; 8];
                 if let Err(f) = self.read(space, addr, size, &mut data) {
                     warp.fault_address = Some((addr, 0));
@@ -364,36 +420,21 @@ impl MemEnv<'_> {
                 }
             }
         }
-        let mut addrs = [0u64; LANES];
-        match space {
-            Addr::Global => {
-                let base = warp.u64(rs2).wrapping_add(offset);
-                for (l, a) in addrs.iter_mut().enumerate() {
-                    *a = base.wrapping_add(u64::from(warp.v[rs1][l]));
-                }
-            }
-            Addr::A64 => {
-                let pair = warp.vpair(rs1);
-                for (a, p) in addrs.iter_mut().zip(pair) {
-                    *a = p.wrapping_add(offset);
-                }
-                if let Some((lo, end)) = active_span(exec, &addrs, size).filter(|_| !logging) {
-                    if let Some((rbase, words)) = self.span(pc, lo, end, writes(kind)) {
-                        let mut rel = [0u64; LANES];
-                        for (r, &a) in rel.iter_mut().zip(&addrs) {
-                            *r = a.wrapping_sub(rbase);
-                        }
-                        let rel = move |l: usize| rel[l];
-                        return self.fast_at(Some(words), warp, kind, counter, pc, inst, rel);
+        if matches!(space, Addr::Uniform | Addr::None) {
+            return Err(unsupported());
+        }
+        let addrs = lane_addresses(space, warp, rs1, rs2, offset);
+        if space == Addr::A64 {
+            if let Some((lo, end)) = active_span(exec, &addrs, size).filter(|_| !logging) {
+                if let Some((rbase, words)) = self.span(pc, lo, end, writes(kind)) {
+                    let mut rel = [0u64; LANES];
+                    for (r, &a) in rel.iter_mut().zip(&addrs) {
+                        *r = a.wrapping_sub(rbase);
                     }
+                    let rel = move |l: usize| rel[l];
+                    return self.fast_at(Some(words), warp, kind, counter, pc, inst, rel);
                 }
             }
-            Addr::Shared => {
-                for (l, a) in addrs.iter_mut().enumerate() {
-                    *a = u64::from(warp.v[rs1][l]).wrapping_add(offset);
-                }
-            }
-            Addr::Uniform | Addr::None => return Err(unsupported()),
         }
         // Every active lane is checked before any store or atomic: a faulting instruction
         // changes nothing (docs/abi.md). The lowest faulting lane names the address. Loads
