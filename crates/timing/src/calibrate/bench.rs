@@ -5,7 +5,7 @@ use std::cell::Cell;
 use warpkit_sim::launch::{Arg, ArgValue, LaunchConfig};
 use warpkit_sim::Program;
 
-use super::CalibrateError;
+use super::report::CalibrateError;
 use crate::{launch_timed, Machine, TimingError, TimingOptions};
 
 /// The shape of one launch.

@@ -10,7 +10,7 @@ use warpkit_sim::launch::MAX_SHARED_BYTES;
 
 use super::bench::{chase, chase_buffer, repeat, set_u, Bench, Shape, BASE};
 use super::fit::{first_true, passes, ratio};
-use super::{CalibrateError, Parameter, Recovery, Value};
+use super::report::{CalibrateError, Parameter, Recovery, Value};
 use crate::machine::{DispatchPolicy, Machine, Policy, Unit};
 
 /// The instruction classes, as machine files name their units.
