@@ -694,8 +694,8 @@ impl<'a> Replay<'a> {
     ///
     /// Returns the earliest cycle at which the situation of a warp left waiting can
     /// change: the next cycle if one was not selected, else when a unit of a busy class is
-    /// free or an MSHR is released (a load issued on the CU before then is in a cycle
-    /// the replay looks at anyway).
+    /// free or enough MSHRs are released for a blocked load (a load issued on the CU
+    /// before then is in a cycle the replay looks at anyway).
     fn select(&mut self, c: usize, s: usize, t: u64, width: u32) -> u64 {
         let schedulers = self.cus[c].sched_slots.len();
         let n = self.cus[c].sched_slots[s].len();
@@ -739,17 +739,22 @@ impl<'a> Replay<'a> {
                     }
                 }
                 Policy::GreedyThenOldest => {
-                    let mut order = Vec::new();
-                    if last < n {
-                        order.push(last);
-                    }
-                    order.extend(
-                        cu.by_age[s]
-                            .iter()
-                            .map(|&slot| slot / schedulers)
-                            .filter(|&j| j != last),
-                    );
-                    for j in order {
+                    // The greedy warp, then the others oldest first (nothing issued here
+                    // changes the order).
+                    let ages = cu.by_age[s].len();
+                    for k in 0..=ages {
+                        let j = if k == 0 {
+                            last
+                        } else {
+                            let j = self.cus[c].by_age[s][k - 1] / schedulers;
+                            if j == last {
+                                continue;
+                            }
+                            j
+                        };
+                        if j >= n {
+                            continue;
+                        }
                         if eligible & (1 << j) == 0 {
                             continue;
                         }

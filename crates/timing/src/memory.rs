@@ -190,42 +190,67 @@ impl MemorySystem {
         }
     }
 
-    /// L1 MSHRs of `cu` held at cycle `t`, and the earliest cycle one of them is released.
-    fn l1_held(&self, cu: usize, t: u64) -> (usize, u64) {
-        let mut held = 0;
-        let mut first = u64::MAX;
-        for &(_, ready) in &self.l1_flight[cu] {
-            if ready > t {
-                held += 1;
-                first = first.min(ready);
-            }
-        }
-        (held, first)
+    /// L1 MSHRs of `cu` held at cycle `t`.
+    fn l1_held(&self, cu: usize, t: u64) -> usize {
+        self.l1_flight[cu].iter().filter(|&&(_, r)| r > t).count()
     }
 
     /// Whether a load of `lines` can issue on `cu` at `t`: the free L1 MSHRs cover its
     /// lines that miss and are not in flight (or every MSHR is free). Otherwise the
-    /// earliest cycle an MSHR is released.
+    /// earliest cycle at which it can, if nothing else is issued on `cu` meanwhile: the
+    /// L1 and its MSHRs change only by the CU's own issues and as lines in flight are
+    /// released, so the replay need not ask again before then.
     pub(crate) fn load_fits(&self, cu: usize, lines: &[u64], t: u64) -> Result<(), u64> {
-        let (held, first) = self.l1_held(cu, t);
+        let held = self.l1_held(cu, t);
         let free = self.l1_mshrs - held.min(self.l1_mshrs);
         if lines.len() <= free || held == 0 {
             return Ok(());
         }
         let flight = &self.l1_flight[cu];
         let mut missing = 0;
+        // Lines of the load in flight but no longer in the L1: each becomes missing when
+        // its MSHR is released.
+        let mut pending = false;
         for &line in lines {
             // A line in flight was allocated in the L1 when it missed: the L1 (a few ways)
             // answers for most lines before the list of lines in flight is searched.
-            if self.l1[cu].probe(line) || flight.iter().any(|&(l, r)| l == line && r > t) {
+            if self.l1[cu].probe(line) {
+                continue;
+            }
+            if flight.iter().any(|&(l, r)| l == line && r > t) {
+                pending = true;
                 continue;
             }
             missing += 1;
-            if missing > free {
-                return Err(first);
+        }
+        if missing <= free {
+            return Ok(());
+        }
+        // Release the MSHRs in time order (those released together at once) until the
+        // load fits.
+        let mut ready: Vec<(u64, u64)> = flight
+            .iter()
+            .filter(|&&(_, r)| r > t)
+            .map(|&(l, r)| (r, l))
+            .collect();
+        ready.sort_unstable();
+        let mut held = held;
+        let mut i = 0;
+        while i < ready.len() {
+            let at = ready[i].0;
+            while i < ready.len() && ready[i].0 == at {
+                let line = ready[i].1;
+                held -= 1;
+                if pending && !self.l1[cu].probe(line) {
+                    missing += lines.iter().filter(|&&l| l == line).count();
+                }
+                i += 1;
+            }
+            if held == 0 || missing <= self.l1_mshrs - held.min(self.l1_mshrs) {
+                return Err(at);
             }
         }
-        Ok(())
+        Err(ready.last().map_or(t + 1, |&(r, _)| r))
     }
 
     /// A load of `line` by compute unit `cu` reaching the L1 at `r`: when it is ready.
