@@ -1,4 +1,4 @@
-//! Calibration recovers every parameter of the default machine and of the two others in
+//! Calibration recovers every parameter of the default machine and of the three others in
 //! `machines/`: exactly for latencies, sizes and counts, within 2% for bandwidth, and as a
 //! bound (or not at all) only where the parameter cannot show on that machine.
 
@@ -56,8 +56,29 @@ fn small_machine() {
 fn wide_machine() {
     let cal = check(&machine("wide.toml"));
     let bounded = only_bounded(&cal);
-    // The VALU takes more than the compute unit issues; the L2's MSHRs limit misses in
-    // flight before DRAM bandwidth does.
+    // The VALU takes more than the compute unit issues; DRAM bandwidth limits misses in
+    // flight before the L2's MSHRs do.
+    for name in ["units.valu.count", "units.valu.interval", "l2.mshrs"] {
+        assert!(bounded.contains(&name), "{name}: {bounded:?}");
+    }
+    for name in [
+        "compute_units",
+        "cu.warp_slots",
+        "cu.vregs",
+        "cu.max_workgroups",
+        "dram.bytes_per_cycle",
+        "l2.size_bytes",
+        "shared.banks",
+    ] {
+        assert!(!bounded.contains(&name), "{name} only bounded");
+    }
+}
+
+#[test]
+fn mshr_bound_machine() {
+    let cal = check(&machine("mshr-bound.toml"));
+    let bounded = only_bounded(&cal);
+    // wide.toml with few L2 MSHRs: they limit misses in flight before DRAM bandwidth does.
     for name in [
         "units.valu.count",
         "units.valu.interval",
