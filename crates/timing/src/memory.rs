@@ -151,6 +151,8 @@ pub(crate) struct MemorySystem {
     /// Per compute unit: lines in flight (L1 MSHRs) and when each is ready.
     l1_flight: Vec<Vec<(u64, u64)>>,
     l1_mshrs: usize,
+    /// Room for `load_fits`'s list of MSHR release times, kept between calls.
+    scratch: Vec<(u64, u64)>,
     l1_hit: u64,
     l2: Cache,
     /// Lines the L2 is filling and when each is ready (entries past their time are stale).
@@ -177,6 +179,7 @@ impl MemorySystem {
             l1: vec![Cache::new(&machine.l1); cus],
             l1_flight: vec![Vec::new(); cus],
             l1_mshrs: machine.l1.mshrs.max(1) as usize,
+            scratch: Vec::new(),
             l1_hit: u64::from(machine.l1.hit_latency),
             l2: Cache::new(&machine.l2),
             l2_flight: HashMap::new(),
@@ -200,7 +203,7 @@ impl MemorySystem {
     /// earliest cycle at which it can, if nothing else is issued on `cu` meanwhile: the
     /// L1 and its MSHRs change only by the CU's own issues and as lines in flight are
     /// released, so the replay need not ask again before then.
-    pub(crate) fn load_fits(&self, cu: usize, lines: &[u64], t: u64) -> Result<(), u64> {
+    pub(crate) fn load_fits(&mut self, cu: usize, lines: &[u64], t: u64) -> Result<(), u64> {
         let held = self.l1_held(cu, t);
         let free = self.l1_mshrs - held.min(self.l1_mshrs);
         if lines.len() <= free || held == 0 {
@@ -226,31 +229,40 @@ impl MemorySystem {
         if missing <= free {
             return Ok(());
         }
-        // Release the MSHRs in time order (those released together at once) until the
-        // load fits.
-        let mut ready: Vec<(u64, u64)> = flight
-            .iter()
-            .filter(|&&(_, r)| r > t)
-            .map(|&(l, r)| (r, l))
-            .collect();
-        ready.sort_unstable();
-        let mut held = held;
-        let mut i = 0;
-        while i < ready.len() {
-            let at = ready[i].0;
-            while i < ready.len() && ready[i].0 == at {
-                let line = ready[i].1;
-                held -= 1;
-                if pending && !self.l1[cu].probe(line) {
-                    missing += lines.iter().filter(|&&l| l == line).count();
+        let mut ready = std::mem::take(&mut self.scratch);
+        ready.clear();
+        ready.extend(flight.iter().filter(|&&(_, r)| r > t).map(|&(l, r)| (r, l)));
+        let at = if pending {
+            // Release the MSHRs in time order (those released together at once) until
+            // the load fits.
+            ready.sort_unstable();
+            let mut held = held;
+            let mut at = t + 1;
+            let mut i = 0;
+            while i < ready.len() {
+                at = ready[i].0;
+                while i < ready.len() && ready[i].0 == at {
+                    let line = ready[i].1;
+                    held -= 1;
+                    if !self.l1[cu].probe(line) {
+                        missing += lines.iter().filter(|&&l| l == line).count();
+                    }
+                    i += 1;
                 }
-                i += 1;
+                if held == 0 || missing <= self.l1_mshrs - held.min(self.l1_mshrs) {
+                    break;
+                }
             }
-            if held == 0 || missing <= self.l1_mshrs - held.min(self.l1_mshrs) {
-                return Err(at);
-            }
-        }
-        Err(ready.last().map_or(t + 1, |&(r, _)| r))
+            at
+        } else {
+            // The missing lines stay as they are: the load fits once enough MSHRs are
+            // released for them (or all, if they are more than the L1 has).
+            let target = self.l1_mshrs.saturating_sub(missing);
+            let k = held - target - 1;
+            ready.select_nth_unstable(k).1 .0
+        };
+        self.scratch = ready;
+        Err(at)
     }
 
     /// A load of `line` by compute unit `cu` reaching the L1 at `r`: when it is ready.
