@@ -134,6 +134,27 @@ impl Cache {
     }
 }
 
+/// A set of lines that may answer "maybe" for a line not in it, never "no" for one in it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Filter([u64; 8]);
+
+impl Filter {
+    fn bit(line: u64) -> (usize, u64) {
+        let h = line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55;
+        ((h >> 6) as usize, 1 << (h & 63))
+    }
+
+    fn add(&mut self, line: u64) {
+        let (w, b) = Filter::bit(line);
+        self.0[w] |= b;
+    }
+
+    fn may_hold(&self, line: u64) -> bool {
+        let (w, b) = Filter::bit(line);
+        self.0[w] & b != 0
+    }
+}
+
 /// What a global memory write does to a line (loads go through [`MemorySystem::load`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Access {
@@ -150,6 +171,9 @@ pub(crate) struct MemorySystem {
     l1: Vec<Cache>,
     /// Per compute unit: lines in flight (L1 MSHRs) and when each is ready.
     l1_flight: Vec<Vec<(u64, u64)>>,
+    /// Per compute unit: a filter of the lines in `l1_flight` (a bit per hash of each),
+    /// so that most lines not in flight are known to be so without searching the list.
+    l1_filter: Vec<Filter>,
     l1_mshrs: usize,
     /// Room for `load_fits`'s list of MSHR release times, kept between calls.
     scratch: Vec<(u64, u64)>,
@@ -178,6 +202,7 @@ impl MemorySystem {
             line_bytes: u64::from(machine.l1.line_bytes),
             l1: vec![Cache::new(&machine.l1); cus],
             l1_flight: vec![Vec::new(); cus],
+            l1_filter: vec![Filter::default(); cus],
             l1_mshrs: machine.l1.mshrs.max(1) as usize,
             scratch: Vec::new(),
             l1_hit: u64::from(machine.l1.hit_latency),
@@ -220,7 +245,8 @@ impl MemorySystem {
             if self.l1[cu].probe(line) {
                 continue;
             }
-            if flight.iter().any(|&(l, r)| l == line && r > t) {
+            if self.l1_filter[cu].may_hold(line) && flight.iter().any(|&(l, r)| l == line && r > t)
+            {
                 pending = true;
                 continue;
             }
@@ -268,9 +294,11 @@ impl MemorySystem {
     /// A load of `line` by compute unit `cu` reaching the L1 at `r`: when it is ready.
     pub(crate) fn load(&mut self, cu: usize, line: u64, r: u64) -> u64 {
         let flight = &mut self.l1_flight[cu];
-        if let Some(&(_, ready)) = flight.iter().find(|&&(l, ready)| l == line && ready > r) {
-            self.stats.l1_misses += 1;
-            return ready;
+        if self.l1_filter[cu].may_hold(line) {
+            if let Some(&(_, ready)) = flight.iter().find(|&&(l, ready)| l == line && ready > r) {
+                self.stats.l1_misses += 1;
+                return ready;
+            }
         }
         if self.l1[cu].access(line, false) {
             self.stats.l1_hits += 1;
@@ -291,7 +319,13 @@ impl MemorySystem {
         }
         let ready = self.l2_access(line, r, false);
         self.l1[cu].insert(line, false);
-        self.l1_flight[cu].push((line, ready));
+        let flight = &mut self.l1_flight[cu];
+        flight.push((line, ready));
+        let filter = &mut self.l1_filter[cu];
+        *filter = Filter::default();
+        for &(l, _) in flight.iter() {
+            filter.add(l);
+        }
         ready
     }
 
