@@ -246,6 +246,17 @@ impl Program {
         self.waits.get(index as usize)
     }
 
+    /// The thresholds of the `waitcnt` at `pc` (each the count its counter may keep
+    /// outstanding, `u32::MAX` for no wait), as the execution applies them; `None` if the
+    /// instruction at `pc` is not a `waitcnt`.
+    pub fn waitcnt_thresholds(&self, pc: u32) -> Option<&[u32; NUM_COUNTERS]> {
+        let inst = self.fetch(pc)?;
+        match inst.code {
+            Code::Op(Op::Waitcnt) => self.waits(inst.imm),
+            _ => None,
+        }
+    }
+
     /// The vector registers an instruction of this program may write (every register if it
     /// has `movrel.d`, whose target is computed).
     pub fn vregs_written(&self) -> u128 {

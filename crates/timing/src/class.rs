@@ -27,7 +27,7 @@ pub(crate) enum Class {
 pub(crate) const CLASSES: usize = 5;
 
 /// The counters of §2.6.
-pub(crate) const NUM_COUNTERS: usize = 6;
+pub(crate) const NUM_COUNTERS: usize = warpkit_sim::NUM_COUNTERS;
 
 /// Index of the `sfu` counter in `warpkit_isa::COUNTERS`.
 pub(crate) const SFU_COUNTER: u8 = 5;
@@ -189,7 +189,12 @@ impl Table {
             };
             let kind = match (def.mnemonic, def.memory) {
                 ("waitcnt", _) => {
-                    t.waits.push(thresholds(program, pc));
+                    t.waits.push(
+                        program
+                            .waitcnt_thresholds(pc)
+                            .copied()
+                            .unwrap_or([u32::MAX; NUM_COUNTERS]),
+                    );
                     Kind::Waitcnt(t.waits.len() as u32 - 1)
                 }
                 ("barrier", _) => Kind::Barrier,
@@ -239,32 +244,6 @@ impl Table {
     pub(crate) fn list(&self, (start, len): (u32, u8)) -> &[u8] {
         &self.regs[start as usize..start as usize + usize::from(len)]
     }
-}
-
-/// The thresholds of the `waitcnt` at `pc`, as the functional model resolves them: a field
-/// of all ones does not wait; `sm` waits for 0 whatever else it holds.
-fn thresholds(program: &Program, pc: u32) -> [u32; NUM_COUNTERS] {
-    let mut out = [u32::MAX; NUM_COUNTERS];
-    let Some(ins) = program.instr(pc) else {
-        return out;
-    };
-    for (k, o) in ins.def().operands.iter().enumerate() {
-        let Some((c, def)) = warpkit_isa::counter_by_name(o.name) else {
-            continue;
-        };
-        let field = ins.raw(k);
-        let t = if field >= def.no_wait() {
-            u32::MAX
-        } else if def.name == "sm" {
-            0
-        } else {
-            field
-        };
-        if let Some(slot) = out.get_mut(c) {
-            *slot = t;
-        }
-    }
-    out
 }
 
 /// The in-flight limit of each counter.
