@@ -439,6 +439,25 @@ unsafe fn launch_of(desc: *const wk_launch_desc) -> Result<Launch, Fail> {
     Ok(l)
 }
 
+/// The kernel in `code_len` bytes at `code`: an ELF file or raw code.
+///
+/// # Safety
+/// `code` points to `code_len` readable bytes (or is null with `code_len` 0).
+unsafe fn kernel_of(code: *const u8, code_len: usize) -> Result<warpkit_asm::Program, Fail> {
+    // SAFETY: the caller's guarantees, passed on.
+    let code = unsafe { bytes(code, code_len as u64, "code") }?;
+    if code.is_empty() {
+        return Err(arg_error("code is empty"));
+    }
+    let kind = if code.starts_with(b"\x7fELF") {
+        warpkit_host::KernelKind::Elf
+    } else {
+        warpkit_host::KernelKind::Raw
+    };
+    warpkit_host::load_kernel_bytes(code, "code", kind)
+        .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))
+}
+
 /// A simulator for `code` (`code_len` bytes: raw code as `warpkit asm -o k.bin` writes it,
 /// PC 0 its first byte, or an ELF code object) launched as `launch_desc` says (null: one
 /// workgroup of 32 threads). Nothing runs yet. Returns null on error (`wk_last_error`
@@ -455,17 +474,7 @@ pub unsafe extern "C" fn wk_sim_new(
     let mut sim = std::ptr::null_mut();
     guard(|| {
         // SAFETY: the caller's guarantees, passed on.
-        let code = unsafe { bytes(code, code_len as u64, "code") }?;
-        if code.is_empty() {
-            return Err(arg_error("code is empty"));
-        }
-        let kind = if code.starts_with(b"\x7fELF") {
-            warpkit_host::KernelKind::Elf
-        } else {
-            warpkit_host::KernelKind::Raw
-        };
-        let kernel = warpkit_host::load_kernel_bytes(code, "code", kind)
-            .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?;
+        let kernel = unsafe { kernel_of(code, code_len) }?;
         // SAFETY: the caller's guarantees, passed on.
         let l = unsafe { launch_of(launch_desc) }?;
         let prepared = l
@@ -1221,17 +1230,7 @@ pub unsafe extern "C" fn wk_launch_timed(
             })?
         };
         // SAFETY: the caller's guarantees, passed on.
-        let code = unsafe { bytes(code, code_len as u64, "code") }?;
-        if code.is_empty() {
-            return Err(arg_error("code is empty"));
-        }
-        let kind = if code.starts_with(b"\x7fELF") {
-            warpkit_host::KernelKind::Elf
-        } else {
-            warpkit_host::KernelKind::Raw
-        };
-        let kernel = warpkit_host::load_kernel_bytes(code, "code", kind)
-            .map_err(|e| Fail(WK_ERR_LAUNCH, e.to_string()))?;
+        let kernel = unsafe { kernel_of(code, code_len) }?;
         // SAFETY: the caller's guarantees, passed on.
         let l = unsafe { launch_of(launch_desc) }?;
         let name = l
