@@ -38,7 +38,8 @@
 //! - **L1 MSHRs.** A load issues when the free MSHRs cover its lines that miss and are not
 //!   already in flight on the compute unit, or when no MSHR is held (so an instruction
 //!   with more missing lines than MSHRs still issues; its extra lines wait for the
-//!   earliest MSHR to be released). Stores and atomics use no L1 MSHR.
+//!   earliest MSHR to be released, of those released in the same cycle the first
+//!   allocated). Stores and atomics use no L1 MSHR.
 //! - **L2 merges.** A request for a line the L2 is still filling waits for that fill (at
 //!   least `l2.hit_latency`), counted as an L2 hit.
 //! - **Write-backs.** A dirty L2 line evicted by a fill occupies the DRAM channel for one
@@ -153,8 +154,6 @@ struct Slot {
 /// What a scheduler looks at every cycle, per slot, packed apart from the rest.
 #[derive(Debug, Clone, Copy)]
 struct Hot {
-    /// The next cycle the warp must be looked at (`NEVER` without a warp that can issue).
-    wake: u64,
     /// The slot's category since `Slot::since`.
     cat: Stall,
     /// The warp's own conditions (barrier, `waitcnt`, counters, registers) hold: they
@@ -219,16 +218,38 @@ struct Cu {
     in_cat: Vec<[u128; 3]>,
     /// Per slot, what the schedulers look at.
     hot: Vec<Hot>,
+    /// Per slot, by scheduler (the j-th slot of scheduler s at `s * per_scheduler + j`):
+    /// the next cycle the warp must be looked at (`NEVER` without a warp that can issue,
+    /// and for warps in the ready masks). Apart from `hot` so that a scheduler's scan
+    /// reads one short run of memory.
+    wakes: Vec<u64>,
+    /// Slots per scheduler (the last schedulers' runs in `wakes` may end in padding).
+    per_scheduler: usize,
+    /// Per scheduler: the earliest of its `wakes` (possibly earlier: a raised wake is
+    /// found at the scheduler's next scan).
+    sched_wake: Vec<u64>,
     /// Per class, the earliest cycle one of its units is free.
     class_free: [u64; CLASSES],
     next_wake: u64,
-    /// The earliest `Hot::wake` (warps in the ready masks excluded).
+    /// The earliest of `sched_wake`.
     wake_min: u64,
     /// Lines of global memory instructions issued on the CU so far: the version of its
     /// L1 and MSHRs that cached MSHR checks were made against.
     mem_epoch: u64,
     workgroups: u64,
     instructions: u64,
+}
+
+impl Cu {
+    /// The warp in `slot` must be looked at next at `wake`.
+    #[inline]
+    fn set_wake(&mut self, slot: usize, wake: u64) {
+        let schedulers = self.sched_slots.len();
+        let s = slot % schedulers;
+        self.wakes[s * self.per_scheduler + slot / schedulers] = wake;
+        self.sched_wake[s] = self.sched_wake[s].min(wake);
+        self.wake_min = self.wake_min.min(wake);
+    }
 }
 
 /// Per instruction (PC / 4): issues and stall cycles.
@@ -300,6 +321,8 @@ pub(crate) struct Replay<'a> {
     timeline: Option<Vec<WarpSpans>>,
     instructions: u64,
     next_group: u64,
+    /// No compute unit had room for the next workgroup, and none has freed any since.
+    dispatch_blocked: bool,
     last_cu: usize,
     /// Workgroups whose resources return: (cycle, compute unit, group index).
     done: BinaryHeap<Reverse<(u64, usize, usize)>>,
@@ -331,9 +354,11 @@ impl<'a> Replay<'a> {
                         since: 0,
                     })
                     .collect(),
+                wakes: vec![NEVER; slots.div_ceil(schedulers) * schedulers],
+                per_scheduler: slots.div_ceil(schedulers),
+                sched_wake: vec![NEVER; schedulers],
                 hot: vec![
                     Hot {
-                        wake: NEVER,
                         cat: Stall::NoWarp,
                         own_ok: false,
                         class: 0,
@@ -395,6 +420,7 @@ impl<'a> Replay<'a> {
             timeline: timeline.then(Vec::new),
             instructions: 0,
             next_group: 0,
+            dispatch_blocked: false,
             last_cu: machine.compute_units as usize - 1,
             done: BinaryHeap::new(),
             end: 0,
@@ -482,7 +508,7 @@ impl<'a> Replay<'a> {
     /// Dispatch the next workgroups, in flat order, while one fits somewhere.
     fn dispatch(&mut self, t: u64, source: &mut dyn Source) {
         let n = self.cus.len();
-        while self.next_group < self.shape.groups {
+        while self.next_group < self.shape.groups && !self.dispatch_blocked {
             let found = match self.machine.dispatch.policy {
                 DispatchPolicy::RoundRobin => (1..=n)
                     .map(|i| (self.last_cu + i) % n)
@@ -490,6 +516,7 @@ impl<'a> Replay<'a> {
                 DispatchPolicy::Fill => (0..n).find(|&c| self.fits(c)),
             };
             let Some(c) = found else {
+                self.dispatch_blocked = true;
                 break;
             };
             let flat = self.next_group;
@@ -541,10 +568,10 @@ impl<'a> Replay<'a> {
         let schedulers = cu.sched_slots.len();
         for (i, &s) in slots.iter().enumerate() {
             let stream = streams.get_mut(i).map(std::mem::take).unwrap_or_default();
+            cu.hot[s].own_ok = false;
+            cu.set_wake(s, t);
             let slot = &mut cu.slots[s];
             slot.occupied = true;
-            cu.hot[s].own_ok = false;
-            cu.hot[s].wake = t;
             let w = &mut slot.warp;
             w.pc = stream.words.first().copied().unwrap_or(0);
             w.status = if stream.words.is_empty() {
@@ -595,7 +622,7 @@ impl<'a> Replay<'a> {
         let flat = self.cus[c].groups[g].flat;
         for &s in &slots {
             self.set(c, s, d, Stall::NoWarp);
-            self.cus[c].hot[s].wake = NEVER;
+            self.cus[c].set_wake(s, NEVER);
             let slot = &mut self.cus[c].slots[s];
             slot.occupied = false;
             // The stream's memory goes now.
@@ -629,6 +656,7 @@ impl<'a> Replay<'a> {
         cu.shared_used -= u64::from(self.shape.shared_bytes);
         cu.resident -= 1;
         cu.groups[g].in_use = false;
+        self.dispatch_blocked = false;
         self.end = self.end.max(d);
     }
 
@@ -637,23 +665,27 @@ impl<'a> Replay<'a> {
     fn cycle(&mut self, c: usize, t: u64) {
         let width = self.machine.cu.issue_width;
         let schedulers = self.cus[c].sched_slots.len();
-        let due = self.cus[c].wake_min <= t;
+        let per = self.cus[c].per_scheduler;
         // The earliest cycle a ready warp's situation can change.
         let mut ready_wake = NEVER;
         for s in 0..schedulers {
-            let n = if due {
+            let n = if self.cus[c].sched_wake[s] <= t {
                 self.cus[c].sched_slots[s].len()
             } else {
                 0
             };
-            // Warps due to be looked at: those whose own conditions now hold join the
-            // ready mask (a warp's own conditions do not depend on other warps' issues,
-            // so looking at them first changes nothing).
-            for j in 0..n {
+            // The warps due to be looked at.
+            let mut due = 0u128;
+            for (j, &w) in self.cus[c].wakes[s * per..s * per + n].iter().enumerate() {
+                due |= u128::from(w <= t) << j;
+            }
+            // Those whose own conditions now hold join the ready mask (a warp's own
+            // conditions do not depend on other warps' issues, so looking at them first
+            // changes nothing).
+            while due != 0 {
+                let j = due.trailing_zeros() as usize;
+                due &= due - 1;
                 let slot = s + j * schedulers;
-                if self.cus[c].hot[slot].wake > t {
-                    continue;
-                }
                 let own = if self.cus[c].hot[slot].own_ok {
                     Ok(())
                 } else {
@@ -662,8 +694,8 @@ impl<'a> Replay<'a> {
                 match own {
                     Ok(()) => {
                         let cu = &mut self.cus[c];
+                        cu.wakes[s * per + j] = NEVER;
                         let hot = &mut cu.hot[slot];
-                        hot.wake = NEVER;
                         let bit = 1u128 << j;
                         cu.ready[s] |= bit;
                         cu.class_ready[s][usize::from(hot.class)] |= bit;
@@ -673,16 +705,24 @@ impl<'a> Replay<'a> {
                     }
                     Err((cat, wake)) => {
                         self.set(c, slot, t, cat);
-                        self.cus[c].hot[slot].wake = wake;
+                        self.cus[c].wakes[s * per + j] = wake;
                     }
                 }
+            }
+            if n > 0 {
+                let cu = &mut self.cus[c];
+                cu.sched_wake[s] = cu.wakes[s * per..s * per + n]
+                    .iter()
+                    .copied()
+                    .min()
+                    .unwrap_or(NEVER);
             }
             if self.cus[c].ready[s] != 0 {
                 ready_wake = ready_wake.min(self.select(c, s, t, width));
             }
         }
         let cu = &mut self.cus[c];
-        cu.wake_min = cu.hot.iter().map(|h| h.wake).min().unwrap_or(NEVER);
+        cu.wake_min = cu.sched_wake.iter().copied().min().unwrap_or(NEVER);
         cu.next_wake = ready_wake.min(cu.wake_min);
     }
 
@@ -1030,7 +1070,7 @@ impl<'a> Replay<'a> {
             self.cus[c].slots[s].warp.status = Status::AtBarrier;
             self.cus[c].groups[g].arrived += 1;
             self.set(c, s, t + 1, Stall::Barrier);
-            self.cus[c].hot[s].wake = NEVER;
+            self.cus[c].set_wake(s, NEVER);
             self.release_if_all_arrived(c, g, t);
             return;
         }
@@ -1042,10 +1082,10 @@ impl<'a> Replay<'a> {
     #[inline]
     fn after_issue(&mut self, c: usize, s: usize, t: u64) {
         match self.own_state(c, s, t) {
-            Ok(()) => self.cus[c].hot[s].wake = t,
+            Ok(()) => self.cus[c].set_wake(s, t),
             Err((cat, wake)) => {
                 self.set(c, s, t, cat);
-                self.cus[c].hot[s].wake = wake;
+                self.cus[c].set_wake(s, wake);
             }
         }
     }
@@ -1055,7 +1095,7 @@ impl<'a> Replay<'a> {
         self.set(c, s, from, Stall::Ended);
         let slot = &mut self.cus[c].slots[s];
         slot.warp.status = Status::Ended;
-        self.cus[c].hot[s].wake = NEVER;
+        self.cus[c].set_wake(s, NEVER);
         let slot = &self.cus[c].slots[s];
         let g = slot.warp.group;
         let group = &mut self.cus[c].groups[g];

@@ -8,7 +8,7 @@
 //! - A load line already in flight on its compute unit (an L1 MSHR holds it) merges with
 //!   it: ready when it is, counted as an L1 miss, no new MSHR.
 //! - When every L1 MSHR is held, a missing line waits for the earliest to be released (as
-//!   for the L2); the replay issues a load only when the free MSHRs cover its missing
+//!   for the L2; of those released in the same cycle, the first allocated); the replay issues a load only when the free MSHRs cover its missing
 //!   lines or all of them are free, so this happens only for an instruction with more
 //!   missing lines than the L1 has MSHRs.
 //! - An L2 lookup of a line an earlier miss is still filling merges with that miss: ready
@@ -22,7 +22,7 @@
 //!   channel like a load's.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use crate::machine::{self, Machine};
 use crate::report::MemoryTiming;
@@ -169,14 +169,14 @@ pub(crate) enum Access {
 pub(crate) struct MemorySystem {
     line_bytes: u64,
     l1: Vec<Cache>,
-    /// Per compute unit: lines in flight (L1 MSHRs) and when each is ready.
-    l1_flight: Vec<Vec<(u64, u64)>>,
+    /// Per compute unit: lines in flight (L1 MSHRs) as (ready, line), ascending by ready
+    /// time (equal times in allocation order), so that the MSHRs held at a cycle and the
+    /// order of their release need no search or sort.
+    l1_flight: Vec<VecDeque<(u64, u64)>>,
     /// Per compute unit: a filter of the lines in `l1_flight` (a bit per hash of each),
     /// so that most lines not in flight are known to be so without searching the list.
     l1_filter: Vec<Filter>,
     l1_mshrs: usize,
-    /// Room for `load_fits`'s list of MSHR release times, kept between calls.
-    scratch: Vec<(u64, u64)>,
     l1_hit: u64,
     l2: Cache,
     /// Lines the L2 is filling and when each is ready (entries past their time are stale).
@@ -201,10 +201,9 @@ impl MemorySystem {
         MemorySystem {
             line_bytes: u64::from(machine.l1.line_bytes),
             l1: vec![Cache::new(&machine.l1); cus],
-            l1_flight: vec![Vec::new(); cus],
+            l1_flight: vec![VecDeque::new(); cus],
             l1_filter: vec![Filter::default(); cus],
             l1_mshrs: machine.l1.mshrs.max(1) as usize,
-            scratch: Vec::new(),
             l1_hit: u64::from(machine.l1.hit_latency),
             l2: Cache::new(&machine.l2),
             l2_flight: HashMap::new(),
@@ -218,9 +217,9 @@ impl MemorySystem {
         }
     }
 
-    /// L1 MSHRs of `cu` held at cycle `t`.
-    fn l1_held(&self, cu: usize, t: u64) -> usize {
-        self.l1_flight[cu].iter().filter(|&&(_, r)| r > t).count()
+    /// Where the L1 MSHRs of `cu` held at cycle `t` start in its (ascending) list.
+    fn l1_released(&self, cu: usize, t: u64) -> usize {
+        self.l1_flight[cu].partition_point(|&(r, _)| r <= t)
     }
 
     /// Whether a load of `lines` can issue on `cu` at `t`: the free L1 MSHRs cover its
@@ -229,12 +228,13 @@ impl MemorySystem {
     /// L1 and its MSHRs change only by the CU's own issues and as lines in flight are
     /// released, so the replay need not ask again before then.
     pub(crate) fn load_fits(&mut self, cu: usize, lines: &[u64], t: u64) -> Result<(), u64> {
-        let held = self.l1_held(cu, t);
+        let released = self.l1_released(cu, t);
+        let flight = &self.l1_flight[cu];
+        let held = flight.len() - released;
         let free = self.l1_mshrs - held.min(self.l1_mshrs);
         if lines.len() <= free || held == 0 {
             return Ok(());
         }
-        let flight = &self.l1_flight[cu];
         let mut missing = 0;
         // Lines of the load in flight but no longer in the L1: each becomes missing when
         // its MSHR is released.
@@ -245,7 +245,8 @@ impl MemorySystem {
             if self.l1[cu].probe(line) {
                 continue;
             }
-            if self.l1_filter[cu].may_hold(line) && flight.iter().any(|&(l, r)| l == line && r > t)
+            if self.l1_filter[cu].may_hold(line)
+                && flight.range(released..).any(|&(_, l)| l == line)
             {
                 pending = true;
                 continue;
@@ -255,20 +256,16 @@ impl MemorySystem {
         if missing <= free {
             return Ok(());
         }
-        let mut ready = std::mem::take(&mut self.scratch);
-        ready.clear();
-        ready.extend(flight.iter().filter(|&&(_, r)| r > t).map(|&(l, r)| (r, l)));
         let at = if pending {
             // Release the MSHRs in time order (those released together at once) until
             // the load fits.
-            ready.sort_unstable();
             let mut held = held;
             let mut at = t + 1;
-            let mut i = 0;
-            while i < ready.len() {
-                at = ready[i].0;
-                while i < ready.len() && ready[i].0 == at {
-                    let line = ready[i].1;
+            let mut i = released;
+            while i < flight.len() {
+                at = flight[i].0;
+                while i < flight.len() && flight[i].0 == at {
+                    let line = flight[i].1;
                     held -= 1;
                     if !self.l1[cu].probe(line) {
                         missing += lines.iter().filter(|&&l| l == line).count();
@@ -285,9 +282,8 @@ impl MemorySystem {
             // released for them (or all, if they are more than the L1 has).
             let target = self.l1_mshrs.saturating_sub(missing);
             let k = held - target - 1;
-            ready.select_nth_unstable(k).1 .0
+            flight[released + k].0
         };
-        self.scratch = ready;
         Err(at)
     }
 
@@ -295,7 +291,7 @@ impl MemorySystem {
     pub(crate) fn load(&mut self, cu: usize, line: u64, r: u64) -> u64 {
         let flight = &mut self.l1_flight[cu];
         if self.l1_filter[cu].may_hold(line) {
-            if let Some(&(_, ready)) = flight.iter().find(|&&(l, ready)| l == line && ready > r) {
+            if let Some(&(ready, _)) = flight.iter().find(|&&(ready, l)| l == line && ready > r) {
                 self.stats.l1_misses += 1;
                 return ready;
             }
@@ -305,25 +301,25 @@ impl MemorySystem {
             return r + self.l1_hit;
         }
         self.stats.l1_misses += 1;
-        flight.retain(|&(_, ready)| ready > r);
+        while flight.front().is_some_and(|&(ready, _)| ready <= r) {
+            flight.pop_front();
+        }
         let mut r = r;
         if flight.len() >= self.l1_mshrs {
-            // Every MSHR held: the earliest to be released takes this line.
-            let (i, &(_, first)) = flight
-                .iter()
-                .enumerate()
-                .min_by_key(|&(_, &(_, ready))| ready)
-                .unwrap_or((0, &(0, r)));
-            flight.swap_remove(i);
-            r = r.max(first);
+            // Every MSHR held: the earliest to be released (the first allocated of those
+            // released together) takes this line.
+            if let Some((first, _)) = flight.pop_front() {
+                r = r.max(first);
+            }
         }
         let ready = self.l2_access(line, r, false);
         self.l1[cu].insert(line, false);
         let flight = &mut self.l1_flight[cu];
-        flight.push((line, ready));
+        let at = flight.partition_point(|&(r, _)| r <= ready);
+        flight.insert(at, (ready, line));
         let filter = &mut self.l1_filter[cu];
         *filter = Filter::default();
-        for &(l, _) in flight.iter() {
+        for &(_, l) in flight.iter() {
             filter.add(l);
         }
         ready
