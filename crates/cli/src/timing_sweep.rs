@@ -17,7 +17,9 @@ use warpkit_examples::{Case, Code, Example, Size, StageArg};
 use warpkit_sim::launch::{Arg, ArgValue, LaunchConfig, LaunchResult};
 use warpkit_timing::plot::{format_value, Format, Plot, Scale, Series};
 use warpkit_timing::sweep::{combinations, set_knobs, Knob};
-use warpkit_timing::{launch_timed, Machine, TimingError, TimingOptions, TimingReport};
+use warpkit_timing::{
+    check_machine, launch_timed_many, Machine, TimingError, TimingOptions, TimingReport,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -210,18 +212,29 @@ fn check_completed(name: &str, settings: &str, r: &LaunchResult) -> Result<(), F
     )))
 }
 
-/// Time `subject` on `machine`: every launch of an example, combined.
+/// Time `subject` on every machine (`settings` names each): every launch of an example,
+/// combined; one report per machine, in order. The machines share the functional runs
+/// (`warpkit_timing::launch_timed_many`); each is checked first, so a kernel that does
+/// not fit one is named with that machine's settings.
 fn time(
     subject: &Subject,
-    machine: &Machine,
-    settings: &str,
+    machines: &[Machine],
+    settings: &[String],
     threads: usize,
-) -> Result<TimingReport, Failure> {
+) -> Result<Vec<TimingReport>, Failure> {
     let opts = TimingOptions {
-        machine: machine.clone(),
         kernel: subject.name().to_string(),
         timeline: false,
         threads,
+        ..TimingOptions::default()
+    };
+    let first_settings = settings.first().map_or("", String::as_str);
+    let check = |name: &str, program: &warpkit_sim::Program, config: &LaunchConfig| {
+        for (machine, settings) in machines.iter().zip(settings) {
+            check_machine(program, config, machine)
+                .map_err(|e| timing_failure(name, settings, e))?;
+        }
+        Ok::<(), Failure>(())
     };
     match subject {
         Subject::File {
@@ -230,10 +243,12 @@ fn time(
             config,
             args,
         } => {
-            let (result, report) = launch_timed(program, config, args.clone(), &opts)
-                .map_err(|e| timing_failure(name, settings, e))?;
-            check_completed(name, settings, &result)?;
-            Ok(report)
+            check(name, program, config)?;
+            let (result, reports) =
+                launch_timed_many(program, config, args.clone(), &opts, machines)
+                    .map_err(|e| timing_failure(name, first_settings, e))?;
+            check_completed(name, first_settings, &result)?;
+            Ok(reports)
         }
         Subject::Example {
             example,
@@ -242,28 +257,33 @@ fn time(
         } => {
             let name = example.name;
             let mut results: Vec<LaunchResult> = Vec::new();
-            let mut reports = Vec::new();
+            // Per machine, the reports of its launches.
+            let mut reports: Vec<Vec<TimingReport>> = vec![Vec::new(); machines.len()];
             for (index, stage) in case.stages.iter().enumerate() {
                 let args = stage_args(name, case, index, &results)?;
                 let config = LaunchConfig {
                     threads,
                     ..code.config(stage)
                 };
-                let (result, report) = launch_timed(&code.program, &config, args, &opts)
-                    .map_err(|e| timing_failure(name, settings, e))?;
-                check_completed(name, settings, &result)?;
+                check(name, &code.program, &config)?;
+                let (result, stage_reports) =
+                    launch_timed_many(&code.program, &config, args, &opts, machines)
+                        .map_err(|e| timing_failure(name, first_settings, e))?;
+                check_completed(name, first_settings, &result)?;
                 results.push(result);
-                reports.push(report);
+                for (all, report) in reports.iter_mut().zip(stage_reports) {
+                    all.push(report);
+                }
             }
             let check = warpkit_examples::compare(&case.expected, |stage, buffer| {
                 results.get(stage).and_then(|r| r.buffer(buffer))
             });
             if !check.passed() {
                 return Err(Failure::Runtime(format!(
-                    "{name} with {settings}: output mismatch: {check}"
+                    "{name}: output mismatch: {check}"
                 )));
             }
-            Ok(TimingReport::combine(reports))
+            Ok(reports.into_iter().map(TimingReport::combine).collect())
         }
     }
 }
@@ -633,10 +653,10 @@ pub fn run(args: Args) -> Outcome {
 
     let total = subjects.len() * grid.len();
     let mut points = Vec::with_capacity(total);
+    let settings: Vec<String> = grid.iter().map(|c| settings_text(&knobs, c)).collect();
     for (s, subject) in subjects.iter().enumerate() {
-        for (combination, machine) in grid.iter().zip(&machines) {
-            let settings = settings_text(&knobs, combination);
-            let report = time(subject, machine, &settings, args.launch.threads)?;
+        let reports = time(subject, &machines, &settings, args.launch.threads)?;
+        for ((combination, settings), report) in grid.iter().zip(&settings).zip(reports) {
             if !crate::verbosity::quiet() {
                 report!(
                     "[{}/{total}] {} with {settings}: {} cycles",

@@ -26,6 +26,7 @@ pub use report::{
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
 
 use warpkit_sim::launch::{
     launch_batched, workgroup_count, Arg, LaunchConfig, LaunchError, LaunchResult,
@@ -96,24 +97,132 @@ pub fn launch_timed(
     args: Vec<Arg>,
     opts: &TimingOptions,
 ) -> Result<(LaunchResult, TimingReport), TimingError> {
-    opts.machine.validate()?;
+    let (result, mut reports) = launch_timed_many(
+        program,
+        config,
+        args,
+        opts,
+        std::slice::from_ref(&opts.machine),
+    )?;
+    let report = reports.pop().expect("one report per machine");
+    Ok((result, report))
+}
+
+/// Whether `program`, launched with `config`, can be timed on `machine`: the machine is
+/// valid and a workgroup fits on one of its compute units.
+pub fn check_machine(
+    program: &Program,
+    config: &LaunchConfig,
+    machine: &Machine,
+) -> Result<(), TimingError> {
+    machine.validate()?;
+    let shape = shape_of(config)?;
+    let table = Table::new(program, machine);
+    match does_not_fit(machine, &table, &shape) {
+        Some((limit, need, have)) => Err(TimingError::DoesNotFit { limit, need, have }),
+        None => Ok(()),
+    }
+}
+
+/// [`launch_timed`] on several machines at once (`opts.machine` is not used): one report
+/// per machine, in their order, each exactly what [`launch_timed`] gives on it.
+///
+/// Machines that record the same streams (equal line size and shared-memory banks) share
+/// one functional run, whose batches their replays, each on its own thread, consume side
+/// by side; so a sweep over other knobs runs the functional model once and its replays in
+/// parallel. The functional result returned is the first run's (every run's is the same).
+/// A machine that cannot be timed ([`check_machine`]) fails the call before anything runs.
+pub fn launch_timed_many(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+    opts: &TimingOptions,
+    machines: &[Machine],
+) -> Result<(LaunchResult, Vec<TimingReport>), TimingError> {
+    for machine in machines {
+        check_machine(program, config, machine)?;
+    }
     let mut config = config.clone();
     if opts.threads != 0 {
         config.threads = opts.threads;
     }
-    let groups = workgroup_count(&config)?;
-    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
-    let warps = threads.div_ceil(32) as u32;
-    let shape = Shape {
-        groups,
-        warps,
-        shared_bytes: config.shared_bytes,
-    };
-    let machine = &opts.machine;
-    let table = Table::new(program, machine);
-    if let Some((limit, need, have)) = does_not_fit(machine, &table, &shape) {
-        return Err(TimingError::DoesNotFit { limit, need, have });
+    // Machines by the streams they record, in order of first appearance.
+    let mut runs: Vec<(RecordingKey, Vec<usize>)> = Vec::new();
+    for (i, machine) in machines.iter().enumerate() {
+        let key = RecordingKey::of(machine);
+        match runs.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => runs.push((key, vec![i])),
+        }
     }
+    let mut reports: Vec<Option<TimingReport>> = vec![None; machines.len()];
+    let mut first_result = None;
+    let mut args = Some(args);
+    let count = runs.len();
+    for (n, (_, members)) in runs.into_iter().enumerate() {
+        // The last run takes the arguments; earlier ones a copy.
+        let run_args = if n + 1 == count {
+            args.take().unwrap_or_default()
+        } else {
+            args.clone().unwrap_or_default()
+        };
+        let group: Vec<&Machine> = members.iter().map(|&i| &machines[i]).collect();
+        let (result, group_reports) = record_and_replay(program, &config, run_args, opts, &group)?;
+        for (i, report) in members.into_iter().zip(group_reports) {
+            reports[i] = Some(report);
+        }
+        first_result.get_or_insert(result);
+    }
+    let result = match first_result {
+        Some(r) => r,
+        // No machine: a plain launch.
+        None => warpkit_sim::launch::launch(program, &config, args.unwrap_or_default())?,
+    };
+    Ok((result, reports.into_iter().flatten().collect()))
+}
+
+/// What the recording depends on besides the program: machines equal in it record the
+/// same streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RecordingKey {
+    line_bytes: u32,
+    bank_bytes: u32,
+    banks: u32,
+}
+
+impl RecordingKey {
+    fn of(machine: &Machine) -> RecordingKey {
+        RecordingKey {
+            line_bytes: machine.l1.line_bytes,
+            bank_bytes: machine.shared.bank_bytes,
+            banks: machine.shared.banks,
+        }
+    }
+}
+
+/// The launch's shape as the replay sees it.
+fn shape_of(config: &LaunchConfig) -> Result<Shape, TimingError> {
+    let groups = workgroup_count(config)?;
+    let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+    Ok(Shape {
+        groups,
+        warps: threads.div_ceil(32) as u32,
+        shared_bytes: config.shared_bytes,
+    })
+}
+
+/// One functional run recording the streams `machines` (equal in [`RecordingKey`], each
+/// checked) replay, each on its own thread.
+fn record_and_replay(
+    program: &Program,
+    config: &LaunchConfig,
+    args: Vec<Arg>,
+    opts: &TimingOptions,
+    machines: &[&Machine],
+) -> Result<(LaunchResult, Vec<TimingReport>), TimingError> {
+    let shape = shape_of(config)?;
+    let warps = shape.warps;
+    let tables: Vec<Table> = machines.iter().map(|m| Table::new(program, m)).collect();
     let host_threads = match config.threads {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
@@ -121,40 +230,54 @@ pub fn launch_timed(
     let batch = BATCH_WARPS
         .div_ceil(u64::from(warps.max(1)))
         .max(4 * host_threads);
-    let (tx, rx) = sync_channel::<(u64, Vec<GroupStreams>)>(1);
     std::thread::scope(|scope| {
-        let table = &table;
-        let replay = scope.spawn(move || {
-            let mut source = Channel {
-                rx,
-                buffer: VecDeque::new(),
-                first: 0,
-            };
-            Replay::new(machine, table, shape, opts.timeline).run(&mut source, &opts.kernel)
-        });
+        let mut senders = Vec::with_capacity(machines.len());
+        let mut replays = Vec::with_capacity(machines.len());
+        for (&machine, table) in machines.iter().zip(&tables) {
+            let (tx, rx) = sync_channel::<(u64, Arc<Vec<GroupStreams>>)>(1);
+            senders.push(tx);
+            replays.push(scope.spawn(move || {
+                let mut source = Channel {
+                    rx,
+                    buffer: VecDeque::new(),
+                    first: 0,
+                };
+                Replay::new(machine, table, shape, opts.timeline).run(&mut source, &opts.kernel)
+            }));
+        }
+        // The recording depends only on the key and on which instructions carry a word,
+        // the same in every table.
+        let (recording_table, recording_machine) = (&tables[0], machines[0]);
         let result = launch_batched(
             program,
-            &config,
+            config,
             args,
             batch,
-            |_| Recorder::new(table, machine, warps as usize),
+            |_| Recorder::new(recording_table, recording_machine, warps as usize),
             |first, hooks| {
-                // A replay that has stopped (it cannot, short of a panic) drops batches.
-                let _ = tx.send((first, hooks.into_iter().map(|h| h.warps).collect()));
+                let batch: Arc<Vec<GroupStreams>> =
+                    Arc::new(hooks.into_iter().map(|h| h.warps).collect());
+                for tx in &senders {
+                    // A replay that has stopped (it cannot, short of a panic) drops batches.
+                    let _ = tx.send((first, Arc::clone(&batch)));
+                }
             },
         );
-        drop(tx);
-        let report = match replay.join() {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        Ok((result?, report))
+        drop(senders);
+        let mut reports = Vec::with_capacity(replays.len());
+        for replay in replays {
+            match replay.join() {
+                Ok(r) => reports.push(r),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        Ok((result?, reports))
     })
 }
 
 /// The recorded batches, as the replay takes them.
 struct Channel {
-    rx: Receiver<(u64, Vec<GroupStreams>)>,
+    rx: Receiver<(u64, Arc<Vec<GroupStreams>>)>,
     /// Workgroups received and not yet taken, from `first` on.
     buffer: VecDeque<GroupStreams>,
     first: u64,
@@ -165,7 +288,11 @@ impl Source for Channel {
         while self.buffer.is_empty() {
             let (first, batch) = self.rx.recv().ok()?;
             self.first = first;
-            self.buffer.extend(batch);
+            // The only replay of the batch takes it; others copy the streams.
+            match Arc::try_unwrap(batch) {
+                Ok(batch) => self.buffer.extend(batch),
+                Err(shared) => self.buffer.extend(shared.iter().cloned()),
+            }
         }
         debug_assert_eq!(self.first, flat);
         self.first += 1;

@@ -83,3 +83,107 @@ fn timelines_cover_each_warp_from_dispatch_to_its_end() {
     }
     assert_eq!(issued, report.instructions);
 }
+
+/// The machines of `machines/`, and the default with two compute units, with 64-byte
+/// lines, with 16 banks and with 8-byte banks: six recordings, two of them shared by two
+/// machines, and for each field of the recording a pair of machines that differ only in it.
+fn machines() -> Vec<warpkit_timing::Machine> {
+    let file = |name: &str| {
+        let path = format!("{}/../../machines/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        warpkit_timing::Machine::from_toml(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let default = warpkit_timing::Machine::default;
+    let mut two = default();
+    two.compute_units = 2;
+    let mut lines = default();
+    lines.l1.line_bytes = 64;
+    lines.l2.line_bytes = 64;
+    let mut banks = default();
+    banks.shared.banks = 16;
+    let mut wide_banks = default();
+    wide_banks.shared.bank_bytes = 8;
+    vec![
+        file("default.toml"),
+        file("wide.toml"),
+        file("small.toml"),
+        file("mshr-bound.toml"),
+        two,
+        lines,
+        banks,
+        wide_banks,
+    ]
+}
+
+#[test]
+fn machines_sharing_a_functional_run_get_the_reports_each_gets_alone() {
+    use warpkit_timing::{check_machine, launch_timed, launch_timed_many};
+    let all_machines = machines();
+    for example in all() {
+        let case = example.case(Size::Small);
+        let code = example.code().unwrap();
+        // The machines every stage fits.
+        let machines: Vec<_> = all_machines
+            .iter()
+            .filter(|m| {
+                case.stages
+                    .iter()
+                    .all(|s| check_machine(&code.program, &code.config(s), m).is_ok())
+            })
+            .cloned()
+            .collect();
+        assert!(machines.len() >= 3, "{}", example.name);
+        let opts = TimingOptions {
+            timeline: true,
+            threads: 2,
+            ..TimingOptions::default()
+        };
+        let mut results: Vec<LaunchResult> = Vec::new();
+        for stage in &case.stages {
+            let args = stage_args(stage, &results);
+            let config = code.config(stage);
+            let (result, reports) =
+                launch_timed_many(&code.program, &config, args.clone(), &opts, &machines).unwrap();
+            assert_eq!(reports.len(), machines.len());
+            for (machine, many) in machines.iter().zip(&reports) {
+                let alone = TimingOptions {
+                    machine: machine.clone(),
+                    ..opts.clone()
+                };
+                let (single, report) =
+                    launch_timed(&code.program, &config, args.clone(), &alone).unwrap();
+                assert_eq!(
+                    many.to_json(),
+                    report.to_json(),
+                    "{} on {}",
+                    example.name,
+                    machine.name
+                );
+                assert_eq!(single.buffers, result.buffers, "{}", example.name);
+            }
+            results.push(result);
+        }
+    }
+}
+
+#[test]
+fn a_machine_that_cannot_run_the_launch_fails_the_whole_call_before_it_runs() {
+    use warpkit_timing::{launch_timed_many, TimingError};
+    let example = warpkit_examples::find("vadd").unwrap();
+    let case = example.case(Size::Small);
+    let code = example.code().unwrap();
+    let stage = &case.stages[0];
+    let mut tiny = warpkit_timing::Machine::default();
+    tiny.cu.warp_slots = 1;
+    let machines = [warpkit_timing::Machine::default(), tiny];
+    match launch_timed_many(
+        &code.program,
+        &code.config(stage),
+        stage_args(stage, &[]),
+        &TimingOptions::default(),
+        &machines,
+    ) {
+        Err(TimingError::DoesNotFit { limit, .. }) => assert_eq!(limit, "warp slots"),
+        other => panic!("{:?}", other.map(|(_, r)| r.len())),
+    }
+}
