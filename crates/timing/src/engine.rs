@@ -69,6 +69,7 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
 
 use crate::class::{
     in_order, max_outstanding, unit, Class, Kind, Table, CLASSES, NONE, NUM_COUNTERS, NUM_REGS,
@@ -96,7 +97,7 @@ enum Status {
 /// A warp being replayed.
 #[derive(Debug)]
 struct WarpRun {
-    stream: WarpStream,
+    stream: Arc<WarpStream>,
     /// The next word of `stream.words`.
     pos: usize,
     /// The next line of `stream.lines`.
@@ -123,9 +124,9 @@ struct WarpRun {
 }
 
 impl WarpRun {
-    fn new() -> WarpRun {
+    fn new(empty: &Arc<WarpStream>) -> WarpRun {
         WarpRun {
-            stream: WarpStream::default(),
+            stream: Arc::clone(empty),
             pos: 0,
             lpos: 0,
             pc: 0,
@@ -332,6 +333,8 @@ pub(crate) struct Replay<'a> {
     interval: [u64; CLASSES],
     shared_latency: u64,
     cache_latency: u64,
+    /// The stream of a slot without a warp.
+    empty: Arc<WarpStream>,
 }
 
 impl<'a> Replay<'a> {
@@ -345,12 +348,13 @@ impl<'a> Replay<'a> {
         let slots = machine.cu.warp_slots as usize;
         let schedulers = machine.cu.schedulers.max(1) as usize;
         let class_units = |c: Class| vec![0u64; unit(machine, c).count.max(1) as usize];
+        let empty = Arc::new(WarpStream::default());
         let cus = (0..machine.compute_units)
             .map(|_| Cu {
                 slots: (0..slots)
                     .map(|_| Slot {
                         occupied: false,
-                        warp: WarpRun::new(),
+                        warp: WarpRun::new(&empty),
                         since: 0,
                     })
                     .collect(),
@@ -429,6 +433,7 @@ impl<'a> Replay<'a> {
             interval,
             shared_latency: u64::from(machine.shared.latency),
             cache_latency: u64::from(machine.l1.hit_latency),
+            empty,
         }
     }
 
@@ -531,7 +536,9 @@ impl<'a> Replay<'a> {
     }
 
     /// Start workgroup `flat` on compute unit `c` at cycle `t`.
-    fn place(&mut self, c: usize, t: u64, flat: u64, mut streams: GroupStreams) {
+    fn place(&mut self, c: usize, t: u64, flat: u64, streams: GroupStreams) {
+        let mut streams = streams.into_iter();
+        let empty = Arc::clone(&self.empty);
         let warps = self.shape.warps as usize;
         let shared = u64::from(self.shape.shared_bytes);
         let vregs = self.vregs_per_warp * warps as u64;
@@ -567,7 +574,7 @@ impl<'a> Replay<'a> {
         };
         let schedulers = cu.sched_slots.len();
         for (i, &s) in slots.iter().enumerate() {
-            let stream = streams.get_mut(i).map(std::mem::take).unwrap_or_default();
+            let stream = streams.next().unwrap_or_else(|| Arc::clone(&empty));
             cu.hot[s].own_ok = false;
             cu.set_wake(s, t);
             let slot = &mut cu.slots[s];
@@ -625,8 +632,8 @@ impl<'a> Replay<'a> {
             self.cus[c].set_wake(s, NEVER);
             let slot = &mut self.cus[c].slots[s];
             slot.occupied = false;
-            // The stream's memory goes now.
-            slot.warp.stream = WarpStream::default();
+            // The stream's memory goes now (once no other replay holds it).
+            slot.warp.stream = Arc::clone(&self.empty);
             if let Some(tl) = &mut self.timeline {
                 let spans = std::mem::take(&mut slot.warp.spans);
                 tl.push(WarpSpans {

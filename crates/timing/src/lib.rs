@@ -255,8 +255,12 @@ fn record_and_replay(
             batch,
             |_| Recorder::new(recording_table, recording_machine, warps as usize),
             |first, hooks| {
-                let batch: Arc<Vec<GroupStreams>> =
-                    Arc::new(hooks.into_iter().map(|h| h.warps).collect());
+                let batch: Arc<Vec<GroupStreams>> = Arc::new(
+                    hooks
+                        .into_iter()
+                        .map(|h| h.warps.into_iter().map(Arc::new).collect())
+                        .collect(),
+                );
                 for tx in &senders {
                     // A replay that has stopped (it cannot, short of a panic) drops batches.
                     let _ = tx.send((first, Arc::clone(&batch)));
@@ -288,7 +292,7 @@ impl Source for Channel {
         while self.buffer.is_empty() {
             let (first, batch) = self.rx.recv().ok()?;
             self.first = first;
-            // The only replay of the batch takes it; others copy the streams.
+            // The only replay of the batch takes it; others share its streams.
             match Arc::try_unwrap(batch) {
                 Ok(batch) => self.buffer.extend(batch),
                 Err(shared) => self.buffer.extend(shared.iter().cloned()),

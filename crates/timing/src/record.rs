@@ -11,6 +11,8 @@ use warpkit_isa::Addressing;
 use warpkit_sim::hooks::{Control, Hooks};
 use warpkit_sim::{memory_addresses, Code, Program, Warp};
 
+use std::sync::Arc;
+
 use crate::class::{Kind, Table};
 use crate::machine::Machine;
 
@@ -24,8 +26,9 @@ pub(crate) struct WarpStream {
     pub lines: Vec<u64>,
 }
 
-/// The streams of one workgroup's warps, by warp index.
-pub(crate) type GroupStreams = Vec<WarpStream>;
+/// The streams of one workgroup's warps, by warp index, shared by the replays that take
+/// them (every machine of a `launch_timed_many` group reads the same streams).
+pub(crate) type GroupStreams = Vec<Arc<WarpStream>>;
 
 /// The recording hooks of one workgroup.
 pub(crate) struct Recorder<'a> {
@@ -36,7 +39,7 @@ pub(crate) struct Recorder<'a> {
     bank_shift: u32,
     banks: u64,
     /// The warps' streams, by warp index.
-    pub warps: GroupStreams,
+    pub warps: Vec<WarpStream>,
     /// Scratch space for one instruction's lines or bank words.
     scratch: Vec<u64>,
     /// Scratch space for the per-bank counts.
