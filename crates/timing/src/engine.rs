@@ -190,7 +190,7 @@ struct Group {
 
 /// One compute unit.
 #[derive(Debug)]
-struct Cu {
+struct Cu<M> {
     slots: Vec<Slot>,
     free_slots: u32,
     vregs_used: u64,
@@ -209,14 +209,14 @@ struct Cu {
     /// Per scheduler: its warps whose own conditions hold (bit j for its j-th slot),
     /// waiting only for a unit, MSHRs or the scheduler's choice. They are looked at every
     /// cycle from this mask rather than woken one by one.
-    ready: Vec<u128>,
+    ready: Vec<M>,
     /// Per scheduler: its ready warps by the class of their next instruction.
-    class_ready: Vec<[u128; CLASSES]>,
+    class_ready: Vec<[M; CLASSES]>,
     /// Per scheduler: its ready warps whose next instruction is a global load.
-    load_ready: Vec<u128>,
+    load_ready: Vec<M>,
     /// Per scheduler: its ready warps now counted as `unit_busy`, `memory_structural`
     /// and `not_selected` (a warp that just became ready is in none of them).
-    in_cat: Vec<[u128; 3]>,
+    in_cat: Vec<[M; 3]>,
     /// Per slot, what the schedulers look at.
     hot: Vec<Hot>,
     /// Per slot, by scheduler (the j-th slot of scheduler s at `s * per_scheduler + j`):
@@ -241,7 +241,7 @@ struct Cu {
     instructions: u64,
 }
 
-impl Cu {
+impl<M> Cu<M> {
     /// The warp in `slot` must be looked at next at `wake`.
     #[inline]
     fn set_wake(&mut self, slot: usize, wake: u64) {
@@ -252,6 +252,66 @@ impl Cu {
         self.wake_min = self.wake_min.min(wake);
     }
 }
+
+/// A set of one scheduler's slots, a bit each: `u64` for schedulers of at most 64 slots,
+/// `u128` for more (the machine allows 128); the replay is generic over it because the
+/// narrower masks make its inner loops measurably faster.
+pub(crate) trait Mask:
+    Copy
+    + Eq
+    + std::fmt::Debug
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitOrAssign
+    + std::ops::BitAndAssign
+    + std::ops::Not<Output = Self>
+{
+    /// No slot.
+    const ZERO: Self;
+    /// Slots a mask holds.
+    const SLOTS: usize;
+    /// Slot `j` alone.
+    fn bit(j: usize) -> Self;
+    /// Slot `j` alone if `set`, else none.
+    fn bit_if(set: bool, j: usize) -> Self;
+    /// Slots `j` and above.
+    fn from_bit(j: usize) -> Self;
+    /// The lowest slot of a non-empty mask.
+    fn lowest(self) -> usize;
+    /// The mask without its lowest slot.
+    fn without_lowest(self) -> Self;
+}
+
+macro_rules! mask {
+    ($t:ty) => {
+        impl Mask for $t {
+            const ZERO: $t = 0;
+            const SLOTS: usize = <$t>::BITS as usize;
+            #[inline(always)]
+            fn bit(j: usize) -> $t {
+                1 << j
+            }
+            #[inline(always)]
+            fn bit_if(set: bool, j: usize) -> $t {
+                <$t>::from(set) << j
+            }
+            #[inline(always)]
+            fn from_bit(j: usize) -> $t {
+                <$t>::MAX << j
+            }
+            #[inline(always)]
+            fn lowest(self) -> usize {
+                self.trailing_zeros() as usize
+            }
+            #[inline(always)]
+            fn without_lowest(self) -> $t {
+                self & (self - 1)
+            }
+        }
+    };
+}
+mask!(u64);
+mask!(u128);
 
 /// Per instruction (PC / 4): issues and stall cycles.
 #[derive(Debug, Clone, Copy, Default)]
@@ -309,13 +369,32 @@ fn vregs_per_warp(machine: &Machine, table: &Table) -> u64 {
     u64::from(table.vregs.next_multiple_of(machine.cu.vreg_granule.max(1)))
 }
 
+/// Replay a launch of `shape` of the program `table` describes on `machine`, taking the
+/// workgroups' streams from `source` in flat order, with the narrowest slot masks the
+/// machine's schedulers allow.
+pub(crate) fn replay(
+    machine: &Machine,
+    table: &Table,
+    shape: Shape,
+    timeline: bool,
+    source: &mut dyn Source,
+    kernel: &str,
+) -> TimingReport {
+    let per_scheduler = machine.cu.warp_slots.div_ceil(machine.cu.schedulers.max(1)) as usize;
+    if per_scheduler <= <u64 as Mask>::SLOTS {
+        Replay::<u64>::new(machine, table, shape, timeline).run(source, kernel)
+    } else {
+        Replay::<u128>::new(machine, table, shape, timeline).run(source, kernel)
+    }
+}
+
 /// The replay of one launch.
-pub(crate) struct Replay<'a> {
+pub(crate) struct Replay<'a, M> {
     machine: &'a Machine,
     table: &'a Table,
     shape: Shape,
     vregs_per_warp: u64,
-    cus: Vec<Cu>,
+    cus: Vec<Cu<M>>,
     mem: MemorySystem,
     stalls: [u64; CATEGORIES],
     pcs: Vec<PcStat>,
@@ -337,14 +416,9 @@ pub(crate) struct Replay<'a> {
     empty: Arc<WarpStream>,
 }
 
-impl<'a> Replay<'a> {
+impl<'a, M: Mask> Replay<'a, M> {
     /// A replay of a launch of `shape` of the program `table` describes on `machine`.
-    pub(crate) fn new(
-        machine: &'a Machine,
-        table: &'a Table,
-        shape: Shape,
-        timeline: bool,
-    ) -> Replay<'a> {
+    fn new(machine: &'a Machine, table: &'a Table, shape: Shape, timeline: bool) -> Replay<'a, M> {
         let slots = machine.cu.warp_slots as usize;
         let schedulers = machine.cu.schedulers.max(1) as usize;
         let class_units = |c: Class| vec![0u64; unit(machine, c).count.max(1) as usize];
@@ -392,10 +466,10 @@ impl<'a> Replay<'a> {
                     .collect(),
                 sched_last: vec![usize::MAX; schedulers],
                 by_age: vec![Vec::new(); schedulers],
-                ready: vec![0; schedulers],
-                class_ready: vec![[0; CLASSES]; schedulers],
-                load_ready: vec![0; schedulers],
-                in_cat: vec![[0; 3]; schedulers],
+                ready: vec![M::ZERO; schedulers],
+                class_ready: vec![[M::ZERO; CLASSES]; schedulers],
+                load_ready: vec![M::ZERO; schedulers],
+                in_cat: vec![[M::ZERO; 3]; schedulers],
                 next_wake: NEVER,
                 wake_min: NEVER,
                 mem_epoch: 0,
@@ -438,7 +512,7 @@ impl<'a> Replay<'a> {
     }
 
     /// Replay every workgroup, taking their streams from `source` in flat order.
-    pub(crate) fn run(mut self, source: &mut dyn Source, kernel: &str) -> TimingReport {
+    fn run(mut self, source: &mut dyn Source, kernel: &str) -> TimingReport {
         let mut t = 0;
         loop {
             while let Some(&Reverse((d, c, g))) = self.done.peek() {
@@ -682,16 +756,16 @@ impl<'a> Replay<'a> {
                 0
             };
             // The warps due to be looked at.
-            let mut due = 0u128;
+            let mut due = M::ZERO;
             for (j, &w) in self.cus[c].wakes[s * per..s * per + n].iter().enumerate() {
-                due |= u128::from(w <= t) << j;
+                due |= M::bit_if(w <= t, j);
             }
             // Those whose own conditions now hold join the ready mask (a warp's own
             // conditions do not depend on other warps' issues, so looking at them first
             // changes nothing).
-            while due != 0 {
-                let j = due.trailing_zeros() as usize;
-                due &= due - 1;
+            while due != M::ZERO {
+                let j = due.lowest();
+                due = due.without_lowest();
                 let slot = s + j * schedulers;
                 let own = if self.cus[c].hot[slot].own_ok {
                     Ok(())
@@ -703,7 +777,7 @@ impl<'a> Replay<'a> {
                         let cu = &mut self.cus[c];
                         cu.wakes[s * per + j] = NEVER;
                         let hot = &mut cu.hot[slot];
-                        let bit = 1u128 << j;
+                        let bit = M::bit(j);
                         cu.ready[s] |= bit;
                         cu.class_ready[s][usize::from(hot.class)] |= bit;
                         if hot.load {
@@ -724,7 +798,7 @@ impl<'a> Replay<'a> {
                     .min()
                     .unwrap_or(NEVER);
             }
-            if self.cus[c].ready[s] != 0 {
+            if self.cus[c].ready[s] != M::ZERO {
                 ready_wake = ready_wake.min(self.select(c, s, t, width));
             }
         }
@@ -749,17 +823,17 @@ impl<'a> Replay<'a> {
         let mut issued = 0;
         // Loads found blocked by the MSHRs this cycle (they stay so: MSHRs only fill up
         // within a cycle).
-        let mut blocked = 0u128;
+        let mut blocked = M::ZERO;
         while issued < width {
             let cu = &self.cus[c];
-            let mut eligible = 0u128;
+            let mut eligible = M::ZERO;
             for k in 0..CLASSES {
                 if cu.class_free[k] <= t {
                     eligible |= cu.class_ready[s][k];
                 }
             }
             eligible &= !blocked;
-            if eligible == 0 {
+            if eligible == M::ZERO {
                 break;
             }
             let last = cu.sched_last[s];
@@ -769,15 +843,16 @@ impl<'a> Replay<'a> {
                 Policy::LooseRoundRobin => {
                     let start = last.wrapping_add(1);
                     let start = if start >= n { 0 } else { start };
-                    let high = eligible & (u128::MAX << start);
-                    let low = eligible & !(u128::MAX << start);
+                    let high = eligible & M::from_bit(start);
+                    let low = eligible & !M::from_bit(start);
                     'scan: for mut bits in [high, low] {
-                        while bits != 0 {
-                            let j = bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            if loads & (1 << j) != 0 && self.load_blocked(c, s + j * schedulers, t)
+                        while bits != M::ZERO {
+                            let j = bits.lowest();
+                            bits = bits.without_lowest();
+                            if loads & M::bit(j) != M::ZERO
+                                && self.load_blocked(c, s + j * schedulers, t)
                             {
-                                blocked |= 1 << j;
+                                blocked |= M::bit(j);
                                 continue;
                             }
                             chosen = Some(j);
@@ -802,11 +877,13 @@ impl<'a> Replay<'a> {
                         if j >= n {
                             continue;
                         }
-                        if eligible & (1 << j) == 0 {
+                        if eligible & M::bit(j) == M::ZERO {
                             continue;
                         }
-                        if loads & (1 << j) != 0 && self.load_blocked(c, s + j * schedulers, t) {
-                            blocked |= 1 << j;
+                        if loads & M::bit(j) != M::ZERO
+                            && self.load_blocked(c, s + j * schedulers, t)
+                        {
+                            blocked |= M::bit(j);
                             continue;
                         }
                         chosen = Some(j);
@@ -818,7 +895,7 @@ impl<'a> Replay<'a> {
                 break;
             };
             issued += 1;
-            let bit = 1u128 << j;
+            let bit = M::bit(j);
             let cu = &mut self.cus[c];
             cu.ready[s] &= !bit;
             for m in &mut cu.class_ready[s] {
@@ -834,7 +911,7 @@ impl<'a> Replay<'a> {
         // The categories of the warps left waiting.
         let cu = &self.cus[c];
         let ready = cu.ready[s];
-        let mut busy = 0u128;
+        let mut busy = M::ZERO;
         for k in 0..CLASSES {
             if cu.class_free[k] > t {
                 busy |= cu.class_ready[s][k];
@@ -842,25 +919,25 @@ impl<'a> Replay<'a> {
         }
         let mut mshr = blocked & !busy & ready;
         let mut unchecked = cu.load_ready[s] & !busy & !blocked & ready;
-        while unchecked != 0 {
-            let j = unchecked.trailing_zeros() as usize;
-            unchecked &= unchecked - 1;
+        while unchecked != M::ZERO {
+            let j = unchecked.lowest();
+            unchecked = unchecked.without_lowest();
             if self.load_blocked(c, s + j * schedulers, t) {
-                mshr |= 1 << j;
+                mshr |= M::bit(j);
             }
         }
         let wanted = [busy & ready, mshr, ready & !busy & !mshr];
-        let mut next = if wanted[2] != 0 { t + 1 } else { NEVER };
+        let mut next = if wanted[2] != M::ZERO { t + 1 } else { NEVER };
         let cu = &self.cus[c];
         for k in 0..CLASSES {
-            if cu.class_free[k] > t && cu.class_ready[s][k] != 0 {
+            if cu.class_free[k] > t && cu.class_ready[s][k] != M::ZERO {
                 next = next.min(cu.class_free[k]);
             }
         }
         let mut bits = mshr;
-        while bits != 0 {
-            let j = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        while bits != M::ZERO {
+            let j = bits.lowest();
+            bits = bits.without_lowest();
             let hot = &cu.hot[s + j * schedulers];
             // Found blocked this cycle, so its record is current.
             next = next.min(hot.blocked_until.max(t + 1));
@@ -868,9 +945,9 @@ impl<'a> Replay<'a> {
         let cats = [Stall::UnitBusy, Stall::MemoryStructural, Stall::NotSelected];
         for (i, (&want, cat)) in wanted.iter().zip(cats).enumerate() {
             let mut change = want & !self.cus[c].in_cat[s][i];
-            while change != 0 {
-                let j = change.trailing_zeros() as usize;
-                change &= change - 1;
+            while change != M::ZERO {
+                let j = change.lowest();
+                change = change.without_lowest();
                 self.set(c, s + j * schedulers, t, cat);
             }
         }
@@ -1221,5 +1298,95 @@ impl<'a> Replay<'a> {
         };
         report.finish_rates();
         report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Recorder;
+    use warpkit_examples::{Size, StageArg};
+    use warpkit_sim::launch::{launch_batched, Arg, ArgValue};
+
+    /// Every workgroup's streams, recorded up front.
+    struct Recorded(VecDeque<GroupStreams>);
+
+    impl Source for Recorded {
+        fn take(&mut self, _flat: u64) -> Option<GroupStreams> {
+            self.0.pop_front()
+        }
+    }
+
+    /// The first launch of `example` (small size), recorded for `machine`.
+    fn record(example: &str, machine: &Machine) -> (Table, Shape, Vec<GroupStreams>) {
+        let example = warpkit_examples::find(example).expect("an example");
+        let case = example.case(Size::Small);
+        let code = example.code().expect("assembles");
+        let stage = &case.stages[0];
+        let args = stage
+            .args
+            .iter()
+            .map(|(name, value)| Arg {
+                name: name.clone(),
+                value: match value {
+                    StageArg::Int(v) => ArgValue::Int(*v),
+                    StageArg::Bytes(b) => ArgValue::Buffer(b.clone()),
+                    StageArg::Zeroed(n) => ArgValue::Buffer(vec![0; *n]),
+                    StageArg::Output { .. } => unreachable!("a first launch"),
+                },
+            })
+            .collect();
+        let config = code.config(stage);
+        let table = Table::new(&code.program, machine);
+        let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+        let warps = threads.div_ceil(32) as usize;
+        let mut groups = Vec::new();
+        launch_batched(
+            &code.program,
+            &config,
+            args,
+            64,
+            |_| Recorder::new(&table, machine, warps),
+            |_, hooks| {
+                groups.extend(
+                    hooks
+                        .into_iter()
+                        .map(|h| h.warps.into_iter().map(Arc::new).collect()),
+                )
+            },
+        )
+        .expect("launches");
+        let shape = Shape {
+            groups: groups.len() as u64,
+            warps: warps as u32,
+            shared_bytes: config.shared_bytes,
+        };
+        (table, shape, groups)
+    }
+
+    #[test]
+    fn narrow_and_wide_slot_masks_give_the_same_report() {
+        // 48 slots on one scheduler: both widths can hold them; policies and units that
+        // leave warps waiting in every category.
+        let mut machine = Machine::default();
+        machine.cu.warp_slots = 48;
+        machine.cu.schedulers = 1;
+        machine.cu.issue_width = 2;
+        for policy in [Policy::LooseRoundRobin, Policy::GreedyThenOldest] {
+            machine.cu.policy = policy;
+            for example in ["matmul", "histogram", "reduce", "collatz"] {
+                let (table, shape, groups) = record(example, &machine);
+                let run = |wide: bool| {
+                    let mut source = Recorded(groups.iter().cloned().collect());
+                    let report = if wide {
+                        Replay::<u128>::new(&machine, &table, shape, true).run(&mut source, "k")
+                    } else {
+                        Replay::<u64>::new(&machine, &table, shape, true).run(&mut source, "k")
+                    };
+                    report.to_json()
+                };
+                assert_eq!(run(false), run(true), "{example}, {policy:?}");
+            }
+        }
     }
 }

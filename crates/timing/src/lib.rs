@@ -34,7 +34,7 @@ use warpkit_sim::launch::{
 use warpkit_sim::Program;
 
 use crate::class::Table;
-use crate::engine::{does_not_fit, Replay, Shape, Source};
+use crate::engine::{does_not_fit, replay, Shape, Source};
 use crate::record::{GroupStreams, Recorder};
 
 /// How to time a launch.
@@ -242,7 +242,14 @@ fn record_and_replay(
                     buffer: VecDeque::new(),
                     first: 0,
                 };
-                Replay::new(machine, table, shape, opts.timeline).run(&mut source, &opts.kernel)
+                replay(
+                    machine,
+                    table,
+                    shape,
+                    opts.timeline,
+                    &mut source,
+                    &opts.kernel,
+                )
             }));
         }
         // The recording depends only on the key and on which instructions carry a word,
