@@ -13,8 +13,8 @@ use crate::launch_args::{setup_failure, LaunchArgs, LaunchOptions};
 use crate::output::{check_distinct, check_output_path, write_output};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use warpkit_examples::{Case, Code, Example, Size, StageArg};
-use warpkit_sim::launch::{Arg, ArgValue, LaunchConfig, LaunchResult};
+use warpkit_examples::{Case, Code, Example, Size};
+use warpkit_sim::launch::{Arg, LaunchConfig, LaunchResult};
 use warpkit_timing::plot::{format_value, Format, Plot, Scale, Series};
 use warpkit_timing::sweep::{combinations, set_knobs, Knob};
 use warpkit_timing::{
@@ -158,40 +158,6 @@ fn subjects(args: &Args) -> Result<Vec<Subject>, Failure> {
     Ok(out)
 }
 
-/// The arguments of stage `index` of an example, taking earlier stages' outputs.
-fn stage_args(
-    name: &str,
-    case: &Case,
-    index: usize,
-    done: &[LaunchResult],
-) -> Result<Vec<Arg>, Failure> {
-    let mut out = Vec::new();
-    for (arg, value) in &case.stages[index].args {
-        let value = match value {
-            StageArg::Int(v) => ArgValue::Int(*v),
-            StageArg::Bytes(b) => ArgValue::Buffer(b.clone()),
-            StageArg::Zeroed(n) => ArgValue::Buffer(vec![0; *n]),
-            StageArg::Output { stage, buffer, len } => {
-                let bytes = done
-                    .get(*stage)
-                    .and_then(|r| r.buffer(buffer))
-                    .ok_or_else(|| {
-                        Failure::Runtime(format!(
-                            "{name}: launch {index} takes `{buffer}` of launch {stage}, which has none"
-                        ))
-                    })?;
-                let take = len.unwrap_or(bytes.len()).min(bytes.len());
-                ArgValue::Buffer(bytes[..take].to_vec())
-            }
-        };
-        out.push(Arg {
-            name: arg.clone(),
-            value,
-        });
-    }
-    Ok(out)
-}
-
 /// A timing failure: a kernel that does not fit a swept machine is bad input (exit 2).
 fn timing_failure(name: &str, settings: &str, e: TimingError) -> Failure {
     Failure::BadInput(format!("{name} with {settings}: {e}"))
@@ -260,7 +226,9 @@ fn time(
             // Per machine, the reports of its launches.
             let mut reports: Vec<Vec<TimingReport>> = vec![Vec::new(); machines.len()];
             for (index, stage) in case.stages.iter().enumerate() {
-                let args = stage_args(name, case, index, &results)?;
+                let args = example
+                    .stage_args(index, stage, &results)
+                    .map_err(|e| Failure::Runtime(e.to_string()))?;
                 let config = LaunchConfig {
                     threads,
                     ..code.config(stage)

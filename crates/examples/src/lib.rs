@@ -736,7 +736,9 @@ impl Example {
         Ok(results)
     }
 
-    fn stage_args(
+    /// The launch arguments of `stage` (the `index`-th of its case), earlier stages'
+    /// outputs taken from `done`.
+    pub fn stage_args(
         &self,
         index: usize,
         stage: &Stage,

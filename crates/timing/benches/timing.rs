@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use divan::counter::ItemsCount;
 use divan::Bencher;
-use warpkit_examples::{all, Case, Code, Example, Size, StageArg};
-use warpkit_sim::launch::{launch, Arg, ArgValue, LaunchResult};
+use warpkit_examples::{all, Case, Code, Example, Size};
+use warpkit_sim::launch::{launch, LaunchResult};
 use warpkit_timing::{launch_timed, TimingOptions};
 
 fn main() {
@@ -21,34 +21,22 @@ fn main() {
     divan::main();
 }
 
-/// The arguments of `stage`, earlier stages' outputs from `done`.
-fn stage_args(case: &Case, stage: usize, done: &[LaunchResult]) -> Vec<Arg> {
-    case.stages[stage]
-        .args
-        .iter()
-        .map(|(name, value)| Arg {
-            name: name.clone(),
-            value: match value {
-                StageArg::Int(v) => ArgValue::Int(*v),
-                StageArg::Bytes(b) => ArgValue::Buffer(b.clone()),
-                StageArg::Zeroed(n) => ArgValue::Buffer(vec![0; *n]),
-                StageArg::Output { stage, buffer, len } => {
-                    let bytes = done[*stage].buffer(buffer).expect("earlier output");
-                    ArgValue::Buffer(bytes[..len.unwrap_or(bytes.len())].to_vec())
-                }
-            },
-        })
-        .collect()
-}
-
 /// Run every stage, timed (`Some(threads)`) or plain with `threads`; the warp-instructions
 /// and the time spent in the launches.
-fn run(case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, Duration) {
+fn run(
+    example: &Example,
+    case: &Case,
+    code: &Code,
+    timed: bool,
+    threads: usize,
+) -> (u64, Duration) {
     let mut done: Vec<LaunchResult> = Vec::new();
     let mut wall = Duration::ZERO;
     let mut instructions = 0;
     for (k, stage) in case.stages.iter().enumerate() {
-        let args = stage_args(case, k, &done);
+        let args = example
+            .stage_args(k, stage, &done)
+            .expect("earlier outputs");
         let config = warpkit_sim::launch::LaunchConfig {
             threads,
             ..code.config(stage)
@@ -73,11 +61,11 @@ fn run(case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, Duration)
 }
 
 /// Warp-instructions per second, the best of three runs.
-fn rate(case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, f64) {
+fn rate(example: &Example, case: &Case, code: &Code, timed: bool, threads: usize) -> (u64, f64) {
     let mut best = 0.0f64;
     let mut n = 0;
     for _ in 0..2 {
-        let (i, wall) = run(case, code, timed, threads);
+        let (i, wall) = run(example, case, code, timed, threads);
         n = i;
         best = best.max(i as f64 / wall.as_secs_f64().max(1e-9));
     }
@@ -110,9 +98,9 @@ fn figures() {
         let mut code = example.code().expect("assembles");
         // The plain run on the engine a user gets by default.
         code.program.set_engine(warpkit_sim::Engine::host_default());
-        let (n, timed) = rate(&case, &code, true, 1);
-        let (_, timed_all) = rate(&case, &code, true, cores);
-        let (_, plain) = rate(&case, &code, false, 1);
+        let (n, timed) = rate(example, &case, &code, true, 1);
+        let (_, timed_all) = rate(example, &case, &code, true, cores);
+        let (_, plain) = rate(example, &case, &code, false, 1);
         println!(
             "{:<22} {:>12} {:>13.1}M {:>13.1}M {:>13.1}M {:>7.3}",
             example.name,
@@ -152,10 +140,10 @@ fn bench(bencher: Bencher, name: &str, timed: bool) {
     let example: &Example = warpkit_examples::find(name).expect("an example");
     let case = example.case(Size::Small);
     let code = example.code().expect("assembles");
-    let (n, _) = run(&case, &code, timed, 1);
+    let (n, _) = run(example, &case, &code, timed, 1);
     bencher
         .counter(ItemsCount::new(n))
-        .bench(|| run(&case, &code, timed, 1));
+        .bench(|| run(example, &case, &code, timed, 1));
 }
 
 #[divan::bench(args = examples())]

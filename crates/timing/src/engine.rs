@@ -1305,8 +1305,8 @@ impl<'a, M: Mask> Replay<'a, M> {
 mod tests {
     use super::*;
     use crate::record::Recorder;
-    use warpkit_examples::{Size, StageArg};
-    use warpkit_sim::launch::{launch_batched, Arg, ArgValue};
+    use warpkit_examples::Size;
+    use warpkit_sim::launch::launch_batched;
 
     /// Every workgroup's streams, recorded up front.
     struct Recorded(VecDeque<GroupStreams>);
@@ -1323,19 +1323,7 @@ mod tests {
         let case = example.case(Size::Small);
         let code = example.code().expect("assembles");
         let stage = &case.stages[0];
-        let args = stage
-            .args
-            .iter()
-            .map(|(name, value)| Arg {
-                name: name.clone(),
-                value: match value {
-                    StageArg::Int(v) => ArgValue::Int(*v),
-                    StageArg::Bytes(b) => ArgValue::Buffer(b.clone()),
-                    StageArg::Zeroed(n) => ArgValue::Buffer(vec![0; *n]),
-                    StageArg::Output { .. } => unreachable!("a first launch"),
-                },
-            })
-            .collect();
+        let args = example.stage_args(0, stage, &[]).expect("a first launch");
         let config = code.config(stage);
         let table = Table::new(&code.program, machine);
         let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();

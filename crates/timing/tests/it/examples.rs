@@ -1,9 +1,9 @@
 //! The example kernels timed: the stall categories add up, the functional results are a
 //! plain launch's, and the report is the same for any thread count and either engine.
 
-use crate::common::{check_sum, stage_args, time_example};
+use crate::common::{check_sum, time_example};
 use warpkit_examples::{all, Size};
-use warpkit_sim::launch::{launch, LaunchResult};
+use warpkit_sim::launch::LaunchResult;
 use warpkit_sim::Engine;
 use warpkit_timing::TimingOptions;
 
@@ -23,12 +23,9 @@ fn every_example_adds_up_and_matches_a_plain_launch() {
         assert!(report.cycles > 0, "{}", example.name);
         assert_eq!(report.kernels.len(), case.stages.len());
         // The plain launch of the same stages.
-        let code = example.code().unwrap();
-        let mut plain: Vec<LaunchResult> = Vec::new();
-        for stage in &case.stages {
-            let args = stage_args(stage, &plain);
-            plain.push(launch(&code.program, &code.config(stage), args).unwrap());
-        }
+        let plain = example
+            .launch_stages(&case, example.code().unwrap(), 0, false)
+            .unwrap();
         for (a, b) in timed.iter().zip(&plain) {
             assert_eq!(a.buffers, b.buffers, "{}", example.name);
             assert_eq!(
@@ -139,8 +136,8 @@ fn machines_sharing_a_functional_run_get_the_reports_each_gets_alone() {
             ..TimingOptions::default()
         };
         let mut results: Vec<LaunchResult> = Vec::new();
-        for stage in &case.stages {
-            let args = stage_args(stage, &results);
+        for (index, stage) in case.stages.iter().enumerate() {
+            let args = example.stage_args(index, stage, &results).unwrap();
             let config = code.config(stage);
             let (result, reports) =
                 launch_timed_many(&code.program, &config, args.clone(), &opts, &machines).unwrap();
@@ -179,11 +176,32 @@ fn a_machine_that_cannot_run_the_launch_fails_the_whole_call_before_it_runs() {
     match launch_timed_many(
         &code.program,
         &code.config(stage),
-        stage_args(stage, &[]),
+        example.stage_args(0, stage, &[]).unwrap(),
         &TimingOptions::default(),
         &machines,
     ) {
         Err(TimingError::DoesNotFit { limit, .. }) => assert_eq!(limit, "warp slots"),
         other => panic!("{:?}", other.map(|(_, r)| r.len())),
     }
+}
+
+#[test]
+fn no_machine_is_a_plain_launch() {
+    let example = warpkit_examples::find("vadd").unwrap();
+    let case = example.case(Size::Small);
+    let code = example.code().unwrap();
+    let stage = &case.stages[0];
+    let args = example.stage_args(0, stage, &[]).unwrap();
+    let plain =
+        warpkit_sim::launch::launch(&code.program, &code.config(stage), args.clone()).unwrap();
+    let (result, reports) = warpkit_timing::launch_timed_many(
+        &code.program,
+        &code.config(stage),
+        args,
+        &TimingOptions::default(),
+        &[],
+    )
+    .unwrap();
+    assert!(reports.is_empty());
+    assert_eq!(result.buffers, plain.buffers);
 }

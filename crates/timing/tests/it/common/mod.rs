@@ -1,7 +1,7 @@
 //! Helpers: assembling a test kernel, launching it timed, building example stages' arguments.
 #![allow(dead_code)]
 
-use warpkit_examples::{Example, Stage, StageArg};
+use warpkit_examples::Example;
 use warpkit_sim::launch::{Arg, ArgValue, LaunchConfig, LaunchResult};
 use warpkit_sim::Program;
 use warpkit_timing::{launch_timed, Machine, TimingOptions, TimingReport};
@@ -64,28 +64,6 @@ pub fn check_sum(report: &TimingReport) {
     assert_eq!(report.stalls.len(), 14);
 }
 
-/// The arguments of stage `index` of an example, earlier stages' outputs taken from
-/// `done`.
-pub fn stage_args(stage: &Stage, done: &[LaunchResult]) -> Vec<Arg> {
-    stage
-        .args
-        .iter()
-        .map(|(name, value)| {
-            let value = match value {
-                StageArg::Int(v) => ArgValue::Int(*v),
-                StageArg::Bytes(b) => ArgValue::Buffer(b.clone()),
-                StageArg::Zeroed(n) => ArgValue::Buffer(vec![0; *n]),
-                StageArg::Output { stage, buffer, len } => {
-                    let bytes = done[*stage].buffer(buffer).expect("earlier output");
-                    let take = len.unwrap_or(bytes.len());
-                    ArgValue::Buffer(bytes[..take].to_vec())
-                }
-            };
-            arg(name, value)
-        })
-        .collect()
-}
-
 /// Every stage of `example` at `case`, timed with `opts` (the program's engine set to
 /// `engine`): the functional results and the combined report.
 pub fn time_example(
@@ -98,8 +76,8 @@ pub fn time_example(
     code.program.set_engine(engine);
     let mut results: Vec<LaunchResult> = Vec::new();
     let mut reports = Vec::new();
-    for stage in &case.stages {
-        let args = stage_args(stage, &results);
+    for (index, stage) in case.stages.iter().enumerate() {
+        let args = example.stage_args(index, stage, &results).unwrap();
         let config = code.config(stage);
         let (r, report) = launch_timed(&code.program, &config, args, opts)
             .unwrap_or_else(|e| panic!("{}: {e}", example.name));
