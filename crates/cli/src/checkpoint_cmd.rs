@@ -66,7 +66,7 @@ pub fn drive(
             let total = session.workgroups();
             let r = with_progress(total, |done| session.finish_parallel(done))
                 .map_err(|e| Failure::BadInput(e.to_string()))?;
-            return Ok(Ran::Finished(r, None));
+            return Ok(Ran::Finished(Box::new(r), None));
         }
     };
     let interrupt = tracer.as_ref().and_then(|t| t.interrupt());
@@ -98,7 +98,10 @@ pub fn drive(
             );
         }
     }
-    Ok(Ran::Finished(session.finish_with(interrupt), trace_error))
+    Ok(Ran::Finished(
+        Box::new(session.finish_with(interrupt)),
+        trace_error,
+    ))
 }
 
 /// A line table as a checkpoint keeps it.

@@ -210,7 +210,7 @@ pub fn run(args: Args) -> Outcome {
     let outcome = conclude(
         &args,
         &outs,
-        Ran::Finished(result, trace_error),
+        Ran::Finished(Box::new(result), trace_error),
         &shown,
         bare,
         &interrupts,

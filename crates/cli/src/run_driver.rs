@@ -90,7 +90,7 @@ pub fn trace_format(arg: TraceFormatArg) -> TraceFormat {
 /// How a run went: to its end (with the trace writer's failure, if any), or to a
 /// checkpoint that was saved.
 pub enum Ran {
-    Finished(warpkit_host::LaunchResult, Option<Failure>),
+    Finished(Box<warpkit_host::LaunchResult>, Option<Failure>),
     Saved {
         path: PathBuf,
         steps: u64,
@@ -111,7 +111,7 @@ pub fn conclude(
     lines: &LineTable,
 ) -> Outcome {
     let (result, trace_error) = match ran {
-        Ran::Finished(result, trace_error) => (result, trace_error),
+        Ran::Finished(result, trace_error) => (*result, trace_error),
         Ran::Saved {
             path,
             steps,

@@ -51,7 +51,7 @@ pub use state::{
     AsyncQueue, Core, Fault, Hazard, HazardKind, PendingOp, Row, Trap, URegs, VRegs, Warp, WarpId,
     WarpStatus, Writeback, LANES, NUM_COUNTERS, NUM_UREGS, NUM_VREGS,
 };
-pub use tier::{Engine, TranslationStats, UnknownEngine, VectorIsa};
+pub use tier::{Engine, MemoryFallbacks, TranslationStats, UnknownEngine, VectorIsa};
 pub use workgroup::{Deadlock, RoundRobin, RunSummary, RunToStop, Scheduler, Workgroup};
 
 /// The default per-warp step limit of `warpkit run`.

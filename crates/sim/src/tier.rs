@@ -136,7 +136,8 @@ impl VectorIsa {
     }
 }
 
-/// What translating a program produced.
+/// What translating a program produced, and how often its launches fell back to the
+/// interpreter for a memory instruction since.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TranslationStats {
     /// Instructions emitted, summed over blocks and both variants.
@@ -147,4 +148,41 @@ pub struct TranslationStats {
     pub code_bytes: usize,
     /// Time spent translating.
     pub nanos: u64,
+    /// Memory instructions the interpreter executed for the program's launches on the
+    /// translation tier, summed over every launch that finished since it was translated.
+    pub memory_fallbacks: MemoryFallbacks,
+}
+
+/// Memory instructions (loads, stores, atomics, cache control) of a program that runs on
+/// the translation tier that the interpreter executed instead, by why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct MemoryFallbacks {
+    /// The translation has no code for the instruction in its EXEC variant (full or
+    /// partial): its class, or its use under a partial EXEC, is not translated.
+    pub untranslated: u64,
+    /// The instruction has translated code, but the interpreter ran it: the code checked
+    /// its operands at run time and left (not a word run, misaligned, outside the region
+    /// its hint holds, faulting), or the interpreter reached it from interpreted code
+    /// (it enters translated code only where a block starts, and never at a memory
+    /// instruction).
+    pub exits: u64,
+    /// A register write-back was pending (of a load the interpreter ran), and only the
+    /// interpreter checks instructions for hazards against pending write-backs: it runs
+    /// every instruction until the write-backs retire.
+    pub watched: u64,
+}
+
+impl MemoryFallbacks {
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.untranslated + self.exits + self.watched
+    }
+}
+
+impl std::ops::AddAssign for MemoryFallbacks {
+    fn add_assign(&mut self, other: MemoryFallbacks) {
+        self.untranslated += other.untranslated;
+        self.exits += other.exits;
+        self.watched += other.watched;
+    }
 }

@@ -158,6 +158,7 @@ impl Warp {
                         continue;
                     }
                 }
+                t.count_fallback(self, pc);
             }
             if H::ENABLED {
                 self.steps = steps;

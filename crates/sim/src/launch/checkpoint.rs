@@ -515,6 +515,8 @@ fn restore(image: Image) -> Result<Checkpoint, String> {
             steps: o.steps,
             lane_ops: o.lane_ops,
             hazard_count: o.hazard_count,
+            // Not architectural, and not in the image: a resumed run counts its own.
+            memory_fallbacks: Default::default(),
             traps: o.traps,
             step_limits: o.step_limits,
             deadlock: o.deadlock,

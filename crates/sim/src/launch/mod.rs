@@ -235,6 +235,9 @@ pub struct LaunchStats {
     pub lane_ops: u64,
     /// Hazards seen (the reports keep at most a few per warp).
     pub hazards: u64,
+    /// Memory instructions the interpreter executed although the program runs on the
+    /// translation tier (all zero on the interpreter), by why.
+    pub memory_fallbacks: crate::tier::MemoryFallbacks,
     /// Wall-clock time spent running (for a session, summed over its runs).
     pub wall: Duration,
 }
@@ -418,6 +421,7 @@ struct Outcome {
     steps: u64,
     lane_ops: u64,
     hazard_count: u64,
+    memory_fallbacks: crate::tier::MemoryFallbacks,
     traps: Vec<TrapReport>,
     step_limits: Vec<LimitReport>,
     deadlock: Option<DeadlockReport>,
@@ -551,6 +555,7 @@ impl Active {
             steps: 0,
             lane_ops: 0,
             hazard_count: 0,
+            memory_fallbacks: Default::default(),
             traps: Vec::new(),
             step_limits: Vec::new(),
             deadlock: group.deadlock.take().map(|deadlock| DeadlockReport {
@@ -567,6 +572,7 @@ impl Active {
             o.steps += w.steps;
             o.lane_ops += w.lane_ops;
             o.hazard_count += w.hazard_count;
+            o.memory_fallbacks += w.fallbacks;
             match w.status {
                 WarpStatus::Trapped(t) => o.traps.push(TrapReport {
                     workgroup: w.id.workgroup,
@@ -667,7 +673,13 @@ fn check(cfg: &LaunchConfig) -> Result<u64, LaunchError> {
 }
 
 /// `outcomes` holds the workgroups that ran; `None` for those skipped after a cancel.
-fn finish(layout: Layout, outcomes: Vec<Option<Outcome>>, wall: Duration) -> LaunchResult {
+/// Its fallbacks are added to the program's translation, if it has one.
+fn finish(
+    program: &Program,
+    layout: Layout,
+    outcomes: Vec<Option<Outcome>>,
+    wall: Duration,
+) -> LaunchResult {
     let skipped = outcomes.iter().any(Option::is_none);
     let outcomes: Vec<Outcome> = outcomes.into_iter().flatten().collect();
     let mut r = LaunchResult {
@@ -690,6 +702,7 @@ fn finish(layout: Layout, outcomes: Vec<Option<Outcome>>, wall: Duration) -> Lau
         r.stats.instructions += o.instructions;
         r.stats.lane_ops += o.lane_ops;
         r.stats.hazards += o.hazard_count;
+        r.stats.memory_fallbacks += o.memory_fallbacks;
         r.traps.append(&mut o.traps);
         r.step_limits.append(&mut o.step_limits);
         r.deadlocks.extend(o.deadlock);
@@ -704,6 +717,12 @@ fn finish(layout: Layout, outcomes: Vec<Option<Outcome>>, wall: Duration) -> Lau
     }
     if skipped {
         r.interrupted = Some(Interrupt::Cancelled);
+    }
+    // Only a translated program counts fallbacks, so this never translates one.
+    if r.stats.memory_fallbacks.total() > 0 {
+        if let Some(t) = crate::engine::jit::translation(program) {
+            t.note_fallbacks(r.stats.memory_fallbacks);
+        }
     }
     let Layout {
         mut global,
@@ -766,7 +785,7 @@ pub fn launch_with_progress(
             .install(run)
     };
     let wall = start.elapsed();
-    Ok(finish(layout, outcomes, wall))
+    Ok(finish(program, layout, outcomes, wall))
 }
 
 /// Whether a launch on `threads` host threads (0: every core) runs on the rayon pool its
@@ -873,7 +892,7 @@ where
         Some((o, h)) => (o, Some(h)),
         None => (Vec::new(), None),
     };
-    Ok((finish(layout, outcomes, wall), hooks))
+    Ok((finish(program, layout, outcomes, wall), hooks))
 }
 
 /// As [`launch`], observed workgroup by workgroup in batches of `batch` workgroups in flat
@@ -942,7 +961,7 @@ where
         take(first, hooks);
         first = end;
     }
-    Ok(finish(layout, outcomes, wall))
+    Ok(finish(program, layout, outcomes, wall))
 }
 
 /// The flag the run loops check: the configured one, or one nobody sets.
@@ -1226,7 +1245,7 @@ impl<'p> Session<'p> {
         let mut outcomes: Vec<Option<Outcome>> = self.outcomes.drain(..).map(Some).collect();
         outcomes.extend(rest);
         self.wall += start.elapsed();
-        Ok(finish(self.layout, outcomes, self.wall))
+        Ok(finish(self.program, self.layout, outcomes, self.wall))
     }
 
     /// The workgroup being run (flat index and state), if one is.
@@ -1290,7 +1309,7 @@ impl<'p> Session<'p> {
         if self.next < self.groups {
             outcomes.push(None);
         }
-        let mut r = finish(self.layout, outcomes, self.wall);
+        let mut r = finish(self.program, self.layout, outcomes, self.wall);
         // Hooks that stopped the run have lost records even if the last warp then ended.
         if let Some(why) = why {
             r.interrupted = Some(why);

@@ -90,6 +90,9 @@ pub struct Warp {
     /// Instructions of `steps` that translated code executed (not architectural state:
     /// engines differ only here).
     pub(crate) translated: u64,
+    /// Memory instructions the interpreter executed while the program runs on the
+    /// translation tier, by why (not architectural state either).
+    pub(crate) fallbacks: crate::tier::MemoryFallbacks,
 }
 
 impl std::fmt::Debug for Warp {
@@ -131,6 +134,7 @@ impl Warp {
             fault_address: None,
             written_exec: false,
             translated: 0,
+            fallbacks: Default::default(),
         };
         w.set_exec(exec);
         w
@@ -171,6 +175,7 @@ impl Warp {
             mem_log,
             written_exec,
             translated,
+            fallbacks,
         } = self;
         *w_id = id;
         if dirty == u128::MAX {
@@ -200,6 +205,7 @@ impl Warp {
         *mem_log = None;
         *written_exec = false;
         *translated = 0;
+        *fallbacks = Default::default();
         self.set_exec(exec);
     }
 
@@ -286,6 +292,12 @@ impl Warp {
     /// How many of this warp's steps translated code executed (the rest were interpreted).
     pub fn translated_steps(&self) -> u64 {
         self.translated
+    }
+
+    /// The memory instructions of this warp that the interpreter executed although its
+    /// program runs on the translation tier, by why.
+    pub fn memory_fallbacks(&self) -> crate::tier::MemoryFallbacks {
+        self.fallbacks
     }
 
     /// The vector registers the last instruction wrote synchronously (one bit each).
@@ -511,6 +523,7 @@ impl Warp {
             mem_log: _,
             written_exec: _,
             translated: _,
+            fallbacks: _,
         } = self;
         WarpImage {
             id: *id,

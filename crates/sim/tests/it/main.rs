@@ -10,6 +10,7 @@ mod d16;
 mod deadlock;
 mod engines;
 mod engines_memory;
+mod fallbacks;
 mod float;
 mod hooks;
 mod launch;

@@ -22,8 +22,9 @@ use crate::program::Program;
 use crate::state::queue::NUM_COUNTERS;
 use crate::state::warp::Warp;
 use crate::state::Core;
-use crate::tier::{Engine, TranslationStats, VectorIsa};
+use crate::tier::{Engine, MemoryFallbacks, TranslationStats, VectorIsa};
 use pending::PendingLoad;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 thread_local! {
     /// The direct state of entries whose environment has no direct memory.
@@ -42,6 +43,8 @@ pub struct Translation {
     enter: usize,
     exit: usize,
     stats: TranslationStats,
+    /// `MemoryFallbacks`' three counts, summed over the launches that finished.
+    fallbacks: [AtomicU64; 3],
 }
 
 impl std::fmt::Debug for Translation {
@@ -92,6 +95,7 @@ impl Translation {
                 blocks: code.blocks_count,
                 code_bytes: code.buf.len(),
                 nanos: started.elapsed().as_nanos() as u64,
+                memory_fallbacks: MemoryFallbacks::default(),
             };
             Some(Translation {
                 code,
@@ -100,6 +104,7 @@ impl Translation {
                 enter,
                 exit,
                 stats,
+                fallbacks: Default::default(),
             })
         }
         #[cfg(not(all(target_arch = "x86_64", unix)))]
@@ -110,9 +115,32 @@ impl Translation {
     }
 
     /// What translating the program cost and produced: instructions, blocks, code bytes
-    /// and time.
+    /// and time; and the memory instructions its finished launches interpreted.
     pub fn stats(&self) -> TranslationStats {
-        self.stats
+        let [untranslated, exits, watched] =
+            self.fallbacks.each_ref().map(|c| c.load(Ordering::Relaxed));
+        TranslationStats {
+            memory_fallbacks: MemoryFallbacks {
+                untranslated,
+                exits,
+                watched,
+            },
+            ..self.stats
+        }
+    }
+
+    /// Add a finished launch's fallbacks (once per launch: the workers count in their
+    /// warps).
+    pub(crate) fn note_fallbacks(&self, f: MemoryFallbacks) {
+        for (counter, n) in self
+            .fallbacks
+            .iter()
+            .zip([f.untranslated, f.exits, f.watched])
+        {
+            if n > 0 {
+                counter.fetch_add(n, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Run translated blocks from `pc` for at most `budget` instructions. Returns the next
@@ -142,6 +170,34 @@ impl Translation {
         }
         // The environment is asked for its direct memory only on entry.
         self.enter(warp, core, table, entry, budget, env.direct())
+    }
+
+    /// Count the memory instruction at `pc` (if it is one) in `warp`'s fallbacks: the
+    /// interpreter is about to run it.
+    #[inline]
+    pub(crate) fn count_fallback(&self, warp: &mut Warp, pc: u32) {
+        #[cfg(all(target_arch = "x86_64", unix))]
+        {
+            let class = self.code.slot_class.get((pc >> 2) as usize).copied();
+            let Some(class) = class.filter(|c| c & x64::MEMORY != 0 && pc & 3 == 0) else {
+                return;
+            };
+            let variant = if warp.exec() == u32::MAX {
+                x64::FULL
+            } else {
+                x64::PARTIAL
+            };
+            let f = &mut warp.fallbacks;
+            if warp.queue.watch {
+                f.watched += 1;
+            } else if class & variant != 0 {
+                f.exits += 1;
+            } else {
+                f.untranslated += 1;
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", unix)))]
+        let _ = (warp, pc);
     }
 
     #[inline(never)]

@@ -61,6 +61,9 @@ pub(super) struct Code {
     pub blocks: [Vec<Option<AssemblyOffset>>; 2],
     pub instructions: usize,
     pub blocks_count: usize,
+    /// Per slot, for counting the interpreter's fallbacks: [`MEMORY`] if it holds a memory
+    /// instruction, with [`FULL`] and [`PARTIAL`] for the variants that translate it.
+    pub slot_class: Vec<u8>,
     /// Exit records: the loads pending at an exit ([`Direct`]'s `record` indexes this;
     /// record 0 is empty).
     pub records: Vec<Vec<PendingLoad>>,
@@ -68,6 +71,13 @@ pub(super) struct Code {
 
 /// Translate every block of `prog`, with AVX-512 runs if `avx512` (the host must have
 /// AVX-512F and AVX-512BW). `None` if the code buffer cannot be mapped.
+/// [`Code::slot_class`]: the slot holds a memory instruction.
+pub(crate) const MEMORY: u8 = 1;
+/// [`Code::slot_class`]: the full-EXEC variant translates the slot's instruction.
+pub(crate) const FULL: u8 = 2;
+/// [`Code::slot_class`]: the partial-EXEC variant translates it.
+pub(crate) const PARTIAL: u8 = 4;
+
 pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
     let slots = (prog.text().len() / 4).min(MAX_TRANSLATED_SLOTS);
     // The full variant also translates the word runs and `waitcnt`, the masked one not.
@@ -146,6 +156,17 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         instructions,
         blocks_count,
         records: e.records,
+        slot_class: (0..slots)
+            .map(|k| {
+                let memory = prog.fetch((k * 4) as u32).is_some_and(|inst| {
+                    matches!(inst.code, crate::program::Code::Op(op) if op.def().memory.is_some())
+                });
+                let bit = |set: bool, bit: u8| if set { bit } else { 0 };
+                bit(memory, MEMORY)
+                    | bit(kinds[0][k].is_some(), FULL)
+                    | bit(kinds[1][k].is_some(), PARTIAL)
+            })
+            .collect(),
     })
 }
 
