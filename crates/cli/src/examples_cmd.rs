@@ -42,6 +42,16 @@ pub struct Args {
     /// (`-` = stdout, after the table); implies --timing.
     #[arg(long, value_name = "FILE")]
     pub timing_json: Option<PathBuf>,
+    /// Write what each kernel's run measured and found as JSON to FILE (`-` = stdout,
+    /// after the table): one object per kernel with its simulation time in seconds.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write each kernel's launches as plain files, DIR/NAME/case.txt with its input
+    /// buffers and the model's outputs of the buffers it checks, for another
+    /// implementation to run the same work and compare (the format:
+    /// docs/performance.md, "OpenCL peers"). Each case is run once more to capture them.
+    #[arg(long, value_name = "DIR")]
+    pub save_cases: Option<PathBuf>,
 }
 
 /// `image` as an indexed-colour PNG.
@@ -328,6 +338,17 @@ pub fn run(args: Args) -> Outcome {
     if let Some(path) = &args.timing_json {
         crate::output::check_output_path("--timing-json", path)?;
     }
+    if let Some(path) = &args.json {
+        crate::output::check_output_path("--json", path)?;
+    }
+    if let Some(dir) = &args.save_cases {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Failure::BadInput(format!(
+                "--save-cases {}: not a directory",
+                dir.display()
+            )));
+        }
+    }
     let machine = match &args.machine {
         Some(path) => Some(crate::timing_run::load_machine(path)?),
         None => timing.then(Machine::default),
@@ -354,6 +375,7 @@ pub fn run(args: Args) -> Outcome {
     }
     .map_err(|e| Failure::Runtime(format!("cannot start {} threads: {e}", args.threads)))?;
     let mut tally = Tally::default();
+    let mut json = Vec::new();
     let mut saved = Vec::new();
     let mut timed = Vec::new();
     for (k, (e, result)) in examples.iter().zip(results.gpu).enumerate() {
@@ -368,6 +390,7 @@ pub fn run(args: Args) -> Outcome {
         }
         let ran = result.is_ok();
         let failed_before = tally.failed;
+        json.push(report_json(e.name, &result));
         tally.record(e.name, result);
         match timings.get_mut(k).map(|t| std::mem::replace(t, Ok(None))) {
             Some(Ok(Some(t))) if ran => {
@@ -390,6 +413,7 @@ pub fn run(args: Args) -> Outcome {
         }
     }
     for (e, result) in linx.iter().zip(results.linx) {
+        json.push(report_json(e.name, &result));
         tally.record(e.name, result);
     }
     let Tally {
@@ -447,8 +471,70 @@ pub fn run(args: Args) -> Outcome {
             crate::output::write_output(path, json.as_bytes())?;
         }
     }
+    if let Some(path) = &args.json {
+        let mut text = serde_json::to_string_pretty(&serde_json::Value::Array(json))
+            .expect("JSON values serialise");
+        text.push('\n');
+        crate::output::write_output(path, text.as_bytes())?;
+    }
+    if let Some(dir) = &args.save_cases {
+        for e in &examples {
+            save_case(dir, e, size, args.threads)?;
+        }
+    }
     if failed > 0 {
         return Err(Failure::Exit(1));
+    }
+    Ok(())
+}
+
+/// One kernel's line of `--json`: what its run measured and found, or why it did not run.
+fn report_json(name: &str, result: &Result<Report, impl std::fmt::Display>) -> serde_json::Value {
+    match result {
+        Ok(r) => serde_json::json!({
+            "name": name,
+            "problem": r.problem,
+            "launches": r.launches,
+            "workgroups": r.workgroups,
+            "warps": r.warps,
+            "instructions": r.instructions,
+            "lane_ops": r.lane_ops,
+            "wall_seconds": r.wall.as_secs_f64(),
+            "passed": r.passed(),
+            "check": r.check.to_string(),
+            "memory_fallbacks": {
+                "untranslated": r.memory_fallbacks.untranslated,
+                "exits": r.memory_fallbacks.exits,
+                "watched": r.memory_fallbacks.watched,
+            },
+        }),
+        Err(err) => serde_json::json!({
+            "name": name,
+            "passed": false,
+            "error": err.to_string(),
+        }),
+    }
+}
+
+/// `--save-cases DIR`: run `e`'s case once more and write its files to DIR/NAME/.
+fn save_case(dir: &Path, e: &Example, size: Size, threads: usize) -> Result<(), Failure> {
+    let case = e.case(size);
+    let results = e
+        .code()
+        .and_then(|code| e.launch_stages(&case, code, threads, false))
+        .map_err(|err| Failure::Runtime(format!("--save-cases: {err}")))?;
+    let out = dir.join(e.name);
+    std::fs::create_dir_all(&out).map_err(|err| {
+        Failure::Runtime(format!(
+            "--save-cases: cannot create {}: {err}",
+            out.display()
+        ))
+    })?;
+    for file in e.case_files(&case, &results) {
+        crate::output::write_output(&out.join(&file.name), &file.bytes)?;
+    }
+    if !crate::verbosity::quiet() {
+        report!("wrote {}", out.join(warpkit_examples::MANIFEST).display());
     }
     Ok(())
 }

@@ -324,6 +324,7 @@ impl LinxExample {
                 .iter()
                 .map(|d| format!("{}: {}", d.code, d.message))
                 .collect(),
+            memory_fallbacks: Default::default(),
             image: None,
         })
     }

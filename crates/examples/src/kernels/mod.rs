@@ -1,12 +1,15 @@
 //! One module per kernel: its launch description, its inputs and its host reference.
 
+mod atax;
 mod bitonic;
 mod collatz;
 mod common;
 mod crc32;
 mod fp;
+mod gesummv;
 mod hgemm;
 mod histogram;
+mod jacobi2d;
 mod layernorm;
 mod mandelbrot;
 mod matmul;
@@ -35,8 +38,9 @@ macro_rules! example {
     };
 }
 
-/// The OpenCL C twin of the assembly kernel `$name`: its case builder, and the same derived
-/// checks and image as the twin (the crate's tests hold the two rows to that).
+/// An OpenCL C kernel with the case builder of module `$name`: the twin of the assembly
+/// kernel `$name`, sharing its case and the same derived checks and image (the crate's
+/// tests hold the two rows to that), or a kernel of its own (the PolyBench-style ones).
 macro_rules! opencl {
     ($name:ident, $summary:expr $(, $key:ident = $value:expr)*) => {
         Example {
@@ -109,5 +113,22 @@ pub(crate) static ALL: &[Example] = &[
         mandelbrot,
         "mandelbrot in OpenCL C: a for (;;) loop with two breaks",
         image = mandelbrot::image
+    ),
+    opencl!(
+        stencil,
+        "stencil in OpenCL C: a 2-D grid, clamped neighbours"
+    ),
+    // PolyBench-style kernels, OpenCL C only: loops that stride through memory.
+    opencl!(
+        gesummv,
+        "PolyBench gesummv (u32): a row per work-item, gathers"
+    ),
+    opencl!(
+        atax,
+        "PolyBench atax (u32): A x by rows, then A^T by columns"
+    ),
+    opencl!(
+        jacobi2d,
+        "PolyBench jacobi-2d (u32): 5-point sweeps, one launch each"
     ),
 ];
