@@ -385,11 +385,15 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
     // in each: three divisions per lane cost more than a short kernel's warp.
     let first = 32 * w;
     let (mut x, mut y, mut z) = (first % bx, (first / bx) % by, first / (bx * by));
+    // Built here and written as four whole rows: written lane by lane through the register
+    // file, every store also marked its row written (a quarter of a short kernel's
+    // workgroup start, measured on vadd).
+    let mut rows = [[0u32; LANES]; 4];
     for l in 0..LANES {
-        warp.v[0][l] = x;
-        warp.v[1][l] = y;
-        warp.v[2][l] = z;
-        warp.v[3][l] = first + l as u32;
+        let lane = [x, y, z, first + l as u32];
+        for (row, value) in rows.iter_mut().zip(lane) {
+            row[l] = value;
+        }
         x += 1;
         if x == bx {
             x = 0;
@@ -399,6 +403,9 @@ fn init_warp(warp: &mut Warp, cfg: &LaunchConfig, wg: [u32; 3], flat_wg: u32, wa
                 z += 1;
             }
         }
+    }
+    for (r, row) in rows.into_iter().enumerate() {
+        warp.v[r] = row;
     }
     use crate::state::csr::num;
     warp.csr.set(num::WARPID, w);
