@@ -16,11 +16,14 @@
 # Installs POCL, the OpenCL headers and loader and clinfo from Debian's packages where it
 # can (as root with apt-get), and says so and stops where it cannot.
 # Usage: bench/opencl_peers.sh [RUNS] (default 5). Prints a Markdown table.
+# For a quick check (the test suite runs it so): WARPKIT=path/to/warpkit uses that binary
+# instead of building one, KERNELS="opencl/vadd ..." runs only those, SMALL=1 the small
+# problem sizes, WORK=DIR keeps its files in DIR instead of bench/.opencl_peers.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-work=bench/.opencl_peers
+work=${WORK:-bench/.opencl_peers}
 
 # ---- POCL, from Debian's packages -----------------------------------------------------
 have_pocl() {
@@ -41,20 +44,28 @@ if ! have_pocl; then
   fi
 fi
 
-cargo build -q --release -p warpkit
-WARPKIT=target/release/warpkit
+if [ -z "${WARPKIT:-}" ]; then
+  cargo build -q --release -p warpkit
+  WARPKIT=target/release/warpkit
+fi
+size=()
+[ -z "${SMALL:-}" ] || size=(--small)
 mkdir -p "$work"
 gcc -O2 -Wall -Wextra -o "$work/opencl_host" bench/opencl_host.c -lOpenCL
 
-mapfile -t kernels < <("$WARPKIT" examples --list | awk '$1 ~ /^opencl\// {print $1}')
+if [ -n "${KERNELS:-}" ]; then
+  read -r -a kernels <<<"$KERNELS"
+else
+  mapfile -t kernels < <("$WARPKIT" examples --list | awk '$1 ~ /^opencl\// {print $1}')
+fi
 rm -rf "$work/cases"
-"$WARPKIT" examples -q "${kernels[@]}" --save-cases "$work/cases" >/dev/null
+"$WARPKIT" examples -q "${size[@]}" "${kernels[@]}" --save-cases "$work/cases" >/dev/null
 
 # best_wall ENGINE KERNEL: the least simulation time of RUNS runs, in seconds.
 best_wall() {
   local best="" t
   for _ in $(seq "$runs"); do
-    "$WARPKIT" examples -q "$2" --engine "$1" --json "$work/run.json" >/dev/null
+    "$WARPKIT" examples -q "${size[@]}" "$2" --engine "$1" --json "$work/run.json" >/dev/null
     t=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[0]; assert r["passed"], r; print(r["wall_seconds"])' "$work/run.json")
     if [ -z "$best" ] || python3 -c "import sys; sys.exit(not $t < $best)"; then best=$t; fi
   done
@@ -85,7 +96,7 @@ for k in "${kernels[@]}"; do
   python3 -c '
 import sys
 k, pocl, jit, interp, check = sys.argv[1], *map(float, sys.argv[2:5]), sys.argv[5]
-print(f"| {k} | {pocl*1e3:.2f} | {jit*1e3:.2f} | {interp*1e3:.2f} | {jit/pocl:.1f} | {interp/pocl:.1f} | {check} |")
+print(f"| {k} | {pocl*1e3:.3f} | {jit*1e3:.3f} | {interp*1e3:.3f} | {jit/pocl:.1f} | {interp/pocl:.1f} | {check} |")
 ' "$k" "$pocl" "$jit" "$interp" "$check"
 done
 printf '%s\n' "${results[@]}" | python3 -c '

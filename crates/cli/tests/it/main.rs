@@ -24,6 +24,7 @@ mod lines;
 mod linx_cli;
 mod loc_cli;
 mod opencl_doc;
+mod opencl_peers;
 mod profile;
 mod regress_cli;
 mod reports;
