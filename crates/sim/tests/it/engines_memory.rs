@@ -1,8 +1,9 @@
 //! The translation tier's memory instructions against the interpreter: random programs of
 //! `gload.b32`, `gstore.b32` and `waitcnt` (translated in full-EXEC blocks) among
 //! loops, arithmetic, cache control and a few untranslated loads and stores, over a writable and a read-only region
-//! and addresses that are mostly word runs but also gathers, misaligned, partly outside a
-//! region or wrapping. The writable region is global memory or, in a quarter of the cases,
+//! and addresses that are mostly word runs but also gathers and scatters (translated: in any
+//! order inside a region, or misaligned, partly outside it or wrapping), misaligned,
+//! partly outside a region or wrapping. The writable region is global memory or, in a quarter of the cases,
 //! a warp's scratch memory (at its scratch address). Both engines run from the same state;
 //! the dumps, the memory, the pending operations, the hazard reports and the counts must
 //! be identical.
@@ -83,6 +84,24 @@ impl Case {
     }
 }
 
+/// `v1`: anything, or gathers that mostly stay inside a region — aligned offsets below the
+/// writable region's size in any order (with the immediates, some run past its end), the
+/// same with one lane misaligned, or offsets near the top of the 32-bit range.
+fn lane_offsets() -> impl Strategy<Value = [u32; LANES]> {
+    let aligned = any::<[u32; LANES]>().prop_map(|v| v.map(|x| (x % RW_BYTES as u32) & !3));
+    let one_misaligned = (aligned.clone(), 0..LANES, 1u32..4).prop_map(|(mut v, l, d)| {
+        v[l] += d;
+        v
+    });
+    let high = any::<[u32; LANES]>().prop_map(|v| v.map(|x| (u32::MAX - x % 256) & !3));
+    prop_oneof![
+        1 => any::<[u32; LANES]>(),
+        3 => aligned,
+        1 => one_misaligned,
+        1 => high,
+    ]
+}
+
 fn case() -> impl Strategy<Value = Case> {
     let body = proptest::collection::vec((any::<u32>(), any::<u32>()), 1..28);
     let base = prop_oneof![
@@ -96,7 +115,7 @@ fn case() -> impl Strategy<Value = Case> {
         body,
         prop_oneof![1 => 0u32..4, 1 => 4u32..80],
         prop_oneof![3 => Just(u32::MAX), 1 => any::<u32>()],
-        any::<[u32; LANES]>(),
+        lane_offsets(),
         base,
         any::<u64>(),
         prop_oneof![3 => Just(5000u64), 1 => 1u64..300],
@@ -258,6 +277,93 @@ fn the_madd_loop_runs_translated() {
                 assert!(interp.contains("Ended"), "{interp}");
                 // All but the first visit of each access (a hint miss) and `endpgm`.
                 assert!(translated >= 1390, "{translated}");
+            }
+        }
+    }
+}
+
+/// Gathers inside their region run translated: lanes in reverse order, at a stride of two
+/// words, and all at one word; a gather with one lane outside the region leaves to the
+/// interpreter, which faults exactly as it does alone.
+#[test]
+fn gathers_inside_their_region_run_translated() {
+    let program = assemble(
+        "    umovi u19, 200\n\
+         rep:\n\
+         \x20   gload.b32 v6, v1, u[16:17], 0\n\
+         \x20   waitcnt vm=0\n\
+         \x20   add v7, v7, v6\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   endpgm\n",
+    );
+    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
+    let strided: [u32; LANES] = std::array::from_fn(|l| 8 * l as u32);
+    let same = [12; LANES];
+    let mut outside = strided;
+    outside[17] = RW_BYTES as u32;
+    for (v1, inside) in [
+        (reverse, true),
+        (strided, true),
+        (same, true),
+        (outside, false),
+    ] {
+        let case = Case {
+            v1,
+            ..Case::directed(RW, 11, 10_000)
+        };
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        assert_eq!(interp.contains("Ended"), inside, "{interp}");
+        for on in jits() {
+            let (jit, translated) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "{v1:?} {on:?}");
+            if inside {
+                // All but the first visits (a hint miss, then the gather reached from
+                // interpreted code) and `endpgm`.
+                assert!(translated >= 900, "{translated}");
+            }
+        }
+    }
+}
+
+/// Scatters inside their region run translated, lanes stored in order: in reverse, at a
+/// stride, all lanes to one word (the highest lane's value stays); one lane outside the
+/// region faults before anything is stored, in the interpreter, as it does alone.
+#[test]
+fn scatters_inside_their_region_run_translated() {
+    let program = assemble(
+        "    umovi u19, 200\n\
+         rep:\n\
+         \x20   add.vi v7, v7, 3\n\
+         \x20   gstore.b32 v7, v1, u[16:17], 0\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   waitcnt vst=0\n\
+         \x20   endpgm\n",
+    );
+    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
+    let strided: [u32; LANES] = std::array::from_fn(|l| 8 * l as u32);
+    let same = [12; LANES];
+    let mut outside = strided;
+    outside[17] = RW_BYTES as u32;
+    for (v1, inside) in [
+        (reverse, true),
+        (strided, true),
+        (same, true),
+        (outside, false),
+    ] {
+        let case = Case {
+            v1,
+            ..Case::directed(RW, 13, 10_000)
+        };
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        assert_eq!(interp.contains("Ended"), inside, "{interp}");
+        for on in jits() {
+            let (jit, translated) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "{v1:?} {on:?}");
+            if inside {
+                // All but the first visit (a hint miss) and the end.
+                assert!(translated >= 790, "{translated}");
             }
         }
     }

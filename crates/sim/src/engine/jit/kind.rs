@@ -3,7 +3,8 @@
 //! (`for_each_op!`) by operation name and form. Everything else (most memory instructions, CSRs,
 //! floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
 //! interpreted, so this table is also the list of translated variants. `gload.b32`,
-//! `gstore.b32` and `waitcnt` are translated in full-EXEC blocks only.
+//! `gstore.b32` and `waitcnt` are translated in full-EXEC blocks only (`gload.b32` and
+//! `gstore.b32` as word runs, gathers and scatters).
 
 use crate::program::Inst;
 use warpkit_isa::Op;
@@ -223,9 +224,11 @@ pub(crate) enum Kind {
     Branch(Branch),
     ExecWrite(ExecWrite),
     /// `gload.b32`, full variant only: 32 consecutive aligned words of one mapped region
-    /// read inline into a pending row ([`super::Direct`]); anything else leaves the block.
+    /// read inline into a pending row ([`super::Direct`]), or 32 aligned words anywhere in
+    /// one region gathered into it; anything else leaves the block.
     LoadRow,
-    /// `gstore.b32`, full variant only, on the same terms.
+    /// `gstore.b32`, full variant only, on the same terms (scattered lane by lane where not
+    /// a word run).
     StoreRow,
     /// `waitcnt`, full variant only: retires the block's own pending loads and counts down
     /// what was pending before.

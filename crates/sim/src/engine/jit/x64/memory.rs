@@ -1,4 +1,5 @@
-//! Memory in translated code: the word runs of `gload.b32`/`gstore.b32` and `waitcnt`.
+//! Memory in translated code: `gload.b32`/`gstore.b32` as word runs, gathers and scatters,
+//! and `waitcnt`.
 
 use super::emitter::*;
 use super::layout::*;
@@ -6,7 +7,8 @@ use crate::engine::jit::pending::*;
 use crate::memory::direct::{HINTS, MISS_WRITE, RING};
 use crate::program::Inst;
 use crate::state::queue::NUM_COUNTERS;
-use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
+use crate::state::LANES;
+use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
 
 impl Emitter<'_> {
     /// A word run's address, checked as `mem_exec`'s word run checks it: lane `l` of
@@ -14,7 +16,17 @@ impl Emitter<'_> {
     /// `lo + 128` does not wrap, and the instruction's region hint holds `lo..lo + 128`.
     /// Leaves the host address of `lo` in `rcx`; anything else leaves the block before the
     /// instruction (a hint miss records itself, for the region to be looked up).
-    pub(super) fn word_run_address(&mut self, pc: u32, inst: &Inst, store: bool) {
+    ///
+    /// With `not_run`, a load whose lanes are not a word run (or whose run wraps its 32-bit
+    /// offsets) jumps there instead of leaving, with the access's `side` exit, `miss` exit
+    /// and hint offset returned for its gather.
+    pub(super) fn word_run_address(
+        &mut self,
+        pc: u32,
+        inst: &Inst,
+        store: bool,
+        not_run: Option<DynamicLabel>,
+    ) -> (DynamicLabel, DynamicLabel, i32) {
         let half = HINTS / 2;
         let index = half * usize::from(store) + self.accesses[usize::from(store)] % half;
         self.accesses[usize::from(store)] += 1;
@@ -45,14 +57,15 @@ impl Emitter<'_> {
         }
         let imm = i64::from(inst.imm as i32);
         let ub = ureg(b);
+        let not_run = not_run.unwrap_or(side);
         dynasm!(self.ops
             ; .arch x64
             // vptest ymm2, ymm2, spelled out (VEX.256.66.0F38 17 /r): ZF if every lane
             // matched.
             ; .bytes [0xc4u8, 0xe2, 0x7d, 0x17, 0xd2]
-            ; jnz =>side
+            ; jnz =>not_run
             ; cmp eax, 0xffff_ff83u32 as i32
-            ; ja =>side
+            ; ja =>not_run
             ; mov rcx, [rdx + ub]
             ; add rcx, rax
             ; mov rax, QWORD imm
@@ -69,13 +82,118 @@ impl Emitter<'_> {
             ; sub rcx, [r12 + hint]
             ; add rcx, [r12 + hint + 16]
         );
+        (side, miss, hint)
+    }
+
+    /// The span of a full-EXEC `gload.b32`/`gstore.b32` whose lanes are not a word run,
+    /// checked as the interpreter's fast path checks it: with `b = U64[rs2] + sext(imm)`,
+    /// every lane's offset `v[rs1]` plus `b` aligned (`(b | OR of the offsets) & 3 == 0`),
+    /// `b + max + 4` not wrapping, and `b + min .. b + max + 4` inside the region the
+    /// access's hint holds (`min`, `max`: the offsets' unsigned extremes); anything else
+    /// leaves before the instruction (a hint miss records `b + min`). The spread
+    /// `max - min` must fit a gather's signed 32-bit index. Leaves the host address of
+    /// `b + min` in `rcx`, `min` in every lane of `ymm4` and the offsets' quarters in
+    /// `ymm0..ymm3`.
+    fn scattered_span(&mut self, inst: &Inst, side: DynamicLabel, miss: DynamicLabel, hint: i32) {
+        let (a, b) = (inst.rs1, inst.rs2);
+        let imm = i64::from(inst.imm as i32);
+        let ub = ureg(b);
+        // The offsets' unsigned minimum (ymm4), maximum (ymm5) and bitwise OR (ymm6),
+        // reduced to lane 0.
+        dynasm!(self.ops
+            ; .arch x64
+            ; vmovdqu ymm0, [rsi + row(a, 0)]
+            ; vmovdqu ymm1, [rsi + row(a, 1)]
+            ; vmovdqu ymm2, [rsi + row(a, 2)]
+            ; vmovdqu ymm3, [rsi + row(a, 3)]
+            ; vpminud ymm4, ymm0, ymm1
+            ; vpminud ymm5, ymm2, ymm3
+            ; vpminud ymm4, ymm4, ymm5
+            ; vpmaxud ymm5, ymm0, ymm1
+            ; vpmaxud ymm6, ymm2, ymm3
+            ; vpmaxud ymm5, ymm5, ymm6
+            ; vpor ymm6, ymm0, ymm1
+            ; vpor ymm7, ymm2, ymm3
+            ; vpor ymm6, ymm6, ymm7
+        );
+        for (reg, op) in [(4u8, 0u8), (5, 1), (6, 2)] {
+            // Fold the upper 128 bits, then the upper 64 and 32 of what is left.
+            dynasm!(self.ops ; .arch x64 ; vextracti128 xmm7, Ry(reg), 1);
+            for step in 0..3 {
+                if step > 0 {
+                    let order = if step == 1 { 0x4eu8 } else { 0xb1 } as i8;
+                    dynasm!(self.ops ; .arch x64 ; vpshufd xmm7, Rx(reg), order);
+                }
+                match op {
+                    0 => dynasm!(self.ops ; .arch x64 ; vpminud Rx(reg), Rx(reg), xmm7),
+                    1 => dynasm!(self.ops ; .arch x64 ; vpmaxud Rx(reg), Rx(reg), xmm7),
+                    _ => dynasm!(self.ops ; .arch x64 ; vpor Rx(reg), Rx(reg), xmm7),
+                }
+            }
+        }
+        dynasm!(self.ops
+            ; .arch x64
+            // b, wrapping as the interpreter's address does.
+            ; mov rcx, [rdx + ub]
+            ; mov rax, QWORD imm
+            ; add rcx, rax
+            ; vmovd eax, xmm6
+            ; or eax, ecx
+            ; test al, 3
+            ; jnz =>side
+            // The spread fits a signed 32-bit index.
+            ; vpsubd xmm7, xmm5, xmm4
+            ; vmovd eax, xmm7
+            ; test eax, eax
+            ; js =>side
+            // end = b + max + 4, not wrapping.
+            ; vmovd eax, xmm5
+            ; add rax, 4
+            ; add rax, rcx
+            ; jc =>side
+            ; cmp rax, [r12 + hint + 8]
+            ; vmovd eax, xmm4
+            ; lea rcx, [rcx + rax]
+            ; ja =>miss
+            ; cmp rcx, [r12 + hint]
+            ; jb =>miss
+            ; sub rcx, [r12 + hint]
+            ; add rcx, [r12 + hint + 16]
+            ; vpbroadcastd ymm4, xmm4
+        );
+    }
+
+    /// A full-EXEC `gload.b32` whose lanes are not a word run, gathered into the pending row
+    /// at `data` (`scattered_span` says when).
+    fn gather_row(
+        &mut self,
+        inst: &Inst,
+        side: DynamicLabel,
+        miss: DynamicLabel,
+        hint: i32,
+        data: i32,
+    ) {
+        self.scattered_span(inst, side, miss, hint);
+        for q in 0..4u8 {
+            let at = data + 32 * i32::from(q);
+            dynasm!(self.ops
+                ; .arch x64
+                ; vpsubd Ry(q), Ry(q), ymm4
+                ; vpcmpeqd ymm5, ymm5, ymm5
+                ; vpxor ymm6, ymm6, ymm6
+                ; vpgatherdd ymm6, [rcx + Ry(q) * 1], ymm5
+                ; vmovdqu [r12 + at], ymm6
+            );
+        }
     }
 
     /// `gload.b32` as a word run: the 32 words into a pending row, counted on the load
     /// counter (whose in-flight limit retires an operation from before the block, if any
     /// is at the limit: `Pending::issue` keeps the block's own below it).
+    /// Lanes that are not a word run are gathered (`gather_row`).
     pub(super) fn load_row(&mut self, pc: u32, inst: &Inst) {
-        self.word_run_address(pc, inst, false);
+        let gather = self.ops.new_dynamic_label();
+        let (side, miss, hint) = self.word_run_address(pc, inst, false, Some(gather));
         let c = load_counter();
         let k = self.pending.count(c) as i32;
         let load = self
@@ -90,6 +208,10 @@ impl Emitter<'_> {
                 ; vmovdqu [r12 + data + 32 * q], ymm0
             );
         }
+        let loaded = self.ops.new_dynamic_label();
+        dynasm!(self.ops ; .arch x64 ; jmp =>loaded ; =>gather);
+        self.gather_row(inst, side, miss, hint, data);
+        dynasm!(self.ops ; .arch x64 ; =>loaded);
         let seq = D_ROW_SEQ + 4 * i32::from(load.row);
         let pre = D_PRE + 4 * c as i32;
         let room = limit(c) as i32 - k;
@@ -109,8 +231,10 @@ impl Emitter<'_> {
     /// `gstore.b32` as a word run: the row to memory, the store to the ring (an operation
     /// at the store counter's limit retires first: one from before, else the oldest
     /// store).
+    /// Lanes that are not a word run are scattered (`scatter_row`).
     pub(super) fn store_row(&mut self, pc: u32, inst: &Inst) {
-        self.word_run_address(pc, inst, true);
+        let scatter = self.ops.new_dynamic_label();
+        let (side, miss, hint) = self.word_run_address(pc, inst, true, Some(scatter));
         for q in 0..4 {
             let at = row(inst.rd, q);
             dynasm!(self.ops
@@ -119,6 +243,10 @@ impl Emitter<'_> {
                 ; vmovdqu [rcx + 32 * q as i32], ymm0
             );
         }
+        let stored = self.ops.new_dynamic_label();
+        dynasm!(self.ops ; .arch x64 ; jmp =>stored ; =>scatter);
+        self.scatter_row(inst, side, miss, hint);
+        dynasm!(self.ops ; .arch x64 ; =>stored);
         let c = store_counter();
         debug_assert_eq!(
             self.pending.count(c),
@@ -155,6 +283,30 @@ impl Emitter<'_> {
             ; mov [r12 + D_SEQ], ecx
             ; inc DWORD [r12 + D_RING_LEN]
         );
+    }
+
+    /// A full-EXEC `gstore.b32` whose lanes are not a word run, each lane's word stored in
+    /// lane order, so that of lanes storing to one word the highest wins, as in the
+    /// interpreter (`scattered_span` says when; the hint of a store only ever holds a
+    /// writable region).
+    fn scatter_row(&mut self, inst: &Inst, side: DynamicLabel, miss: DynamicLabel, hint: i32) {
+        self.scattered_span(inst, side, miss, hint);
+        // rcx: the host address of b = (b + min) - min.
+        dynasm!(self.ops
+            ; .arch x64
+            ; vmovd eax, xmm4
+            ; sub rcx, rax
+        );
+        for l in 0..LANES {
+            let (q, i) = (l / 8, 4 * (l % 8) as i32);
+            let (offset, value) = (row(inst.rs1, q) + i, row(inst.rd, q) + i);
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov eax, [rsi + offset]
+                ; vmovd xmm0, [rsi + value]
+                ; vmovd [rcx + rax], xmm0
+            );
+        }
     }
 
     /// `waitcnt`: the block's loads it retires go to their registers; the operations from
