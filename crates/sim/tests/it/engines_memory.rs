@@ -1,9 +1,8 @@
 //! The translation tier's memory instructions against the interpreter: random programs of
 //! `gload.b32`, `gstore.b32` and `waitcnt` (translated in full-EXEC blocks) among
 //! loops, arithmetic, cache control and a few untranslated loads and stores, over a writable and a read-only region
-//! and addresses that are mostly word runs but also gathers and scatters (translated: in any
-//! order inside a region, or misaligned, partly outside it or wrapping), misaligned,
-//! partly outside a region or wrapping. The writable region is global memory or, in a quarter of the cases,
+//! and addresses that are mostly word runs but also gathers and scatters (translated where
+//! they stay inside one region), misaligned, partly outside a region or wrapping. The writable region is global memory or, in a quarter of the cases,
 //! a warp's scratch memory (at its scratch address). Both engines run from the same state;
 //! the dumps, the memory, the pending operations, the hazard reports and the counts must
 //! be identical.
