@@ -281,91 +281,68 @@ fn the_madd_loop_runs_translated() {
     }
 }
 
-/// Gathers inside their region run translated: lanes in reverse order, at a stride of two
-/// words, and all at one word; a gather with one lane outside the region leaves to the
-/// interpreter, which faults exactly as it does alone.
+/// `source`, a loop over `v1`, with `v1` in reverse order, at a stride of two words, all at
+/// one word, and at a stride with one lane outside the region: both engines agree, the
+/// last case faults (in the interpreter, as alone: before a store stores anything), and
+/// the others run translated for at least `translated` steps.
+fn offsets_run_translated(source: &str, seed: u64, translated: u64) {
+    let program = assemble(source);
+    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
+    let strided: [u32; LANES] = std::array::from_fn(|l| 8 * l as u32);
+    let same = [12; LANES];
+    let mut outside = strided;
+    outside[17] = RW_BYTES as u32;
+    for (v1, inside) in [
+        (reverse, true),
+        (strided, true),
+        (same, true),
+        (outside, false),
+    ] {
+        let case = Case {
+            v1,
+            ..Case::directed(RW, seed, 10_000)
+        };
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        assert_eq!(interp.contains("Ended"), inside, "{interp}");
+        for on in jits() {
+            let (jit, steps) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "{v1:?} {on:?}");
+            if inside {
+                assert!(steps >= translated, "{steps}");
+            }
+        }
+    }
+}
+
+/// Gathers inside their region run translated: all but the first visits (a hint miss,
+/// then the gather reached from interpreted code) and `endpgm`.
 #[test]
 fn gathers_inside_their_region_run_translated() {
-    let program = assemble(
-        "    umovi u19, 200\n\
+    let source = "    umovi u19, 200\n\
          rep:\n\
          \x20   gload.b32 v6, v1, u[16:17], 0\n\
          \x20   waitcnt vm=0\n\
          \x20   add v7, v7, v6\n\
          \x20   uaddi u19, u19, -1\n\
          \x20   bnz u19, rep\n\
-         \x20   endpgm\n",
-    );
-    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
-    let strided: [u32; LANES] = std::array::from_fn(|l| 8 * l as u32);
-    let same = [12; LANES];
-    let mut outside = strided;
-    outside[17] = RW_BYTES as u32;
-    for (v1, inside) in [
-        (reverse, true),
-        (strided, true),
-        (same, true),
-        (outside, false),
-    ] {
-        let case = Case {
-            v1,
-            ..Case::directed(RW, 11, 10_000)
-        };
-        let (interp, _) = run_counted(&program, &case, On::Interp);
-        assert_eq!(interp.contains("Ended"), inside, "{interp}");
-        for on in jits() {
-            let (jit, translated) = run_counted(&program, &case, on);
-            assert_eq!(interp, jit, "{v1:?} {on:?}");
-            if inside {
-                // All but the first visits (a hint miss, then the gather reached from
-                // interpreted code) and `endpgm`.
-                assert!(translated >= 900, "{translated}");
-            }
-        }
-    }
+         \x20   endpgm\n";
+    offsets_run_translated(source, 11, 900);
 }
 
-/// Scatters inside their region run translated, lanes stored in order: in reverse, at a
-/// stride, all lanes to one word (the highest lane's value stays); one lane outside the
-/// region faults before anything is stored, in the interpreter, as it does alone.
+/// Scatters inside their region run translated, lanes stored in order (all lanes to one
+/// word: the highest lane's value stays): all but the first visit (a hint miss) and the
+/// end.
 #[test]
 fn scatters_inside_their_region_run_translated() {
-    let program = assemble(
-        "    umovi u19, 200\n\
+    let source = "    umovi u19, 200\n\
          rep:\n\
          \x20   add.vi v7, v7, 3\n\
          \x20   gstore.b32 v7, v1, u[16:17], 0\n\
          \x20   uaddi u19, u19, -1\n\
          \x20   bnz u19, rep\n\
          \x20   waitcnt vst=0\n\
-         \x20   endpgm\n",
-    );
-    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
-    let strided: [u32; LANES] = std::array::from_fn(|l| 8 * l as u32);
-    let same = [12; LANES];
-    let mut outside = strided;
-    outside[17] = RW_BYTES as u32;
-    for (v1, inside) in [
-        (reverse, true),
-        (strided, true),
-        (same, true),
-        (outside, false),
-    ] {
-        let case = Case {
-            v1,
-            ..Case::directed(RW, 13, 10_000)
-        };
-        let (interp, _) = run_counted(&program, &case, On::Interp);
-        assert_eq!(interp.contains("Ended"), inside, "{interp}");
-        for on in jits() {
-            let (jit, translated) = run_counted(&program, &case, on);
-            assert_eq!(interp, jit, "{v1:?} {on:?}");
-            if inside {
-                // All but the first visit (a hint miss) and the end.
-                assert!(translated >= 790, "{translated}");
-            }
-        }
-    }
+         \x20   endpgm\n";
+    offsets_run_translated(source, 13, 790);
 }
 
 /// The same loop over a warp's scratch memory: translated code reaches scratch through its
