@@ -58,6 +58,8 @@ pub(crate) struct Direct {
 
 /// In [`Direct::miss`]: the access that missed is a store.
 pub(crate) const MISS_WRITE: u32 = 1 << 16;
+/// In [`Direct::miss`], from this bit up: the bytes the access reads (0: a row's 128).
+pub(crate) const MISS_BYTES_SHIFT: u32 = 20;
 
 impl Direct {
     pub(crate) fn new() -> Direct {
@@ -87,11 +89,14 @@ impl Direct {
     pub(crate) fn refill(&mut self, global: &GlobalMemory, scratch: &ScratchMemory) {
         let index = (self.miss & 0xffff) as usize;
         let write = self.miss & MISS_WRITE != 0;
+        let bytes = match self.miss >> MISS_BYTES_SHIFT {
+            0 => 4 * LANES as u32,
+            n => n,
+        };
         self.miss = 0;
         let Some(hint) = index.checked_sub(1).and_then(|i| self.hints.get_mut(i)) else {
             return;
         };
-        let bytes = 4 * LANES as u32;
         if let Some((base, len, host)) = global
             .region_holding(self.miss_lo, bytes, write)
             .or_else(|| scratch.region_holding(self.miss_lo, bytes))

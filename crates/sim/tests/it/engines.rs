@@ -240,7 +240,16 @@ fn every_translated_variant_agrees() {
                 // entered from the interpreter, as here); with no memory attached the
                 // loads and stores always leave their block: tests/it/engines_memory.rs runs
                 // them.
-                let asynchronous = matches!(op, Op::GloadB32 | Op::GstoreB32 | Op::Waitcnt);
+                let asynchronous = matches!(
+                    op,
+                    Op::GloadB32
+                        | Op::GstoreB32
+                        | Op::Waitcnt
+                        | Op::UloadB32
+                        | Op::UloadB64
+                        | Op::UloadB128
+                        | Op::UloadB256
+                );
                 if Engine::jit_supported() && !asynchronous {
                     assert!(
                         wj.translated_steps() > 0,

@@ -25,14 +25,21 @@ fn line(pick: u32, x: u32) -> String {
     let d = 2 + x % 6;
     let addr = if x & 0x40 == 0 { 0 } else { 1 };
     let imm = [0i32, 4, 128, -128, 2, 896, 1024][(x >> 8) as usize % 7];
-    match pick % 16 {
+    match pick % 18 {
         0..=3 => format!("gload.b32 v{d}, v{addr}, u[16:17], {imm}"),
         4..=5 => format!("gstore.b32 v{d}, v{addr}, u[16:17], {imm}"),
         6..=7 => {
             let vm = [0, 1, 2, 63][(x >> 12) as usize % 4];
             let vst = [0, 1, 3, 31][(x >> 14) as usize % 4];
-            format!("waitcnt vm={vm}, vst={vst}")
+            let sm = [0, 1, 2, 3][(x >> 16) as usize % 4];
+            format!("waitcnt vm={vm}, vst={vst}, sm={sm}")
         }
+        // Uniform loads into u[24..31] (translated), and a use of one of them.
+        16 => {
+            let size = [32, 64, 128, 256][(x >> 3) as usize % 4];
+            format!("uload.b{size} {}, u[16:17], {imm}", uniform_dest(size))
+        }
+        17 => format!("add.vu v{d}, v{d}, u{}", 24 + (x >> 3) % 8),
         8 => format!("add v{d}, v{}, v{}", 2 + (x >> 3) % 6, 2 + (x >> 6) % 6),
         9 => format!(
             "mad.u32 v{d}, v{d}, v{}, v{}",
@@ -53,6 +60,15 @@ fn line(pick: u32, x: u32) -> String {
         14 => ["exec.set u20", "exec.set u21"][x as usize % 2].into(),
         // Pending on `vm` and `vst` with nothing to write back.
         _ => ["cache.inv", "cache.wb", "nop"][x as usize % 3].into(),
+    }
+}
+
+/// The destination of a `uload.b{bits}` in the tests' programs: u24 (as a single
+/// register, a pair, a quad or eight).
+fn uniform_dest(bits: u32) -> String {
+    match bits {
+        32 => "u24".into(),
+        n => format!("u[24:{}]", 24 + n / 32 - 1),
     }
 }
 
@@ -343,6 +359,46 @@ fn scatters_inside_their_region_run_translated() {
          \x20   waitcnt vst=0\n\
          \x20   endpgm\n";
     offsets_run_translated(source, 13, 790);
+}
+
+/// Uniform loads run translated, their values reaching the uniform registers at the
+/// `waitcnt` (and a use of them before it ends the block: the interpreter reports the
+/// hazard); a misaligned one or one past its region faults in the interpreter.
+#[test]
+fn uniform_loads_run_translated() {
+    for (offset, hazard, ends) in [
+        (0, false, true),
+        (24, true, true),
+        (2, false, false),
+        (RW_BYTES as i32 - 4, false, false),
+    ] {
+        let early = if hazard { "add.vu v6, v6, u26\n" } else { "" };
+        let source = format!(
+            "    umovi u19, 200\n\
+             rep:\n\
+             \x20   uload.b64 u[24:25], u[16:17], {offset}\n\
+             \x20   uload.b32 u26, u[16:17], 8\n\
+             {early}\
+             \x20   waitcnt sm=0\n\
+             \x20   add.vu v7, v7, u24\n\
+             \x20   add.vu v7, v7, u26\n\
+             \x20   uaddi u19, u19, -1\n\
+             \x20   bnz u19, rep\n\
+             \x20   endpgm\n"
+        );
+        let program = assemble(&source);
+        let case = Case::directed(RW, 17, 10_000);
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        assert_eq!(interp.contains("Ended"), ends, "{interp}");
+        for on in jits() {
+            let (jit, translated) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "{source} {on:?}");
+            if ends && !hazard {
+                // All but the first visit (a miss of each load's hint) and `endpgm`.
+                assert!(translated >= 1390, "{translated}");
+            }
+        }
+    }
 }
 
 /// The same loop over a warp's scratch memory: translated code reaches scratch through its

@@ -4,7 +4,8 @@
 //! floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
 //! interpreted, so this table is also the list of translated variants. `gload.b32`,
 //! `gstore.b32` and `waitcnt` are translated in full-EXEC blocks only (`gload.b32` and
-//! `gstore.b32` as word runs, gathers and scatters).
+//! `gstore.b32` as word runs, gathers and scatters), and so are the uniform loads
+//! `uload.b32` .. `uload.b256`.
 
 use crate::program::Inst;
 use warpkit_isa::Op;
@@ -233,6 +234,10 @@ pub(crate) enum Kind {
     /// `waitcnt`, full variant only: retires the block's own pending loads and counts down
     /// what was pending before.
     Waitcnt,
+    /// `uload.b32` .. `uload.b256`, full variant only: the 4 to 32 bytes at one aligned
+    /// address inside one mapped region read inline into a pending row, written to the
+    /// uniform registers when it retires; anything else leaves the block.
+    ULoad,
 }
 
 /// The second operand of a uniform operation.
@@ -278,7 +283,10 @@ impl Kind {
     /// Whether the instruction issues or waits for asynchronous operations: translated in
     /// the full variant only, where the block keeps its loads pending ([`super::Direct`]).
     pub(crate) fn asynchronous(self) -> bool {
-        matches!(self, Kind::LoadRow | Kind::StoreRow | Kind::Waitcnt)
+        matches!(
+            self,
+            Kind::LoadRow | Kind::StoreRow | Kind::Waitcnt | Kind::ULoad
+        )
     }
 
     /// Whether the instruction ends its block (it transfers control).
@@ -338,6 +346,9 @@ macro_rules! kind {
     };
     ($Op:expr, store [v v up _ s24]) => {
         word_run($Op).then_some(Kind::StoreRow)
+    };
+    ($Op:expr, load $f:tt) => {
+        uniform_load($Op).then_some(Kind::ULoad)
     };
     ($Op:expr, laneid $f:tt) => {
         Some(Kind::Laneid)
@@ -460,6 +471,15 @@ fn word_run(op: Op) -> bool {
             && m.address == warpkit_isa::Addressing::Global
             && m.part == warpkit_isa::MemoryPart::Whole
             && !m.signed
+    })
+}
+
+/// `uload.b32` .. `uload.b256`: a load of 4 to 32 bytes at one uniform address.
+fn uniform_load(op: Op) -> bool {
+    op.def().memory.is_some_and(|m| {
+        m.access == warpkit_isa::MemoryAccess::Load
+            && m.address == warpkit_isa::Addressing::Uniform
+            && matches!(m.size, 4 | 8 | 16 | 32)
     })
 }
 

@@ -348,7 +348,20 @@ fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[
         if load_first {
             let l = load.expect("a load");
             let row = &state.rows[usize::from(l.row)];
-            warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = *row);
+            if l.uniform > 0 {
+                // The words past the load's are zero, as the interpreter leaves them.
+                let n = usize::from(l.uniform);
+                let mut data = [0u32; 8];
+                data[..n].copy_from_slice(&row[..n]);
+                let writeback = crate::state::queue::Writeback::U {
+                    first: l.rd,
+                    count: l.uniform,
+                    data,
+                };
+                warp.issue(usize::from(l.counter), l.pc, writeback);
+            } else {
+                warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = *row);
+            }
             load = loads.next();
         } else {
             let [pc, _] = store.expect("a store");

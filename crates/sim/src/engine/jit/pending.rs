@@ -1,6 +1,7 @@
 //! The asynchronous operations of a translated block, followed at translation time.
 //!
-//! A full-EXEC block may issue `gload.b32` and `gstore.b32` and wait with `waitcnt`. The
+//! A full-EXEC block may issue `gload.b32`, `uload.bN` and `gstore.b32` and wait with
+//! `waitcnt`. The
 //! queue state the interpreter would build is split in three (docs/architecture.md,
 //! "Memory in translated code"):
 //! - operations pending when translated code was entered: the code enters only while no
@@ -30,6 +31,9 @@ pub(crate) struct PendingLoad {
     pub row: u8,
     pub rd: u8,
     pub counter: u8,
+    /// 0 for a vector load (the row is `v[rd]`'s); else a uniform load of this many
+    /// registers from `u[rd]` (the row's first words).
+    pub uniform: u8,
     pub pc: u32,
 }
 
@@ -45,6 +49,11 @@ fn counter_of(op: Op) -> usize {
         Latency::Async(c) => usize::from(c),
         _ => unreachable!("{op:?} is asynchronous"),
     }
+}
+
+/// The counter of `uload.b32` (`sm`).
+pub(crate) fn uniform_counter() -> usize {
+    counter_of(Op::UloadB32)
 }
 
 /// The counter of `gload.b32` (`vm`).
@@ -68,13 +77,24 @@ pub(crate) fn limit(c: usize) -> u32 {
 impl Pending {
     /// The vector registers a pending load will write.
     fn vmask(&self) -> u128 {
-        self.loads.iter().fold(0, |m, l| m | 1u128 << l.rd)
+        self.loads
+            .iter()
+            .filter(|l| l.uniform == 0)
+            .fold(0, |m, l| m | 1u128 << l.rd)
+    }
+
+    /// The uniform registers a pending load will write.
+    fn umask(&self) -> u64 {
+        self.loads.iter().filter(|l| l.uniform > 0).fold(0, |m, l| {
+            m | (u64::MAX >> (64 - u32::from(l.uniform))) << l.rd
+        })
     }
 
     /// Whether an instruction using `uses` would be reported as a hazard (RAW or WAW on a
-    /// pending row): the interpreter must run it.
+    /// pending row or uniform load): the interpreter must run it.
     pub(crate) fn hazard(&self, uses: &RegUse) -> bool {
         (uses.vread | uses.vwrite) & self.vmask() != 0
+            || (uses.uread | uses.uwrite) & self.umask() != 0
     }
 
     /// Pending loads of counter `c`.
@@ -89,6 +109,21 @@ impl Pending {
     /// or the counter could reach its limit with the block's loads alone (then the limit
     /// would retire one of them, which the block leaves to the interpreter).
     pub(crate) fn issue(&mut self, pc: u32, rd: u8, c: usize) -> Option<PendingLoad> {
+        self.issue_into(pc, rd, 0, c)
+    }
+
+    /// As [`Pending::issue`], a uniform load of `count` registers from `u[rd]`.
+    pub(crate) fn issue_uniform(
+        &mut self,
+        pc: u32,
+        rd: u8,
+        count: u8,
+        c: usize,
+    ) -> Option<PendingLoad> {
+        self.issue_into(pc, rd, count, c)
+    }
+
+    fn issue_into(&mut self, pc: u32, rd: u8, uniform: u8, c: usize) -> Option<PendingLoad> {
         if self.count(c) + 1 >= limit(c) {
             return None;
         }
@@ -97,6 +132,7 @@ impl Pending {
             row,
             rd,
             counter: c as u8,
+            uniform,
             pc,
         };
         self.loads.push(load);

@@ -4,7 +4,7 @@
 use super::emitter::*;
 use super::layout::*;
 use crate::engine::jit::pending::*;
-use crate::memory::direct::{HINTS, MISS_WRITE, RING};
+use crate::memory::direct::{HINTS, MISS_BYTES_SHIFT, MISS_WRITE, RING};
 use crate::program::Inst;
 use crate::state::queue::NUM_COUNTERS;
 use crate::state::LANES;
@@ -212,7 +212,64 @@ impl Emitter<'_> {
         dynasm!(self.ops ; .arch x64 ; jmp =>loaded ; =>gather);
         self.gather_row(inst, side, miss, hint, data);
         dynasm!(self.ops ; .arch x64 ; =>loaded);
-        let seq = D_ROW_SEQ + 4 * i32::from(load.row);
+        self.count_issue(load.row, c, k);
+    }
+
+    /// `uload.bN`: the N/8 bytes at `U64[rs1] + sext(imm)` into a pending row, counted on
+    /// the uniform load counter, on the terms of the interpreter's read: the address
+    /// aligned to 4 bytes, `addr + N/8` not wrapping, and the bytes inside the region the
+    /// access's hint holds; anything else leaves before the instruction (a hint miss
+    /// records the address and the size, for the region to be looked up).
+    pub(super) fn uload_row(&mut self, pc: u32, inst: &Inst) {
+        let count = super::uniform_count(inst);
+        let bytes = 4 * u32::from(count);
+        let half = HINTS / 2;
+        let index = self.accesses[0] % half;
+        self.accesses[0] += 1;
+        let miss_value = (index as u32 + 1) | bytes << MISS_BYTES_SHIFT;
+        let (side, miss) = self.side_exit(pc, Some(miss_value));
+        let miss = miss.expect("a miss label");
+        let hint = D_HINTS + index as i32 * HINT_SIZE;
+        let imm = i64::from(inst.imm as i32);
+        let ua = ureg(inst.rs1);
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov rcx, [rdx + ua]
+            ; mov rax, QWORD imm
+            ; add rcx, rax
+            ; test cl, 3
+            ; jnz =>side
+            ; mov rax, rcx
+            ; add rax, bytes as i32
+            ; jc =>side
+            ; cmp rcx, [r12 + hint]
+            ; jb =>miss
+            ; cmp rax, [r12 + hint + 8]
+            ; ja =>miss
+            ; sub rcx, [r12 + hint]
+            ; add rcx, [r12 + hint + 16]
+        );
+        let c = uniform_counter();
+        let k = self.pending.count(c) as i32;
+        let load = self
+            .pending
+            .issue_uniform(pc, inst.rd, count, c)
+            .expect("admitted with a free row");
+        let data = D_ROWS + i32::from(load.row) * 128;
+        match bytes {
+            4 => dynasm!(self.ops ; .arch x64 ; mov eax, [rcx] ; mov [r12 + data], eax),
+            8 => dynasm!(self.ops ; .arch x64 ; mov rax, [rcx] ; mov [r12 + data], rax),
+            16 => dynasm!(self.ops ; .arch x64 ; vmovdqu xmm0, [rcx] ; vmovdqu [r12 + data], xmm0),
+            _ => dynasm!(self.ops ; .arch x64 ; vmovdqu ymm0, [rcx] ; vmovdqu [r12 + data], ymm0),
+        }
+        self.count_issue(load.row, c, k);
+    }
+
+    /// The issue number of the load in `row`, and the in-flight limit of counter `c`
+    /// (which held `k` of the block's loads before it): at the limit, an operation from
+    /// before the block retires (`Pending::issue` keeps the block's own below it).
+    fn count_issue(&mut self, row: u8, c: usize, k: i32) {
+        let seq = D_ROW_SEQ + 4 * i32::from(row);
         let pre = D_PRE + 4 * c as i32;
         let room = limit(c) as i32 - k;
         dynasm!(self.ops
@@ -318,6 +375,17 @@ impl Emitter<'_> {
         let before: [u32; NUM_COUNTERS] = std::array::from_fn(|c| self.pending.count(c));
         for load in self.pending.wait(&t) {
             let data = D_ROWS + i32::from(load.row) * 128;
+            if load.uniform > 0 {
+                for k in 0..load.uniform {
+                    let (from, to) = (data + 4 * i32::from(k), ureg(load.rd + k));
+                    dynasm!(self.ops
+                        ; .arch x64
+                        ; mov eax, [r12 + from]
+                        ; mov [rdx + to], eax
+                    );
+                }
+                continue;
+            }
             for q in 0..4 {
                 let at = row(load.rd, q);
                 dynasm!(self.ops

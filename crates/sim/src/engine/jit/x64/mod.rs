@@ -27,7 +27,7 @@
 //! calls for.
 
 use super::kind::{classify, Branch, Kind, SUn, VCmp, VSrc, S64};
-use super::pending::{load_counter, Pending, PendingLoad};
+use super::pending::{load_counter, uniform_counter, Pending, PendingLoad};
 use crate::program::{Inst, Program};
 use crate::state::regs::{NUM_UREGS, NUM_VREGS};
 use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
@@ -135,7 +135,10 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
             // that is not a word run) or run one wait before an interpreted instruction
             // (`waitcnt` then `barrier`), and the interpreter runs such an instruction
             // about as fast as entering costs.
-            let memory_first = kinds[variant][k].is_some_and(Kind::asynchronous);
+            // A uniform load is the exception: it leaves only at its first visit (a hint
+            // miss), and it starts every kernel's prologue, entered from the interpreter.
+            let memory_first =
+                kinds[variant][k].is_some_and(|kind| kind.asynchronous() && kind != Kind::ULoad);
             if !memory_first {
                 *offset = Some(e.ops.offset());
             }
@@ -170,14 +173,26 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
     })
 }
 
-/// Whether the registers of a word run or `waitcnt` are inside the register files (the
-/// uniform pair `rs2`, `rs2 + 1` included): the code indexes them unchecked.
+/// The uniform registers a `uload.bN` writes: N / 32.
+pub(super) fn uniform_count(inst: &Inst) -> u8 {
+    match inst.code {
+        crate::program::Code::Op(op) => op.def().memory.map_or(0, |m| m.size / 4),
+        crate::program::Code::Illegal => 0,
+    }
+}
+
+/// Whether the registers of a word run, a uniform load or `waitcnt` are inside the register
+/// files (the uniform pair `rs2`, `rs2 + 1` included): the code indexes them unchecked.
 fn registers_fit(inst: &Inst, kind: Kind) -> bool {
     match kind {
         Kind::LoadRow | Kind::StoreRow => {
             usize::from(inst.rd) < NUM_VREGS
                 && usize::from(inst.rs1) < NUM_VREGS
                 && usize::from(inst.rs2) + 1 < NUM_UREGS
+        }
+        Kind::ULoad => {
+            usize::from(inst.rd) + usize::from(uniform_count(inst)) <= NUM_UREGS
+                && usize::from(inst.rs1) + 1 < NUM_UREGS
         }
         _ => true,
     }
@@ -396,6 +411,9 @@ impl Emitter<'_> {
         }
         match kind {
             Kind::LoadRow => pending.issue(pc, inst.rd, load_counter()).is_some(),
+            Kind::ULoad => pending
+                .issue_uniform(pc, inst.rd, uniform_count(inst), uniform_counter())
+                .is_some(),
             Kind::Waitcnt => {
                 if let Some(t) = self.prog.waits(inst.imm) {
                     pending.wait(t);
@@ -560,6 +578,7 @@ impl Emitter<'_> {
             Kind::Branch(br) => self.branch(pc, inst, br, masked),
             Kind::ExecWrite(w) => self.exec_write(pc, inst, w),
             Kind::LoadRow => self.load_row(pc, inst),
+            Kind::ULoad => self.uload_row(pc, inst),
             Kind::StoreRow => self.store_row(pc, inst),
             Kind::Waitcnt => self.waitcnt(inst),
             _ => unreachable!("lane-local kinds are emitted above"),
