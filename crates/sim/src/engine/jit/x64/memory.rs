@@ -27,13 +27,7 @@ impl Emitter<'_> {
         store: bool,
         not_run: Option<DynamicLabel>,
     ) -> (DynamicLabel, DynamicLabel, i32) {
-        let half = HINTS / 2;
-        let index = half * usize::from(store) + self.accesses[usize::from(store)] % half;
-        self.accesses[usize::from(store)] += 1;
-        let miss_value = (index as u32 + 1) | if store { MISS_WRITE } else { 0 };
-        let (side, miss) = self.side_exit(pc, Some(miss_value));
-        let miss = miss.expect("a miss label");
-        let hint = D_HINTS + index as i32 * HINT_SIZE;
+        let (side, miss, hint) = self.access_hint(pc, store, 0);
         let (a, b) = (inst.rs1, inst.rs2);
         let v0 = row(a, 0);
         dynasm!(self.ops
@@ -70,10 +64,43 @@ impl Emitter<'_> {
             ; add rcx, rax
             ; mov rax, QWORD imm
             ; add rcx, rax
+        );
+        self.host_address(128, side, miss, hint);
+        (side, miss, hint)
+    }
+
+    /// A new region hint for the access at `pc` (from the loads' half, or the stores'), its
+    /// exit and the exit that records a miss of it first (with `bytes`, the access's size,
+    /// for the lookup; 0 for a row's 128). Returns the two labels and the hint's offset.
+    fn access_hint(
+        &mut self,
+        pc: u32,
+        store: bool,
+        bytes: u32,
+    ) -> (DynamicLabel, DynamicLabel, i32) {
+        let half = HINTS / 2;
+        let index = half * usize::from(store) + self.accesses[usize::from(store)] % half;
+        self.accesses[usize::from(store)] += 1;
+        let write = if store { MISS_WRITE } else { 0 };
+        let miss_value = (index as u32 + 1) | write | bytes << MISS_BYTES_SHIFT;
+        let (side, miss) = self.side_exit(pc, Some(miss_value));
+        (
+            side,
+            miss.expect("a miss label"),
+            D_HINTS + index as i32 * HINT_SIZE,
+        )
+    }
+
+    /// With `rcx` the access's lowest address: to `side` unless it is aligned to 4 bytes
+    /// and `rcx + bytes` does not wrap, to `miss` unless the hint holds `rcx..rcx + bytes`;
+    /// then `rcx` becomes its host address.
+    fn host_address(&mut self, bytes: i32, side: DynamicLabel, miss: DynamicLabel, hint: i32) {
+        dynasm!(self.ops
+            ; .arch x64
             ; test cl, 3
             ; jnz =>side
             ; mov rax, rcx
-            ; add rax, 128
+            ; add rax, bytes
             ; jc =>side
             ; cmp rcx, [r12 + hint]
             ; jb =>miss
@@ -82,7 +109,6 @@ impl Emitter<'_> {
             ; sub rcx, [r12 + hint]
             ; add rcx, [r12 + hint + 16]
         );
-        (side, miss, hint)
     }
 
     /// The span of a full-EXEC `gload.b32`/`gstore.b32` whose lanes are not a word run,
@@ -223,13 +249,7 @@ impl Emitter<'_> {
     pub(super) fn uload_row(&mut self, pc: u32, inst: &Inst) {
         let count = super::uniform_count(inst);
         let bytes = 4 * u32::from(count);
-        let half = HINTS / 2;
-        let index = self.accesses[0] % half;
-        self.accesses[0] += 1;
-        let miss_value = (index as u32 + 1) | bytes << MISS_BYTES_SHIFT;
-        let (side, miss) = self.side_exit(pc, Some(miss_value));
-        let miss = miss.expect("a miss label");
-        let hint = D_HINTS + index as i32 * HINT_SIZE;
+        let (side, miss, hint) = self.access_hint(pc, false, bytes);
         let imm = i64::from(inst.imm as i32);
         let ua = ureg(inst.rs1);
         dynasm!(self.ops
@@ -237,18 +257,8 @@ impl Emitter<'_> {
             ; mov rcx, [rdx + ua]
             ; mov rax, QWORD imm
             ; add rcx, rax
-            ; test cl, 3
-            ; jnz =>side
-            ; mov rax, rcx
-            ; add rax, bytes as i32
-            ; jc =>side
-            ; cmp rcx, [r12 + hint]
-            ; jb =>miss
-            ; cmp rax, [r12 + hint + 8]
-            ; ja =>miss
-            ; sub rcx, [r12 + hint]
-            ; add rcx, [r12 + hint + 16]
         );
+        self.host_address(bytes as i32, side, miss, hint);
         let c = uniform_counter();
         let k = self.pending.count(c) as i32;
         let load = self
