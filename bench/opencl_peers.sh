@@ -27,8 +27,12 @@ work=${WORK:-bench/.opencl_peers}
 
 # ---- POCL, from Debian's packages -----------------------------------------------------
 have_pocl() {
-  [ -f /usr/include/CL/cl.h ] && ldconfig -p | grep -q 'libOpenCL\.so\b' &&
-    command -v clinfo >/dev/null && clinfo -l 2>/dev/null | grep -qi 'portable computing language'
+  [ -f /usr/include/CL/cl.h ] || return 1
+  # Read whole, then searched: `grep -q` ending a pipe early would fail it (pipefail).
+  local libs platforms
+  libs=$(ldconfig -p 2>/dev/null) || true
+  platforms=$(clinfo -l 2>/dev/null) || true
+  grep -q 'libOpenCL\.so\b' <<<"$libs" && grep -qi 'portable computing language' <<<"$platforms"
 }
 if ! have_pocl; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -72,7 +76,7 @@ best_wall() {
   echo "$best"
 }
 
-device=$(clinfo -l | awk -F'Device #0: ' 'NF > 1 {print $2; exit}')
+device=$(clinfo -l | awk -F'Device #0: ' 'NF > 1 && !seen {print $2; seen = 1}')
 echo "POCL device: $device; warpkit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores, best of $runs"
 echo
 echo "| kernel | POCL ms | warpkit jit ms | warpkit interp ms | jit / POCL | interp / POCL | POCL result vs model |"
