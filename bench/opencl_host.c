@@ -330,10 +330,6 @@ int main(int argc, char **argv)
     parse(dir);
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", argv[2], source_path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        die("cannot open", path);
-    fclose(f);
     size_t source_len;
     char *dirpart = strdup(path), *slash = strrchr(dirpart, '/');
     *slash = 0;

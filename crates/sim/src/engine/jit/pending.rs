@@ -105,25 +105,11 @@ impl Pending {
             .count() as u32
     }
 
-    /// Queue a load into `rd` on counter `c`, in a free row; `None` if every row is taken
-    /// or the counter could reach its limit with the block's loads alone (then the limit
-    /// would retire one of them, which the block leaves to the interpreter).
-    pub(crate) fn issue(&mut self, pc: u32, rd: u8, c: usize) -> Option<PendingLoad> {
-        self.issue_into(pc, rd, 0, c)
-    }
-
-    /// As [`Pending::issue`], a uniform load of `count` registers from `u[rd]`.
-    pub(crate) fn issue_uniform(
-        &mut self,
-        pc: u32,
-        rd: u8,
-        count: u8,
-        c: usize,
-    ) -> Option<PendingLoad> {
-        self.issue_into(pc, rd, count, c)
-    }
-
-    fn issue_into(&mut self, pc: u32, rd: u8, uniform: u8, c: usize) -> Option<PendingLoad> {
+    /// Queue a load on counter `c`, in a free row: into `v[rd]` if `uniform` is 0, else
+    /// into the `uniform` registers from `u[rd]`; `None` if every row is taken or the
+    /// counter could reach its limit with the block's loads alone (then the limit would
+    /// retire one of them, which the block leaves to the interpreter).
+    pub(crate) fn issue(&mut self, pc: u32, rd: u8, uniform: u8, c: usize) -> Option<PendingLoad> {
         if self.count(c) + 1 >= limit(c) {
             return None;
         }
@@ -167,7 +153,10 @@ mod tests {
     fn a_wait_retires_the_oldest_loads_beyond_its_threshold() {
         let mut p = Pending::default();
         for (k, rd) in [4u8, 5, 6].into_iter().enumerate() {
-            assert_eq!(p.issue(4 * k as u32, rd, 0).map(|l| l.row), Some(k as u8));
+            assert_eq!(
+                p.issue(4 * k as u32, rd, 0, 0).map(|l| l.row),
+                Some(k as u8)
+            );
         }
         let hazard = RegUse {
             vread: 1 << 5,
@@ -180,6 +169,28 @@ mod tests {
         assert_eq!(retired, [4, 5]);
         assert!(!p.hazard(&hazard));
         // Row 0 is free again.
-        assert_eq!(p.issue(12, 7, 0).map(|l| l.row), Some(0));
+        assert_eq!(p.issue(12, 7, 0, 0).map(|l| l.row), Some(0));
+    }
+
+    #[test]
+    fn a_pending_uniform_load_guards_exactly_its_registers() {
+        let mut p = Pending::default();
+        assert!(p.issue(0, 24, 2, 3).is_some());
+        let reads = |u: u64| RegUse {
+            uread: 1 << u,
+            ..RegUse::default()
+        };
+        assert!(p.hazard(&reads(24)) && p.hazard(&reads(25)));
+        assert!(!p.hazard(&reads(23)) && !p.hazard(&reads(26)));
+        // Vector register 24 is not uniform register 24.
+        let vector = RegUse {
+            vread: 1 << 24,
+            ..RegUse::default()
+        };
+        assert!(!p.hazard(&vector));
+        let mut t = [u32::MAX; NUM_COUNTERS];
+        t[3] = 0;
+        assert_eq!(p.wait(&t).len(), 1);
+        assert!(!p.hazard(&reads(25)));
     }
 }

@@ -224,7 +224,7 @@ impl Emitter<'_> {
         let k = self.pending.count(c) as i32;
         let load = self
             .pending
-            .issue(pc, inst.rd, c)
+            .issue(pc, inst.rd, 0, c)
             .expect("admitted with a free row");
         let data = D_ROWS + i32::from(load.row) * 128;
         for q in 0..4 {
@@ -263,7 +263,7 @@ impl Emitter<'_> {
         let k = self.pending.count(c) as i32;
         let load = self
             .pending
-            .issue_uniform(pc, inst.rd, count, c)
+            .issue(pc, inst.rd, count, c)
             .expect("admitted with a free row");
         let data = D_ROWS + i32::from(load.row) * 128;
         match bytes {

@@ -410,9 +410,9 @@ impl Emitter<'_> {
             }
         }
         match kind {
-            Kind::LoadRow => pending.issue(pc, inst.rd, load_counter()).is_some(),
+            Kind::LoadRow => pending.issue(pc, inst.rd, 0, load_counter()).is_some(),
             Kind::ULoad => pending
-                .issue_uniform(pc, inst.rd, uniform_count(inst), uniform_counter())
+                .issue(pc, inst.rd, uniform_count(inst), uniform_counter())
                 .is_some(),
             Kind::Waitcnt => {
                 if let Some(t) = self.prog.waits(inst.imm) {
