@@ -285,6 +285,7 @@ impl Env for MemEnv<'_> {
             },
             global: self.global,
             scratch: self.scratch,
+            shared: self.shared,
         })
     }
 }

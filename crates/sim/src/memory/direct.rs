@@ -3,11 +3,11 @@
 //! view of global memory an environment lends it ([`DirectMemory`]). Plain data: it sits
 //! with memory, below the environments that own it and the engine that uses it.
 
-use crate::memory::{GlobalMemory, ScratchMemory, SCRATCH_BASE};
+use crate::memory::{GlobalMemory, ScratchMemory, SharedMemory, SCRATCH_BASE};
 use crate::state::LANES;
 
 /// Loads one block may keep pending at once.
-pub(crate) const PENDING_ROWS: usize = 8;
+pub(crate) const PENDING_ROWS: usize = 16;
 /// Region hints: the first half for loads, the second for stores (filled only with
 /// writable regions), one per translated load or store (by its number among the
 /// program's loads or stores, modulo half of this), so a store never uses a read-only
@@ -54,6 +54,10 @@ pub(crate) struct Direct {
     pub(crate) _pad: u32,
     /// The lowest address of the access that missed.
     pub(crate) miss_lo: u64,
+    /// The host address of the workgroup's shared memory and its size in bytes (0: none,
+    /// and every shared access leaves translated code), set at each entry.
+    pub(crate) shared_host: u64,
+    pub(crate) shared_len: u64,
 }
 
 /// In [`Direct::miss`]: the access that missed is a store.
@@ -80,6 +84,8 @@ impl Direct {
             miss: 0,
             _pad: 0,
             miss_lo: 0,
+            shared_host: 0,
+            shared_len: 0,
         }
     }
 
@@ -133,4 +139,6 @@ pub struct DirectMemory<'a> {
     pub(crate) state: &'a mut Direct,
     pub(crate) global: &'a GlobalMemory,
     pub(crate) scratch: &'a ScratchMemory,
+    /// The workgroup's shared memory.
+    pub(crate) shared: &'a mut SharedMemory,
 }

@@ -235,15 +235,16 @@ fn every_translated_variant_agrees() {
             for on in jits() {
                 let (jit, wj, _) = run(&program, &init, on);
                 assert_eq!(interp, jit, "{} with EXEC {exec:#x}, {on:?}", op.mnemonic());
-                // Memory instructions and `waitcnt` are translated in full-EXEC blocks
-                // only, and reached by chaining only (a block starting with one is not
-                // entered from the interpreter, as here); with no memory attached the
-                // loads and stores always leave their block: tests/it/engines_memory.rs runs
+                // With no memory attached the loads and stores always leave their block,
+                // and a block starting with `waitcnt` is reached by chaining only (not
+                // entered from the interpreter, as here): tests/it/engines_memory.rs runs
                 // them.
                 let asynchronous = matches!(
                     op,
                     Op::GloadB32
                         | Op::GstoreB32
+                        | Op::DsloadB32
+                        | Op::DsstoreB32
                         | Op::Waitcnt
                         | Op::UloadB32
                         | Op::UloadB64

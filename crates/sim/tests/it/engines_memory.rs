@@ -1,5 +1,6 @@
 //! The translation tier's memory instructions against the interpreter: random programs of
-//! `gload.b32`, `gstore.b32` and `waitcnt` (translated in full-EXEC blocks) among
+//! `gload.b32`, `gstore.b32`, `dsload.b32`, `dsstore.b32`, uniform loads and `waitcnt`
+//! (translated under any EXEC) among
 //! loops, arithmetic, cache control and a few untranslated loads and stores, over a writable and a read-only region
 //! and addresses that are mostly word runs but also gathers and scatters (translated where
 //! they stay inside one region), misaligned, partly outside a region or wrapping. The writable region is global memory or, in a quarter of the cases,
@@ -17,6 +18,9 @@ const RW: u64 = 0x1000;
 const RW_BYTES: usize = 1024;
 const RO: u64 = 0x2000;
 const RO_BYTES: usize = 256;
+/// The workgroup's shared memory: smaller than the lane offsets' range, so some shared
+/// accesses fall outside it.
+const SHARED_BYTES: u32 = 512;
 
 /// One random instruction's source line. Loads and stores address through `v0` (a word
 /// run from `u[16:17]`'s region, usually) or `v1` (anything), the destination and data
@@ -25,14 +29,18 @@ fn line(pick: u32, x: u32) -> String {
     let d = 2 + x % 6;
     let addr = if x & 0x40 == 0 { 0 } else { 1 };
     let imm = [0i32, 4, 128, -128, 2, 896, 1024][(x >> 8) as usize % 7];
-    match pick % 18 {
+    match pick % 21 {
         0..=3 => format!("gload.b32 v{d}, v{addr}, u[16:17], {imm}"),
+        // Shared memory: loads and stores on one counter, `ls`.
+        18..=19 => format!("dsload.b32 v{d}, v{addr}, {imm}"),
+        20 => format!("dsstore.b32 v{d}, v{addr}, {imm}"),
         4..=5 => format!("gstore.b32 v{d}, v{addr}, u[16:17], {imm}"),
         6..=7 => {
             let vm = [0, 1, 2, 63][(x >> 12) as usize % 4];
             let vst = [0, 1, 3, 31][(x >> 14) as usize % 4];
             let sm = [0, 1, 2, 3][(x >> 16) as usize % 4];
-            format!("waitcnt vm={vm}, vst={vst}, sm={sm}")
+            let ls = [0, 1, 5, 15][(x >> 18) as usize % 4];
+            format!("waitcnt vm={vm}, vst={vst}, sm={sm}, ls={ls}")
         }
         // Uniform loads into u[24..31] (translated), and a use of one of them.
         16 => {
@@ -56,7 +64,7 @@ fn line(pick: u32, x: u32) -> String {
             (d & !1) + 1
         ),
         13 => format!("gstore.b16 v{d}, v{addr}, u[16:17], 2"),
-        // EXEC changes: the masked variant runs memory interpreted.
+        // EXEC changes: the masked variant gathers and scatters the active lanes.
         14 => ["exec.set u20", "exec.set u21"][x as usize % 2].into(),
         // Pending on `vm` and `vst` with nothing to write back.
         _ => ["cache.inv", "cache.wb", "nop"][x as usize % 3].into(),
@@ -82,6 +90,8 @@ struct Case {
     max_steps: u64,
     /// The writable region is scratch memory instead of global memory.
     scratch: bool,
+    /// Shared memory starts written (else never written: every word reads 0).
+    shared_init: bool,
 }
 
 impl Case {
@@ -95,6 +105,7 @@ impl Case {
             seed,
             max_steps,
             scratch: false,
+            shared_init: true,
         }
     }
 }
@@ -135,26 +146,30 @@ fn case() -> impl Strategy<Value = Case> {
         any::<u64>(),
         prop_oneof![3 => Just(5000u64), 1 => 1u64..300],
         prop_oneof![3 => Just(false), 1 => Just(true)],
+        any::<bool>(),
     )
-        .prop_map(|(body, reps, exec, v1, base, seed, max_steps, scratch)| {
-            // A loop around the body, so chained blocks meet stores and loads left pending
-            // by the previous iteration.
-            let mut source = format!("umovi u19, {}\nrep:\n", reps + 1);
-            for (pick, x) in body {
-                source.push_str(&line(pick, x));
-                source.push('\n');
-            }
-            source.push_str("uaddi u19, u19, -1\nbnz u19, rep\nendpgm\n");
-            Case {
-                source,
-                exec,
-                v1,
-                base,
-                seed,
-                max_steps,
-                scratch,
-            }
-        })
+        .prop_map(
+            |(body, reps, exec, v1, base, seed, max_steps, scratch, shared_init)| {
+                // A loop around the body, so chained blocks meet stores and loads left pending
+                // by the previous iteration.
+                let mut source = format!("umovi u19, {}\nrep:\n", reps + 1);
+                for (pick, x) in body {
+                    source.push_str(&line(pick, x));
+                    source.push('\n');
+                }
+                source.push_str("uaddi u19, u19, -1\nbnz u19, rep\nendpgm\n");
+                Case {
+                    source,
+                    exec,
+                    v1,
+                    base,
+                    seed,
+                    max_steps,
+                    scratch,
+                    shared_init,
+                }
+            },
+        )
 }
 
 fn assemble(src: &str) -> Program {
@@ -204,7 +219,10 @@ fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
         assert!(global.map(RW, &init));
     }
     assert!(global.map_read_only(RO, &bytes(!case.seed, RO_BYTES)));
-    let mut shared = SharedMemory::new(0);
+    let mut shared = SharedMemory::new(SHARED_BYTES);
+    if case.shared_init {
+        assert!(shared.write_bytes(0, &bytes(case.seed ^ 0x5a5a, SHARED_BYTES as usize)));
+    }
     let mut w = Warp::new(WarpId::default(), case.exec);
     w.v[0] = std::array::from_fn(|l| 4 * l as u32);
     w.v[1] = case.v1;
@@ -227,10 +245,13 @@ fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
     } else {
         global.bytes_at(RW)
     };
+    let shared: Vec<Option<u32>> = (0..u64::from(SHARED_BYTES) / 4)
+        .map(|k| shared.word(k))
+        .collect();
     let pending: Vec<PendingOp> = w.queue.ops().collect();
     let counts: Vec<u32> = (0..6).map(|c| w.queue.count(c)).collect();
     let state = format!(
-        "{}\n{:?}\nsteps {} retired {} lanes {} committed {}\npending {counts:?} {pending:?}\nhazards {} {:?}\nrw {:?}",
+        "{}\n{:?}\nsteps {} retired {} lanes {} committed {}\npending {counts:?} {pending:?}\nhazards {} {:?}\nrw {:?}\nshared {:?}",
         dump_state_json([&w], &core),
         w.status,
         w.steps,
@@ -240,6 +261,7 @@ fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
         w.hazard_count,
         w.hazards,
         rw,
+        shared,
     );
     (state, w.translated_steps())
 }
@@ -482,4 +504,80 @@ fn a_store_to_read_only_memory_faults_after_many_loads_from_it() {
         interp,
         run(&program, &case, On::Jit(VectorIsa::host_best()))
     );
+}
+
+/// Shared memory runs translated under full and partial EXEC: a word-run store, its wait,
+/// then twenty loads (word runs and, through `v1`, gathers) — more than the shared
+/// counter's in-flight limit, so the limit retires the block's own oldest loads — and
+/// their sum. All but the first visits run translated; both engines agree on every
+/// register, count and word of shared memory.
+#[test]
+fn shared_memory_runs_translated() {
+    let mut source = String::from(
+        "    umovi u19, 100\n\
+         rep:\n\
+         \x20   add.vi v7, v7, 5\n\
+         \x20   dsstore.b32 v7, v0, 128\n\
+         \x20   waitcnt ls=0\n",
+    );
+    for k in 0..20 {
+        let (addr, imm) = if k % 3 == 0 { (1, 0) } else { (0, 4 * k) };
+        source.push_str(&format!("    dsload.b32 v{}, v{addr}, {imm}\n", 8 + k));
+    }
+    source.push_str("    waitcnt ls=0\n");
+    for k in 0..20 {
+        source.push_str(&format!("    add v6, v6, v{}\n", 8 + k));
+    }
+    source.push_str(
+        "    uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   endpgm\n",
+    );
+    let program = assemble(&source);
+    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
+    for exec in [u32::MAX, 0x0f0f_1ff8] {
+        let case = Case {
+            exec,
+            v1: reverse,
+            ..Case::directed(RW, 19, 100_000)
+        };
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        assert!(interp.contains("Ended"), "{interp}");
+        for on in jits() {
+            let (jit, translated) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "EXEC {exec:#x} {on:?}");
+            if Engine::jit_supported() {
+                // 100 iterations of 46 instructions, all but the first few steps.
+                assert!(translated >= 4590, "EXEC {exec:#x}: {translated}");
+            }
+        }
+    }
+}
+
+/// More uniform loads in one block than their counter's in-flight limit: the limit
+/// retires the block's own oldest, whose registers then hold their values.
+#[test]
+fn uniform_loads_past_their_limit_retire_in_order() {
+    let mut source = String::from("    umovi u19, 50\nrep:\n");
+    for k in 0..18 {
+        source.push_str(&format!("    uload.b32 u{}, u[16:17], {}\n", 32 + k, 4 * k));
+    }
+    source.push_str("    add.vu v6, v6, u32\n    waitcnt sm=0\n");
+    for k in 0..18 {
+        source.push_str(&format!("    add.vu v6, v6, u{}\n", 32 + k));
+    }
+    source.push_str("    uaddi u19, u19, -1\n    bnz u19, rep\n    endpgm\n");
+    let program = assemble(&source);
+    let case = Case::directed(RW, 23, 100_000);
+    let (interp, _) = run_counted(&program, &case, On::Interp);
+    assert!(interp.contains("Ended"), "{interp}");
+    for on in jits() {
+        let (jit, translated) = run_counted(&program, &case, on);
+        assert_eq!(interp, jit, "{on:?}");
+        if Engine::jit_supported() {
+            // 50 iterations of 40 instructions. Each load's first visit misses its region
+            // hint, and the interpreter runs the rest of that iteration's loads.
+            assert!(translated >= 1800, "{translated}");
+        }
+    }
 }

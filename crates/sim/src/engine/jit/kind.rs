@@ -2,10 +2,10 @@
 //! reduced to a small operation kind, derived from the database's list of operations
 //! (`for_each_op!`) by operation name and form. Everything else (most memory instructions, CSRs,
 //! floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
-//! interpreted, so this table is also the list of translated variants. `gload.b32`,
-//! `gstore.b32` and `waitcnt` are translated in full-EXEC blocks only (`gload.b32` and
-//! `gstore.b32` as word runs, gathers and scatters), and so are the uniform loads
-//! `uload.b32` .. `uload.b256`.
+//! interpreted, so this table is also the list of translated variants. The 32-bit loads
+//! and stores of global and shared memory (`gload.b32`, `gstore.b32`, `dsload.b32`,
+//! `dsstore.b32`: word runs, gathers and scatters), the uniform loads `uload.b32` ..
+//! `uload.b256` and `waitcnt` are translated in both variants.
 
 use crate::program::Inst;
 use warpkit_isa::Op;
@@ -224,19 +224,24 @@ pub(crate) enum Kind {
     Upc,
     Branch(Branch),
     ExecWrite(ExecWrite),
-    /// `gload.b32`, full variant only: 32 consecutive aligned words of one mapped region
-    /// read inline into a pending row ([`super::Direct`]), or 32 aligned words anywhere in
-    /// one region gathered into it; anything else leaves the block.
-    LoadRow,
-    /// `gstore.b32`, full variant only, on the same terms (scattered lane by lane where not
-    /// a word run).
-    StoreRow,
-    /// `waitcnt`, full variant only: retires the block's own pending loads and counts down
-    /// what was pending before.
+    /// `gload.b32` (or, `shared`, `dsload.b32`): 32 consecutive aligned words of one
+    /// mapped region (of shared memory) read inline into a pending row
+    /// ([`super::Direct`]), or the active lanes' aligned words anywhere in one region
+    /// gathered into it; anything else leaves the block.
+    LoadRow {
+        shared: bool,
+    },
+    /// `gstore.b32` (`dsstore.b32`), on the same terms (the active lanes scattered in lane
+    /// order where not a full word run).
+    StoreRow {
+        shared: bool,
+    },
+    /// `waitcnt`: retires the block's own pending loads and counts down what was pending
+    /// before.
     Waitcnt,
-    /// `uload.b32` .. `uload.b256`, full variant only: the 4 to 32 bytes at one aligned
-    /// address inside one mapped region read inline into a pending row, written to the
-    /// uniform registers when it retires; anything else leaves the block.
+    /// `uload.b32` .. `uload.b256`: the 4 to 32 bytes at one aligned address inside one
+    /// mapped region read inline into a pending row, written to the uniform registers when
+    /// it retires; anything else leaves the block.
     ULoad,
 }
 
@@ -280,12 +285,12 @@ impl Kind {
         )
     }
 
-    /// Whether the instruction issues or waits for asynchronous operations: translated in
-    /// the full variant only, where the block keeps its loads pending ([`super::Direct`]).
+    /// Whether the instruction issues or waits for asynchronous operations: the block
+    /// keeps its loads pending ([`super::Direct`]).
     pub(crate) fn asynchronous(self) -> bool {
         matches!(
             self,
-            Kind::LoadRow | Kind::StoreRow | Kind::Waitcnt | Kind::ULoad
+            Kind::LoadRow { .. } | Kind::StoreRow { .. } | Kind::Waitcnt | Kind::ULoad
         )
     }
 
@@ -342,10 +347,16 @@ macro_rules! kind {
         Some(Kind::Waitcnt)
     };
     ($Op:expr, load [v v up _ s24]) => {
-        word_run($Op).then_some(Kind::LoadRow)
+        word_run($Op, false).then_some(Kind::LoadRow { shared: false })
     };
     ($Op:expr, store [v v up _ s24]) => {
-        word_run($Op).then_some(Kind::StoreRow)
+        word_run($Op, false).then_some(Kind::StoreRow { shared: false })
+    };
+    ($Op:expr, load [v v _ _ s24]) => {
+        word_run($Op, true).then_some(Kind::LoadRow { shared: true })
+    };
+    ($Op:expr, store [v v _ _ s24]) => {
+        word_run($Op, true).then_some(Kind::StoreRow { shared: true })
     };
     ($Op:expr, load $f:tt) => {
         uniform_load($Op).then_some(Kind::ULoad)
@@ -463,14 +474,17 @@ macro_rules! kind {
 }
 use kind;
 
-/// `gload.b32`/`gstore.b32`, the word run's instructions: a 4-byte global access with a
-/// uniform base and per-lane offsets.
-fn word_run(op: Op) -> bool {
+/// `gload.b32`/`gstore.b32` (or, `shared`, `dsload.b32`/`dsstore.b32`), the word run's
+/// instructions: a 4-byte global access with a uniform base and per-lane offsets (a shared
+/// one with per-lane offsets).
+fn word_run(op: Op, shared: bool) -> bool {
+    let space = if shared {
+        warpkit_isa::Addressing::Shared
+    } else {
+        warpkit_isa::Addressing::Global
+    };
     op.def().memory.is_some_and(|m| {
-        m.size == 4
-            && m.address == warpkit_isa::Addressing::Global
-            && m.part == warpkit_isa::MemoryPart::Whole
-            && !m.signed
+        m.size == 4 && m.address == space && m.part == warpkit_isa::MemoryPart::Whole && !m.signed
     })
 }
 

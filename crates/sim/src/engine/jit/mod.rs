@@ -201,6 +201,14 @@ impl Translation {
         let _ = (warp, pc);
     }
 
+    /// Whether the translated code accesses shared memory.
+    fn shared(&self) -> bool {
+        #[cfg(all(target_arch = "x86_64", unix))]
+        return self.code.shared;
+        #[cfg(not(all(target_arch = "x86_64", unix)))]
+        false
+    }
+
     #[inline(never)]
     fn enter(
         &self,
@@ -214,12 +222,22 @@ impl Translation {
         match direct {
             Some(d) => {
                 let memory = Some((d.global, d.scratch));
+                // The workgroup's shared memory, allocated (as its first store would) where
+                // the code accesses it; else none, and a shared access would leave.
+                (d.state.shared_host, d.state.shared_len) = match self.shared() {
+                    true if !d.shared.is_empty() => {
+                        (d.shared.words_mut().as_mut_ptr() as u64, d.shared.len())
+                    }
+                    _ => (0, 0),
+                };
                 self.enter_with(warp, core, table, entry, budget, d.state, memory)
             }
-            // Without direct memory every access misses its (empty) hint and leaves; the
-            // state is the thread's spare one, not one built per entry.
+            // Without direct memory every access misses its (empty) hint and leaves, or
+            // finds no shared memory; the state is the thread's spare one, not one built
+            // per entry.
             None => SPARE.with(|spare| {
                 let mut spare = spare.borrow_mut();
+                (spare.shared_host, spare.shared_len) = (0, 0);
                 self.enter_with(warp, core, table, entry, budget, &mut spare, None)
             }),
         }
@@ -281,7 +299,13 @@ impl Translation {
                 state.miss = 0;
             }
             let record = self.code.records.get(state.record as usize);
-            absorb(warp, state, &pre, record.map_or(&[], Vec::as_slice));
+            absorb(
+                warp,
+                state,
+                &pre,
+                record.map_or(&[], Vec::as_slice),
+                ctx.exec,
+            );
             let used = budget - ctx.budget;
             if used == 0 {
                 return None;
@@ -323,9 +347,16 @@ impl Executor for Translation {
 /// Bring the warp's queue to what the interpreter would have after the operations
 /// translated code issued and retired: drop the operations from before that its
 /// `waitcnt`s retired (they write nothing), then queue its pending stores and the exit's
-/// pending loads (`record`) in issue order.
+/// pending operations (`record`) in issue order. `exec` is EXEC at the exit, the one the
+/// exit's block ran (and issued its loads) under.
 #[cfg(all(target_arch = "x86_64", unix))]
-fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[PendingLoad]) {
+fn absorb(
+    warp: &mut Warp,
+    state: &Direct,
+    pre: &[u32; NUM_COUNTERS],
+    record: &[PendingLoad],
+    exec: u32,
+) {
     if state.ring_len == 0 && record.is_empty() && state.pre[..NUM_COUNTERS] == pre[..] {
         return; // the common case: no memory instruction, or only waits on nothing
     }
@@ -348,7 +379,10 @@ fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[
         if load_first {
             let l = load.expect("a load");
             let row = &state.rows[usize::from(l.row)];
-            if l.uniform > 0 {
+            if l.store {
+                let writeback = crate::state::queue::Writeback::None;
+                warp.issue(usize::from(l.counter), l.pc, writeback);
+            } else if l.uniform > 0 {
                 // The words past the load's are zero, as the interpreter leaves them.
                 let n = usize::from(l.uniform);
                 let mut data = [0u32; 8];
@@ -359,6 +393,9 @@ fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[
                     data,
                 };
                 warp.issue(usize::from(l.counter), l.pc, writeback);
+            } else if l.masked {
+                let (c, part) = (usize::from(l.counter), crate::state::queue::Part::Whole);
+                warp.issue_v(c, l.pc, l.rd, exec, part, std::slice::from_ref(row));
             } else {
                 warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = *row);
             }

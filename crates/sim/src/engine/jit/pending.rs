@@ -25,7 +25,10 @@ use crate::program::RegUse;
 use crate::state::queue::NUM_COUNTERS;
 use warpkit_isa::{Latency, Op, COUNTERS};
 
-/// A load of the block still pending: its data is row `row` of [`super::Direct`].
+/// An operation of the block still pending: a load, whose data is row `row` of
+/// [`super::Direct`], or a shared-memory store (which writes nothing, but shares its
+/// counter with the shared loads, so it takes its place in their order; its row holds only
+/// its issue number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PendingLoad {
     pub row: u8,
@@ -35,9 +38,51 @@ pub(crate) struct PendingLoad {
     /// registers from `u[rd]` (the row's first words).
     pub uniform: u8,
     pub pc: u32,
+    /// A store: nothing to write back.
+    pub store: bool,
+    /// Issued by a partial-EXEC block: a vector load writes the lanes of the block's EXEC
+    /// only (translated code never changes EXEC with a load pending).
+    pub masked: bool,
 }
 
-/// The block's pending loads, oldest first.
+impl PendingLoad {
+    /// A vector load into `v[rd]` (`uniform` 0) or a uniform load into `uniform`
+    /// registers from `u[rd]`, on counter `c`, from a block of the `masked` variant.
+    pub(crate) fn load(pc: u32, rd: u8, uniform: u8, c: usize, masked: bool) -> PendingLoad {
+        PendingLoad {
+            row: 0,
+            rd,
+            counter: c as u8,
+            uniform,
+            pc,
+            store: false,
+            masked,
+        }
+    }
+
+    /// A store on counter `c` that the block keeps in its pending order.
+    pub(crate) fn store(pc: u32, c: usize, masked: bool) -> PendingLoad {
+        PendingLoad {
+            store: true,
+            ..PendingLoad::load(pc, 0, 0, c, masked)
+        }
+    }
+
+    /// Whether it writes vector register rows when it retires.
+    pub(crate) fn writes_rows(&self) -> bool {
+        !self.store && self.uniform == 0
+    }
+}
+
+/// What issuing an operation did: its entry, and the block's own oldest operation of the
+/// counter, if the counter's in-flight limit retired it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Issued {
+    pub op: PendingLoad,
+    pub retired: Option<PendingLoad>,
+}
+
+/// The block's pending operations, oldest first.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pending {
     pub loads: Vec<PendingLoad>,
@@ -57,6 +102,7 @@ pub(crate) fn uniform_counter() -> usize {
 }
 
 /// The counter of `gload.b32` (`vm`).
+#[cfg(test)]
 pub(crate) fn load_counter() -> usize {
     counter_of(Op::GloadB32)
 }
@@ -79,15 +125,18 @@ impl Pending {
     fn vmask(&self) -> u128 {
         self.loads
             .iter()
-            .filter(|l| l.uniform == 0)
+            .filter(|l| l.writes_rows())
             .fold(0, |m, l| m | 1u128 << l.rd)
     }
 
     /// The uniform registers a pending load will write.
     fn umask(&self) -> u64 {
-        self.loads.iter().filter(|l| l.uniform > 0).fold(0, |m, l| {
-            m | (u64::MAX >> (64 - u32::from(l.uniform))) << l.rd
-        })
+        self.loads
+            .iter()
+            .filter(|l| !l.store && l.uniform > 0)
+            .fold(0, |m, l| {
+                m | (u64::MAX >> (64 - u32::from(l.uniform))) << l.rd
+            })
     }
 
     /// Whether an instruction using `uses` would be reported as a hazard (RAW or WAW on a
@@ -105,24 +154,29 @@ impl Pending {
             .count() as u32
     }
 
-    /// Queue a load on counter `c`, in a free row: into `v[rd]` if `uniform` is 0, else
-    /// into the `uniform` registers from `u[rd]`; `None` if every row is taken or the
-    /// counter could reach its limit with the block's loads alone (then the limit would
-    /// retire one of them, which the block leaves to the interpreter).
-    pub(crate) fn issue(&mut self, pc: u32, rd: u8, uniform: u8, c: usize) -> Option<PendingLoad> {
-        if self.count(c) + 1 >= limit(c) {
-            return None;
-        }
-        let row = (0..PENDING_ROWS as u8).find(|r| self.loads.iter().all(|l| l.row != *r))?;
-        let load = PendingLoad {
-            row,
-            rd,
-            counter: c as u8,
-            uniform,
-            pc,
+    /// Queue `op` (from [`PendingLoad::load`] or [`PendingLoad::store`]) in a free row;
+    /// `None` if every row is taken. A counter holding as many of the block's operations
+    /// as its in-flight limit first retires its oldest (errata v0.1.2: then nothing from
+    /// before the block is pending on it, as the count never exceeds the limit); below
+    /// that, the limit may retire an operation from before the block, which translated
+    /// code counts down at run time.
+    pub(crate) fn issue(&mut self, mut op: PendingLoad) -> Option<Issued> {
+        let c = usize::from(op.counter);
+        let retired = if self.count(c) >= limit(c) {
+            let oldest = self
+                .loads
+                .iter()
+                .position(|l| usize::from(l.counter) == c)?;
+            Some(self.loads.remove(oldest))
+        } else {
+            None
         };
-        self.loads.push(load);
-        Some(load)
+        // A retirement frees a row, so only an issue that retired nothing can find none
+        // (and then it changed nothing).
+        let row = (0..PENDING_ROWS as u8).find(|r| self.loads.iter().all(|l| l.row != *r))?;
+        op.row = row;
+        self.loads.push(op);
+        Some(Issued { op, retired })
     }
 
     /// `waitcnt` with thresholds `t`: the loads it retires, oldest first.
@@ -153,10 +207,8 @@ mod tests {
     fn a_wait_retires_the_oldest_loads_beyond_its_threshold() {
         let mut p = Pending::default();
         for (k, rd) in [4u8, 5, 6].into_iter().enumerate() {
-            assert_eq!(
-                p.issue(4 * k as u32, rd, 0, 0).map(|l| l.row),
-                Some(k as u8)
-            );
+            let load = PendingLoad::load(4 * k as u32, rd, 0, 0, false);
+            assert_eq!(p.issue(load).map(|i| i.op.row), Some(k as u8));
         }
         let hazard = RegUse {
             vread: 1 << 5,
@@ -169,13 +221,14 @@ mod tests {
         assert_eq!(retired, [4, 5]);
         assert!(!p.hazard(&hazard));
         // Row 0 is free again.
-        assert_eq!(p.issue(12, 7, 0, 0).map(|l| l.row), Some(0));
+        let load = PendingLoad::load(12, 7, 0, 0, false);
+        assert_eq!(p.issue(load).map(|i| i.op.row), Some(0));
     }
 
     #[test]
     fn a_pending_uniform_load_guards_exactly_its_registers() {
         let mut p = Pending::default();
-        assert!(p.issue(0, 24, 2, 3).is_some());
+        assert!(p.issue(PendingLoad::load(0, 24, 2, 3, false)).is_some());
         let reads = |u: u64| RegUse {
             uread: 1 << u,
             ..RegUse::default()

@@ -25,8 +25,11 @@ pub(super) struct Emitter<'a> {
     pub(super) pending: Pending,
     pub(super) records: Vec<Vec<PendingLoad>>,
     /// Per instruction of the block being emitted, what a side exit before it gives back:
-    /// its steps and lane-operations (the block's head counted the whole block).
+    /// its steps and vector instructions, each of EXEC's lanes a lane-operation (the
+    /// block's head counted the whole block).
     pub(super) refunds: Vec<(i32, i32)>,
+    /// Whether the block being emitted is of the masked variant.
+    pub(super) masked: bool,
     /// The instruction of the block being emitted.
     pub(super) at: usize,
     /// The exits from the middle of the block, emitted after it.

@@ -1,7 +1,7 @@
 //! The layouts translated code knows: the context it is entered with, the direct state's
 //! fields, the constant rows, and where a register's row or a uniform register sits.
 
-use crate::memory::direct::Direct;
+use crate::memory::direct::{Direct, HINTS, PENDING_ROWS, RING};
 
 /// What translated code reads and writes of the warp; its layout is known to the code.
 #[repr(C)]
@@ -35,19 +35,21 @@ pub(super) const CTX_TABLE_FULL: i32 = 64;
 pub(super) const CTX_TABLE_MASKED: i32 = 72;
 pub(super) const CTX_DIRECT: i32 = 80;
 
-// The fields of `Direct` the code uses.
+// The fields of `Direct` the code uses (`offsets_match_the_structures` checks them).
 pub(super) const D_ROWS: i32 = 0;
-pub(super) const D_HINTS: i32 = 1024;
+pub(super) const D_HINTS: i32 = D_ROWS + 128 * PENDING_ROWS as i32;
 pub(super) const HINT_SIZE: i32 = 24;
-pub(super) const D_RING: i32 = 1792;
-pub(super) const D_ROW_SEQ: i32 = 2048;
-pub(super) const D_PRE: i32 = 2080;
-pub(super) const D_RING_HEAD: i32 = 2112;
-pub(super) const D_RING_LEN: i32 = 2116;
-pub(super) const D_SEQ: i32 = 2120;
-pub(super) const D_RECORD: i32 = 2124;
-pub(super) const D_MISS: i32 = 2128;
-pub(super) const D_MISS_LO: i32 = 2136;
+pub(super) const D_RING: i32 = D_HINTS + HINT_SIZE * HINTS as i32;
+pub(super) const D_ROW_SEQ: i32 = D_RING + 8 * RING as i32;
+pub(super) const D_PRE: i32 = D_ROW_SEQ + 4 * PENDING_ROWS as i32;
+pub(super) const D_RING_HEAD: i32 = D_PRE + 32;
+pub(super) const D_RING_LEN: i32 = D_RING_HEAD + 4;
+pub(super) const D_SEQ: i32 = D_RING_LEN + 4;
+pub(super) const D_RECORD: i32 = D_SEQ + 4;
+pub(super) const D_MISS: i32 = D_RECORD + 4;
+pub(super) const D_MISS_LO: i32 = D_MISS + 8;
+pub(super) const D_SHARED_HOST: i32 = D_MISS_LO + 8;
+pub(super) const D_SHARED_LEN: i32 = D_SHARED_HOST + 8;
 
 /// Constant rows the code loads.
 #[repr(C, align(32))]
@@ -94,7 +96,6 @@ mod tests {
     use super::*;
     use crate::engine::jit::pending::{limit, load_counter, store_counter};
     use crate::memory::direct::Hint;
-    use crate::memory::direct::RING;
     use std::mem::offset_of;
 
     /// The offsets the generated code uses are the structures' own.
@@ -132,6 +133,8 @@ mod tests {
         assert_eq!(offset_of!(Direct, record) as i32, D_RECORD);
         assert_eq!(offset_of!(Direct, miss) as i32, D_MISS);
         assert_eq!(offset_of!(Direct, miss_lo) as i32, D_MISS_LO);
+        assert_eq!(offset_of!(Direct, shared_host) as i32, D_SHARED_HOST);
+        assert_eq!(offset_of!(Direct, shared_len) as i32, D_SHARED_LEN);
         assert!(RING.is_power_of_two() && limit(store_counter()) as usize <= RING);
         assert_ne!(load_counter(), store_counter());
     }

@@ -1,33 +1,50 @@
-//! Memory in translated code: `gload.b32`/`gstore.b32` as word runs, gathers and scatters,
-//! and `waitcnt`.
+//! Memory in translated code: `gload.b32`/`gstore.b32` and `dsload.b32`/`dsstore.b32` as
+//! word runs, gathers and scatters (under any EXEC), the uniform loads, and `waitcnt`.
 
 use super::emitter::*;
 use super::layout::*;
 use crate::engine::jit::pending::*;
+use crate::engine::jit::pending::{Issued, PendingLoad};
 use crate::memory::direct::{HINTS, MISS_BYTES_SHIFT, MISS_WRITE, RING};
 use crate::program::Inst;
 use crate::state::queue::NUM_COUNTERS;
 use crate::state::LANES;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
 
+/// Where an access's bytes must lie, and where it leaves when they do not.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Access {
+    /// The exit before the instruction.
+    side: DynamicLabel,
+    /// Global memory: the exit that records a miss of the access's region hint first, and
+    /// the hint's offset in the direct state. `None`: the workgroup's shared memory,
+    /// `0..D_SHARED_LEN` at host address `D_SHARED_HOST`.
+    hint: Option<(DynamicLabel, i32)>,
+}
+
 impl Emitter<'_> {
-    /// A word run's address, checked as `mem_exec`'s word run checks it: lane `l` of
-    /// `v[rs1]` is `v0 + 4l` (no wrap), `lo = U64[rs2] + v0 + sext(imm)` is aligned,
-    /// `lo + 128` does not wrap, and the instruction's region hint holds `lo..lo + 128`.
-    /// Leaves the host address of `lo` in `rcx`; anything else leaves the block before the
-    /// instruction (a hint miss records itself, for the region to be looked up).
-    ///
-    /// With `not_run`, a load whose lanes are not a word run (or whose run wraps its 32-bit
-    /// offsets) jumps there instead of leaving, with the access's `side` exit, `miss` exit
-    /// and hint offset returned for its gather.
-    pub(super) fn word_run_address(
-        &mut self,
-        pc: u32,
-        inst: &Inst,
-        store: bool,
-        not_run: Option<DynamicLabel>,
-    ) -> (DynamicLabel, DynamicLabel, i32) {
+    /// The exits and bounds of the access at `pc`: a region hint (a load's, or a store's)
+    /// for global memory, the workgroup's shared memory if `shared`.
+    fn access(&mut self, pc: u32, store: bool, shared: bool) -> Access {
+        if shared {
+            let (side, _) = self.side_exit(pc, None);
+            return Access { side, hint: None };
+        }
         let (side, miss, hint) = self.access_hint(pc, store, 0);
+        Access {
+            side,
+            hint: Some((miss, hint)),
+        }
+    }
+
+    /// A word run's address, checked as `mem_exec`'s word run checks it: lane `l` of
+    /// `v[rs1]` is `v0 + 4l` (no wrap), `lo` (global: `U64[rs2] + v0 + sext(imm)`; shared:
+    /// `v0 + sext(imm)`) is aligned, `lo + 128` does not wrap, and the access's bounds
+    /// hold `lo..lo + 128`. Leaves the host address of `lo` in `rcx`; anything else leaves
+    /// the block before the instruction (a hint miss records itself, for the region to be
+    /// looked up), except lanes that are not a word run (or a run that wraps its 32-bit
+    /// offsets), which jump to `not_run`.
+    fn word_run_address(&mut self, inst: &Inst, acc: Access, not_run: DynamicLabel) {
         let (a, b) = (inst.rs1, inst.rs2);
         let v0 = row(a, 0);
         dynasm!(self.ops
@@ -50,8 +67,6 @@ impl Emitter<'_> {
             }
         }
         let imm = i64::from(inst.imm as i32);
-        let ub = ureg(b);
-        let not_run = not_run.unwrap_or(side);
         dynasm!(self.ops
             ; .arch x64
             // vptest ymm2, ymm2, spelled out (VEX.256.66.0F38 17 /r): ZF if every lane
@@ -60,13 +75,24 @@ impl Emitter<'_> {
             ; jnz =>not_run
             ; cmp eax, 0xffff_ff83u32 as i32
             ; ja =>not_run
-            ; mov rcx, [rdx + ub]
-            ; add rcx, rax
+        );
+        if acc.hint.is_some() {
+            let ub = ureg(b);
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov rcx, [rdx + ub]
+                ; add rcx, rax
+            );
+        } else {
+            // v0, zero-extended.
+            dynasm!(self.ops ; .arch x64 ; mov ecx, eax);
+        }
+        dynasm!(self.ops
+            ; .arch x64
             ; mov rax, QWORD imm
             ; add rcx, rax
         );
-        self.host_address(128, side, miss, hint);
-        (side, miss, hint)
+        self.host_address(128, acc);
     }
 
     /// A new region hint for the access at `pc` (from the loads' half, or the stores'), its
@@ -91,10 +117,12 @@ impl Emitter<'_> {
         )
     }
 
-    /// With `rcx` the access's lowest address: to `side` unless it is aligned to 4 bytes
-    /// and `rcx + bytes` does not wrap, to `miss` unless the hint holds `rcx..rcx + bytes`;
-    /// then `rcx` becomes its host address.
-    fn host_address(&mut self, bytes: i32, side: DynamicLabel, miss: DynamicLabel, hint: i32) {
+    /// With `rcx` the access's lowest address: to the side exit unless it is aligned to 4
+    /// bytes and `rcx + bytes` does not wrap, to the miss exit unless the hint holds
+    /// `rcx..rcx + bytes` (shared memory: to the side exit unless `rcx + bytes` is at most
+    /// its size); then `rcx` becomes its host address.
+    fn host_address(&mut self, bytes: i32, acc: Access) {
+        let side = acc.side;
         dynasm!(self.ops
             ; .arch x64
             ; test cl, 3
@@ -102,39 +130,82 @@ impl Emitter<'_> {
             ; mov rax, rcx
             ; add rax, bytes
             ; jc =>side
-            ; cmp rcx, [r12 + hint]
-            ; jb =>miss
-            ; cmp rax, [r12 + hint + 8]
-            ; ja =>miss
-            ; sub rcx, [r12 + hint]
-            ; add rcx, [r12 + hint + 16]
         );
+        match acc.hint {
+            Some((miss, hint)) => dynasm!(self.ops
+                ; .arch x64
+                ; cmp rcx, [r12 + hint]
+                ; jb =>miss
+                ; cmp rax, [r12 + hint + 8]
+                ; ja =>miss
+                ; sub rcx, [r12 + hint]
+                ; add rcx, [r12 + hint + 16]
+            ),
+            None => dynasm!(self.ops
+                ; .arch x64
+                ; cmp rax, [r12 + D_SHARED_LEN]
+                ; ja =>side
+                ; add rcx, [r12 + D_SHARED_HOST]
+            ),
+        }
     }
 
-    /// The span of a full-EXEC `gload.b32`/`gstore.b32` whose lanes are not a word run,
-    /// checked as the interpreter's fast path checks it: with `b = U64[rs2] + sext(imm)`,
-    /// every lane's offset `v[rs1]` plus `b` aligned (`(b | OR of the offsets) & 3 == 0`),
-    /// `b + max + 4` not wrapping, and `b + min .. b + max + 4` inside the region the
-    /// access's hint holds (`min`, `max`: the offsets' unsigned extremes); anything else
-    /// leaves before the instruction (a hint miss records `b + min`). The spread
-    /// `max - min` must fit a gather's signed 32-bit index. Leaves the host address of
-    /// `b + min` in `rcx`, `min` in every lane of `ymm4` and the offsets' quarters in
-    /// `ymm0..ymm3`.
-    fn scattered_span(&mut self, inst: &Inst, side: DynamicLabel, miss: DynamicLabel, hint: i32) {
+    /// The span of a `gload.b32`/`gstore.b32` (`dsload.b32`/`dsstore.b32`) that is not a
+    /// full word run, checked as the interpreter's fast path checks it: with `b` the
+    /// uniform part of the address (global: `U64[rs2] + sext(imm)`; shared: `sext(imm)`),
+    /// every active lane's offset `v[rs1]` plus `b` aligned (`(b | OR of the offsets) & 3
+    /// == 0`), `b + max + 4` not wrapping, and `b + min .. b + max + 4` inside the access's
+    /// bounds (`min`, `max`: the active offsets' unsigned extremes); anything else, and no
+    /// active lane, leaves before the instruction (a hint miss records `b + min`). The
+    /// spread `max - min` must fit a gather's signed 32-bit index. Leaves the host address
+    /// of `b + min` in `rcx`, `min` in every lane of `ymm4` and the offsets' quarters in
+    /// `ymm0..ymm3` (inactive lanes' too).
+    fn scattered_span(&mut self, inst: &Inst, acc: Access, masked: bool) {
         let (a, b) = (inst.rs1, inst.rs2);
         let imm = i64::from(inst.imm as i32);
-        let ub = ureg(b);
-        // The offsets' unsigned minimum (ymm4), maximum (ymm5) and bitwise OR (ymm6),
-        // reduced to lane 0.
+        let side = acc.side;
         dynasm!(self.ops
             ; .arch x64
             ; vmovdqu ymm0, [rsi + row(a, 0)]
             ; vmovdqu ymm1, [rsi + row(a, 1)]
             ; vmovdqu ymm2, [rsi + row(a, 2)]
             ; vmovdqu ymm3, [rsi + row(a, 3)]
-            ; vpminud ymm4, ymm0, ymm1
-            ; vpminud ymm5, ymm2, ymm3
-            ; vpminud ymm4, ymm4, ymm5
+        );
+        if masked {
+            // No active lane: the interpreter's general path. Then, over the active lanes
+            // only: inactive offsets as all ones for the minimum (ymm4..ymm7), as zero for
+            // the maximum and the OR (ymm0..ymm3, reloaded below).
+            dynasm!(self.ops
+                ; .arch x64
+                ; cmp DWORD [rdi + CTX_EXEC], 0
+                ; je =>side
+                ; vpandn ymm4, ymm12, ymm10
+                ; vpor ymm4, ymm4, ymm0
+                ; vpandn ymm5, ymm13, ymm10
+                ; vpor ymm5, ymm5, ymm1
+                ; vpandn ymm6, ymm14, ymm10
+                ; vpor ymm6, ymm6, ymm2
+                ; vpandn ymm7, ymm15, ymm10
+                ; vpor ymm7, ymm7, ymm3
+                ; vpminud ymm4, ymm4, ymm5
+                ; vpminud ymm6, ymm6, ymm7
+                ; vpminud ymm4, ymm4, ymm6
+                ; vpand ymm0, ymm0, ymm12
+                ; vpand ymm1, ymm1, ymm13
+                ; vpand ymm2, ymm2, ymm14
+                ; vpand ymm3, ymm3, ymm15
+            );
+        } else {
+            dynasm!(self.ops
+                ; .arch x64
+                ; vpminud ymm4, ymm0, ymm1
+                ; vpminud ymm5, ymm2, ymm3
+                ; vpminud ymm4, ymm4, ymm5
+            );
+        }
+        // The offsets' unsigned maximum (ymm5) and bitwise OR (ymm6).
+        dynasm!(self.ops
+            ; .arch x64
             ; vpmaxud ymm5, ymm0, ymm1
             ; vpmaxud ymm6, ymm2, ymm3
             ; vpmaxud ymm5, ymm5, ymm6
@@ -142,6 +213,15 @@ impl Emitter<'_> {
             ; vpor ymm7, ymm2, ymm3
             ; vpor ymm6, ymm6, ymm7
         );
+        if masked {
+            dynasm!(self.ops
+                ; .arch x64
+                ; vmovdqu ymm0, [rsi + row(a, 0)]
+                ; vmovdqu ymm1, [rsi + row(a, 1)]
+                ; vmovdqu ymm2, [rsi + row(a, 2)]
+                ; vmovdqu ymm3, [rsi + row(a, 3)]
+            );
+        }
         for (reg, op) in [(4u8, 0u8), (5, 1), (6, 2)] {
             // Fold the upper 128 bits, then the upper 64 and 32 of what is left.
             dynasm!(self.ops ; .arch x64 ; vextracti128 xmm7, Ry(reg), 1);
@@ -157,12 +237,21 @@ impl Emitter<'_> {
                 }
             }
         }
+        // b, wrapping as the interpreter's address does.
+        match acc.hint {
+            Some(_) => {
+                let ub = ureg(b);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; mov rcx, [rdx + ub]
+                    ; mov rax, QWORD imm
+                    ; add rcx, rax
+                );
+            }
+            None => dynasm!(self.ops ; .arch x64 ; mov rcx, QWORD imm),
+        }
         dynasm!(self.ops
             ; .arch x64
-            // b, wrapping as the interpreter's address does.
-            ; mov rcx, [rdx + ub]
-            ; mov rax, QWORD imm
-            ; add rcx, rax
             ; vmovd eax, xmm6
             ; or eax, ecx
             ; test al, 3
@@ -177,35 +266,58 @@ impl Emitter<'_> {
             ; add rax, 4
             ; add rax, rcx
             ; jc =>side
-            ; cmp rax, [r12 + hint + 8]
-            ; vmovd eax, xmm4
-            ; lea rcx, [rcx + rax]
-            ; ja =>miss
-            ; cmp rcx, [r12 + hint]
-            ; jb =>miss
-            ; sub rcx, [r12 + hint]
-            ; add rcx, [r12 + hint + 16]
-            ; vpbroadcastd ymm4, xmm4
         );
+        match acc.hint {
+            Some((miss, hint)) => dynasm!(self.ops
+                ; .arch x64
+                ; cmp rax, [r12 + hint + 8]
+                ; vmovd eax, xmm4
+                ; lea rcx, [rcx + rax]
+                ; ja =>miss
+                ; cmp rcx, [r12 + hint]
+                ; jb =>miss
+                ; sub rcx, [r12 + hint]
+                ; add rcx, [r12 + hint + 16]
+            ),
+            // b + min >= 0: b + max + 4 did not wrap.
+            None => dynasm!(self.ops
+                ; .arch x64
+                ; cmp rax, [r12 + D_SHARED_LEN]
+                ; ja =>side
+                ; vmovd eax, xmm4
+                ; lea rcx, [rcx + rax]
+                ; add rcx, [r12 + D_SHARED_HOST]
+            ),
+        }
+        dynasm!(self.ops ; .arch x64 ; vpbroadcastd ymm4, xmm4);
     }
 
-    /// A full-EXEC `gload.b32` whose lanes are not a word run, gathered into the pending row
-    /// at `data` (`scattered_span` says when).
+    /// A `gload.b32` (`dsload.b32`) that is not a full word run: the active lanes gathered
+    /// into the pending row at `data`, the others zero, as the interpreter leaves them
+    /// (`scattered_span` says when). `retired`: the block's load the issue retires, after
+    /// the checks (before the row, which may be its own, is written).
     fn gather_row(
         &mut self,
         inst: &Inst,
-        side: DynamicLabel,
-        miss: DynamicLabel,
-        hint: i32,
+        acc: Access,
         data: i32,
+        masked: bool,
+        retired: Option<PendingLoad>,
     ) {
-        self.scattered_span(inst, side, miss, hint);
+        self.scattered_span(inst, acc, masked);
+        if let Some(r) = retired {
+            self.retire(r);
+        }
         for q in 0..4u8 {
             let at = data + 32 * i32::from(q);
+            if masked {
+                dynasm!(self.ops ; .arch x64 ; vmovdqa ymm5, Ry(12 + q));
+            } else {
+                dynasm!(self.ops ; .arch x64 ; vpcmpeqd ymm5, ymm5, ymm5);
+            }
             dynasm!(self.ops
                 ; .arch x64
                 ; vpsubd Ry(q), Ry(q), ymm4
-                ; vpcmpeqd ymm5, ymm5, ymm5
                 ; vpxor ymm6, ymm6, ymm6
                 ; vpgatherdd ymm6, [rcx + Ry(q) * 1], ymm5
                 ; vmovdqu [r12 + at], ymm6
@@ -213,20 +325,80 @@ impl Emitter<'_> {
         }
     }
 
-    /// `gload.b32` as a word run: the 32 words into a pending row, counted on the load
-    /// counter (whose in-flight limit retires an operation from before the block, if any
-    /// is at the limit: `Pending::issue` keeps the block's own below it).
-    /// Lanes that are not a word run are gathered (`gather_row`).
-    pub(super) fn load_row(&mut self, pc: u32, inst: &Inst) {
-        let gather = self.ops.new_dynamic_label();
-        let (side, miss, hint) = self.word_run_address(pc, inst, false, Some(gather));
-        let c = load_counter();
-        let k = self.pending.count(c) as i32;
-        let load = self
-            .pending
-            .issue(pc, inst.rd, 0, c)
-            .expect("admitted with a free row");
+    /// Write the retired pending load `load` to its registers: a vector load's row (the
+    /// lanes of the block's EXEC, in a partial-EXEC block), a uniform load's words; a store
+    /// writes nothing. Uses `ymm6`, `ymm7` and `eax` only.
+    pub(super) fn retire(&mut self, load: PendingLoad) {
         let data = D_ROWS + i32::from(load.row) * 128;
+        if load.store {
+            return;
+        }
+        if load.uniform > 0 {
+            for k in 0..load.uniform {
+                let (from, to) = (data + 4 * i32::from(k), ureg(load.rd + k));
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; mov eax, [r12 + from]
+                    ; mov [rdx + to], eax
+                );
+            }
+            return;
+        }
+        for q in 0..4u8 {
+            let (at, from) = (row(load.rd, usize::from(q)), data + 32 * i32::from(q));
+            if load.masked {
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; vmovdqu ymm7, [rsi + at]
+                    ; vpblendvb ymm6, ymm7, [r12 + from], Ry(12 + q)
+                    ; vmovdqu [rsi + at], ymm6
+                );
+            } else {
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; vmovdqu ymm6, [r12 + from]
+                    ; vmovdqu [rsi + at], ymm6
+                );
+            }
+        }
+    }
+
+    /// Queue `op` in the block's pending operations (admitted: a row is free), after the
+    /// exits before the instruction took their records. Returns it and the block's own
+    /// operation the limit retires, if any; [`Emitter::issued`] emits its run-time part
+    /// once the access is done.
+    fn issue(&mut self, op: PendingLoad) -> Issued {
+        self.pending.issue(op).expect("admitted with a free row")
+    }
+
+    /// The run-time part of an issue: its issue number, and the counter's in-flight limit
+    /// on operations from before the block.
+    fn issued(&mut self, issued: Issued) {
+        let c = usize::from(issued.op.counter);
+        // The block's operations on the counter before this one, after any retirement.
+        let k = self.pending.count(c) as i32 - 1;
+        self.count_issue(issued.op.row, c, k);
+    }
+
+    /// `gload.b32` (`dsload.b32`): a word run's 32 words into a pending row, counted on its
+    /// counter (whose in-flight limit retires an operation from before the block if any is
+    /// at the limit, else the block's oldest of the counter). A partial EXEC, or lanes that
+    /// are not a word run, gather (`gather_row`).
+    pub(super) fn load_row(&mut self, pc: u32, inst: &Inst, shared: bool, masked: bool) {
+        let acc = self.access(pc, false, shared);
+        let c = super::counter(inst);
+        let issued = self.issue(PendingLoad::load(pc, inst.rd, 0, c, masked));
+        let data = D_ROWS + i32::from(issued.op.row) * 128;
+        if masked {
+            self.gather_row(inst, acc, data, true, issued.retired);
+            self.issued(issued);
+            return;
+        }
+        let gather = self.ops.new_dynamic_label();
+        self.word_run_address(inst, acc, gather);
+        if let Some(r) = issued.retired {
+            self.retire(r);
+        }
         for q in 0..4 {
             dynasm!(self.ops
                 ; .arch x64
@@ -236,9 +408,9 @@ impl Emitter<'_> {
         }
         let loaded = self.ops.new_dynamic_label();
         dynasm!(self.ops ; .arch x64 ; jmp =>loaded ; =>gather);
-        self.gather_row(inst, side, miss, hint, data);
+        self.gather_row(inst, acc, data, false, issued.retired);
         dynasm!(self.ops ; .arch x64 ; =>loaded);
-        self.count_issue(load.row, c, k);
+        self.issued(issued);
     }
 
     /// `uload.bN`: the N/8 bytes at `U64[rs1] + sext(imm)` into a pending row, counted on
@@ -246,10 +418,14 @@ impl Emitter<'_> {
     /// aligned to 4 bytes, `addr + N/8` not wrapping, and the bytes inside the region the
     /// access's hint holds; anything else leaves before the instruction (a hint miss
     /// records the address and the size, for the region to be looked up).
-    pub(super) fn uload_row(&mut self, pc: u32, inst: &Inst) {
+    pub(super) fn uload_row(&mut self, pc: u32, inst: &Inst, masked: bool) {
         let count = super::uniform_count(inst);
         let bytes = 4 * u32::from(count);
         let (side, miss, hint) = self.access_hint(pc, false, bytes);
+        let acc = Access {
+            side,
+            hint: Some((miss, hint)),
+        };
         let imm = i64::from(inst.imm as i32);
         let ua = ureg(inst.rs1);
         dynasm!(self.ops
@@ -258,21 +434,20 @@ impl Emitter<'_> {
             ; mov rax, QWORD imm
             ; add rcx, rax
         );
-        self.host_address(bytes as i32, side, miss, hint);
+        self.host_address(bytes as i32, acc);
         let c = uniform_counter();
-        let k = self.pending.count(c) as i32;
-        let load = self
-            .pending
-            .issue(pc, inst.rd, count, c)
-            .expect("admitted with a free row");
-        let data = D_ROWS + i32::from(load.row) * 128;
+        let issued = self.issue(PendingLoad::load(pc, inst.rd, count, c, masked));
+        if let Some(r) = issued.retired {
+            self.retire(r);
+        }
+        let data = D_ROWS + i32::from(issued.op.row) * 128;
         match bytes {
             4 => dynasm!(self.ops ; .arch x64 ; mov eax, [rcx] ; mov [r12 + data], eax),
             8 => dynasm!(self.ops ; .arch x64 ; mov rax, [rcx] ; mov [r12 + data], rax),
             16 => dynasm!(self.ops ; .arch x64 ; vmovdqu xmm0, [rcx] ; vmovdqu [r12 + data], xmm0),
             _ => dynasm!(self.ops ; .arch x64 ; vmovdqu ymm0, [rcx] ; vmovdqu [r12 + data], ymm0),
         }
-        self.count_issue(load.row, c, k);
+        self.issued(issued);
     }
 
     /// The issue number of the load in `row`, and the in-flight limit of counter `c`
@@ -295,26 +470,41 @@ impl Emitter<'_> {
         );
     }
 
-    /// `gstore.b32` as a word run: the row to memory, the store to the ring (an operation
-    /// at the store counter's limit retires first: one from before, else the oldest
-    /// store).
-    /// Lanes that are not a word run are scattered (`scatter_row`).
-    pub(super) fn store_row(&mut self, pc: u32, inst: &Inst) {
-        let scatter = self.ops.new_dynamic_label();
-        let (side, miss, hint) = self.word_run_address(pc, inst, true, Some(scatter));
-        for q in 0..4 {
-            let at = row(inst.rd, q);
-            dynasm!(self.ops
-                ; .arch x64
-                ; vmovdqu ymm0, [rsi + at]
-                ; vmovdqu [rcx + 32 * q as i32], ymm0
-            );
+    /// `gstore.b32` (`dsstore.b32`): a full word run's row to memory; a partial EXEC, or
+    /// lanes that are not a word run, scattered (`scatter_row`). A global store goes to the
+    /// ring (an operation at the store counter's limit retires first: one from before,
+    /// else the oldest store); a shared store, whose counter the shared loads share, to the
+    /// block's pending operations.
+    pub(super) fn store_row(&mut self, pc: u32, inst: &Inst, shared: bool, masked: bool) {
+        let acc = self.access(pc, true, shared);
+        if masked {
+            self.scatter_row(inst, acc, true);
+        } else {
+            let scatter = self.ops.new_dynamic_label();
+            self.word_run_address(inst, acc, scatter);
+            for q in 0..4 {
+                let at = row(inst.rd, q);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; vmovdqu ymm0, [rsi + at]
+                    ; vmovdqu [rcx + 32 * q as i32], ymm0
+                );
+            }
+            let stored = self.ops.new_dynamic_label();
+            dynasm!(self.ops ; .arch x64 ; jmp =>stored ; =>scatter);
+            self.scatter_row(inst, acc, false);
+            dynasm!(self.ops ; .arch x64 ; =>stored);
         }
-        let stored = self.ops.new_dynamic_label();
-        dynasm!(self.ops ; .arch x64 ; jmp =>stored ; =>scatter);
-        self.scatter_row(inst, side, miss, hint);
-        dynasm!(self.ops ; .arch x64 ; =>stored);
-        let c = store_counter();
+        let c = super::counter(inst);
+        if shared {
+            let issued = self.issue(PendingLoad::store(pc, c, masked));
+            if let Some(r) = issued.retired {
+                self.retire(r);
+            }
+            self.issued(issued);
+            return;
+        }
+        debug_assert_eq!(c, store_counter());
         debug_assert_eq!(
             self.pending.count(c),
             0,
@@ -352,12 +542,12 @@ impl Emitter<'_> {
         );
     }
 
-    /// A full-EXEC `gstore.b32` whose lanes are not a word run, each lane's word stored in
-    /// lane order, so that of lanes storing to one word the highest wins, as in the
-    /// interpreter (`scattered_span` says when; the hint of a store only ever holds a
+    /// A `gstore.b32` (`dsstore.b32`) that is not a full word run: each active lane's word
+    /// stored in lane order, so that of lanes storing to one word the highest wins, as in
+    /// the interpreter (`scattered_span` says when; the hint of a store only ever holds a
     /// writable region).
-    fn scatter_row(&mut self, inst: &Inst, side: DynamicLabel, miss: DynamicLabel, hint: i32) {
-        self.scattered_span(inst, side, miss, hint);
+    fn scatter_row(&mut self, inst: &Inst, acc: Access, masked: bool) {
+        self.scattered_span(inst, acc, masked);
         // rcx: the host address of b = (b + min) - min.
         dynasm!(self.ops
             ; .arch x64
@@ -367,12 +557,23 @@ impl Emitter<'_> {
         for l in 0..LANES {
             let (q, i) = (l / 8, 4 * (l % 8) as i32);
             let (offset, value) = (row(inst.rs1, q) + i, row(inst.rd, q) + i);
+            if masked {
+                let (byte, bit) = (CTX_EXEC + (l / 8) as i32, (1u8 << (l % 8)) as i8);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; test BYTE [rdi + byte], bit
+                    ; jz >inactive
+                );
+            }
             dynasm!(self.ops
                 ; .arch x64
                 ; mov eax, [rsi + offset]
                 ; vmovd xmm0, [rsi + value]
                 ; vmovd [rcx + rax], xmm0
             );
+            if masked {
+                dynasm!(self.ops ; .arch x64 ; inactive:);
+            }
         }
     }
 
@@ -384,26 +585,7 @@ impl Emitter<'_> {
         };
         let before: [u32; NUM_COUNTERS] = std::array::from_fn(|c| self.pending.count(c));
         for load in self.pending.wait(&t) {
-            let data = D_ROWS + i32::from(load.row) * 128;
-            if load.uniform > 0 {
-                for k in 0..load.uniform {
-                    let (from, to) = (data + 4 * i32::from(k), ureg(load.rd + k));
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; mov eax, [r12 + from]
-                        ; mov [rdx + to], eax
-                    );
-                }
-                continue;
-            }
-            for q in 0..4 {
-                let at = row(load.rd, q);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; vmovdqu ymm0, [r12 + data + 32 * q as i32]
-                    ; vmovdqu [rsi + at], ymm0
-                );
-            }
+            self.retire(load);
         }
         let stores = store_counter();
         let wrap = RING as i32 - 1;

@@ -27,7 +27,7 @@
 //! calls for.
 
 use super::kind::{classify, Branch, Kind, SUn, VCmp, VSrc, S64};
-use super::pending::{load_counter, uniform_counter, Pending, PendingLoad};
+use super::pending::{uniform_counter, Pending, PendingLoad};
 use crate::program::{Inst, Program};
 use crate::state::regs::{NUM_UREGS, NUM_VREGS};
 use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi};
@@ -67,6 +67,9 @@ pub(super) struct Code {
     /// Exit records: the loads pending at an exit ([`Direct`]'s `record` indexes this;
     /// record 0 is empty).
     pub records: Vec<Vec<PendingLoad>>,
+    /// Whether any translated instruction accesses shared memory: entries then lend the
+    /// code the workgroup's shared memory, allocated.
+    pub shared: bool,
 }
 
 /// Translate every block of `prog`, with AVX-512 runs if `avx512` (the host must have
@@ -80,18 +83,20 @@ pub(crate) const PARTIAL: u8 = 4;
 
 pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
     let slots = (prog.text().len() / 4).min(MAX_TRANSLATED_SLOTS);
-    // The full variant also translates the word runs and `waitcnt`, the masked one not.
+    // Both variants translate the same instructions.
     let full: Vec<Option<Kind>> = (0..slots)
         .map(|k| {
             let inst = prog.fetch((k * 4) as u32)?;
             classify(inst).filter(|kind| !kind.asynchronous() || registers_fit(inst, *kind))
         })
         .collect();
-    let masked: Vec<Option<Kind>> = full
-        .iter()
-        .map(|k| k.filter(|k| !k.asynchronous()))
-        .collect();
-    let kinds = [full, masked];
+    let shared = full.iter().any(|k| {
+        matches!(
+            k,
+            Some(Kind::LoadRow { shared: true } | Kind::StoreRow { shared: true })
+        )
+    });
+    let kinds = [full.clone(), full];
     let leaders = kinds.each_ref().map(|kinds| leaders(prog, kinds));
     let mut ops = Assembler::new().ok()?;
     let exit = ops.new_dynamic_label();
@@ -116,6 +121,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         at: 0,
         stubs: Vec::new(),
         accesses: [0, 0],
+        masked: false,
         avx512,
         evex: Evex::new(),
     };
@@ -130,15 +136,12 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
             let Some(label) = e.labels[variant][k] else {
                 continue;
             };
-            // A block that starts with a load, a store or a wait is reached by chaining
-            // only: entered from the interpreter, it would often leave at once (an access
-            // that is not a word run) or run one wait before an interpreted instruction
-            // (`waitcnt` then `barrier`), and the interpreter runs such an instruction
-            // about as fast as entering costs.
-            // A uniform load is the exception: it leaves only at its first visit (a hint
-            // miss), and it starts every kernel's prologue, entered from the interpreter.
-            let memory_first =
-                kinds[variant][k].is_some_and(|kind| kind.asynchronous() && kind != Kind::ULoad);
+            // A block that starts with a wait is reached by chaining only: entered from
+            // the interpreter, it would often run one wait before an interpreted
+            // instruction (`waitcnt` then `barrier`), and the interpreter runs it about as
+            // fast as entering costs. Blocks starting with a load or a store are entered:
+            // they follow every `barrier`.
+            let memory_first = kinds[variant][k] == Some(Kind::Waitcnt);
             if !memory_first {
                 *offset = Some(e.ops.offset());
             }
@@ -159,6 +162,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         instructions,
         blocks_count,
         records: e.records,
+        shared,
         slot_class: (0..slots)
             .map(|k| {
                 let memory = prog.fetch((k * 4) as u32).is_some_and(|inst| {
@@ -181,14 +185,26 @@ pub(super) fn uniform_count(inst: &Inst) -> u8 {
     }
 }
 
+/// The counter of an asynchronous instruction (from the ISA tables).
+pub(super) fn counter(inst: &Inst) -> usize {
+    match inst.code {
+        crate::program::Code::Op(op) => match op.def().latency {
+            warpkit_isa::Latency::Async(c) => usize::from(c),
+            _ => unreachable!("{op:?} is asynchronous"),
+        },
+        crate::program::Code::Illegal => unreachable!("an illegal slot is not translated"),
+    }
+}
+
 /// Whether the registers of a word run, a uniform load or `waitcnt` are inside the register
-/// files (the uniform pair `rs2`, `rs2 + 1` included): the code indexes them unchecked.
+/// files (the uniform pair `rs2`, `rs2 + 1` of a global access included): the code indexes
+/// them unchecked.
 fn registers_fit(inst: &Inst, kind: Kind) -> bool {
     match kind {
-        Kind::LoadRow | Kind::StoreRow => {
+        Kind::LoadRow { shared } | Kind::StoreRow { shared } => {
             usize::from(inst.rd) < NUM_VREGS
                 && usize::from(inst.rs1) < NUM_VREGS
-                && usize::from(inst.rs2) + 1 < NUM_UREGS
+                && (shared || usize::from(inst.rs2) + 1 < NUM_UREGS)
         }
         Kind::ULoad => {
             usize::from(inst.rd) + usize::from(uniform_count(inst)) <= NUM_UREGS
@@ -225,11 +241,13 @@ fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
                     leader[next] = true;
                 }
             }
-            // After a `waitcnt` or a store the interpreter may be the one running (it ran
-            // the loads, or the store was not a word run): a block starts there, so it
-            // does not interpret on to the next branch. Where none of the block's loads
-            // is pending (the common case) the two blocks chain; else the first exits.
-            Some(Kind::Waitcnt | Kind::StoreRow) => {
+            // After a `waitcnt` or a global store the interpreter may be the one running
+            // (it ran the loads, or the store missed its region hint): a block starts
+            // there, so it does not interpret on to the next branch. Where none of the
+            // block's loads is pending (the common case) the two blocks chain; else the
+            // first exits. A shared store leaves its block only where it faults (or no
+            // lane is active), and stays pending in it, to be waited for in it.
+            Some(Kind::Waitcnt | Kind::StoreRow { shared: false }) => {
                 if next < n {
                     leader[next] = true;
                 }
@@ -324,7 +342,7 @@ impl Emitter<'_> {
                 break;
             };
             let pc = (s * 4) as u32;
-            if !self.admit(pc, &inst, kind, &mut pending) {
+            if !self.admit(pc, &inst, kind, &mut pending, masked) {
                 break;
             }
             body.push((pc, inst, kind));
@@ -354,12 +372,13 @@ impl Emitter<'_> {
                 dynasm!(self.ops ; .arch x64 ; add r10, lanes);
             }
         }
-        // What an exit before each instruction gives back (only the full variant has such
-        // exits, so every lane counts).
+        // What an exit before each instruction gives back: its steps and vector
+        // instructions (each of EXEC's lanes).
         self.refunds.clear();
+        self.masked = masked;
         let mut after = (0, 0);
         for (_, inst, _) in body.iter().rev() {
-            after = (after.0 + 1, after.1 + if inst.vector { 32 } else { 0 });
+            after = (after.0 + 1, after.1 + i32::from(inst.vector));
             self.refunds.push(after);
         }
         self.refunds.reverse();
@@ -402,7 +421,7 @@ impl Emitter<'_> {
 
     /// Whether the instruction at `pc` may join the block, given the loads pending
     /// before it (updated for it).
-    fn admit(&self, pc: u32, inst: &Inst, kind: Kind, pending: &mut Pending) -> bool {
+    fn admit(&self, pc: u32, inst: &Inst, kind: Kind, pending: &mut Pending, masked: bool) -> bool {
         if !pending.loads.is_empty() {
             let uses = self.prog.uses(pc).copied().unwrap_or_default();
             if pending.hazard(&uses) || kind.ends_block() {
@@ -410,9 +429,20 @@ impl Emitter<'_> {
             }
         }
         match kind {
-            Kind::LoadRow => pending.issue(pc, inst.rd, 0, load_counter()).is_some(),
+            Kind::LoadRow { .. } => pending
+                .issue(PendingLoad::load(pc, inst.rd, 0, counter(inst), masked))
+                .is_some(),
+            Kind::StoreRow { shared: true } => pending
+                .issue(PendingLoad::store(pc, counter(inst), masked))
+                .is_some(),
             Kind::ULoad => pending
-                .issue(pc, inst.rd, uniform_count(inst), uniform_counter())
+                .issue(PendingLoad::load(
+                    pc,
+                    inst.rd,
+                    uniform_count(inst),
+                    uniform_counter(),
+                    masked,
+                ))
                 .is_some(),
             Kind::Waitcnt => {
                 if let Some(t) = self.prog.waits(inst.imm) {
@@ -454,7 +484,7 @@ impl Emitter<'_> {
     fn emit_stubs(&mut self) {
         let exit = self.exit;
         for stub in std::mem::take(&mut self.stubs) {
-            let (steps, lanes) = self.refunds[stub.at];
+            let (steps, vector) = self.refunds[stub.at];
             if let Some((miss, value)) = stub.miss {
                 dynasm!(self.ops
                     ; .arch x64
@@ -463,11 +493,15 @@ impl Emitter<'_> {
                     ; mov [r12 + D_MISS_LO], rcx
                 );
             }
+            dynasm!(self.ops ; .arch x64 ; =>stub.label ; add r8, steps);
+            if self.masked {
+                dynasm!(self.ops ; .arch x64 ; imul rcx, rbx, vector ; sub r10, rcx);
+            } else {
+                let lanes = 32 * vector;
+                dynasm!(self.ops ; .arch x64 ; sub r10, lanes);
+            }
             dynasm!(self.ops
                 ; .arch x64
-                ; =>stub.label
-                ; add r8, steps
-                ; sub r10, lanes
                 ; mov DWORD [r12 + D_RECORD], stub.record as i32
                 ; mov eax, stub.pc as i32
                 ; jmp =>exit
@@ -577,9 +611,9 @@ impl Emitter<'_> {
             }
             Kind::Branch(br) => self.branch(pc, inst, br, masked),
             Kind::ExecWrite(w) => self.exec_write(pc, inst, w),
-            Kind::LoadRow => self.load_row(pc, inst),
-            Kind::ULoad => self.uload_row(pc, inst),
-            Kind::StoreRow => self.store_row(pc, inst),
+            Kind::LoadRow { shared } => self.load_row(pc, inst, shared, masked),
+            Kind::ULoad => self.uload_row(pc, inst, masked),
+            Kind::StoreRow { shared } => self.store_row(pc, inst, shared, masked),
             Kind::Waitcnt => self.waitcnt(inst),
             _ => unreachable!("lane-local kinds are emitted above"),
         }
