@@ -13,8 +13,29 @@ pub(crate) const PENDING_ROWS: usize = 16;
 /// program's loads or stores, modulo half of this), so a store never uses a read-only
 /// region a load's hint holds.
 pub(crate) const HINTS: usize = 32;
-/// Stores translated code may leave pending: at least the store counter's in-flight limit.
+/// Stores translated code may leave pending, per ring: at least the in-flight limit of the
+/// ring's counter.
 pub(crate) const RING: usize = 32;
+/// The rings: the store counter's (global stores and atomics), then the shared counter's
+/// (shared stores and atomics a block left pending at its end).
+pub(crate) const RINGS: usize = 2;
+
+/// Operations issued by translated code that write nothing and are still pending, oldest
+/// first from `head`: (pc, issue number).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ring {
+    pub(crate) ops: [[u32; 2]; RING],
+    pub(crate) head: u32,
+    pub(crate) len: u32,
+}
+
+impl Ring {
+    /// Its operations, oldest first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = [u32; 2]> + '_ {
+        (0..self.len).map(|k| self.ops[(self.head + k) as usize % RING])
+    }
+}
 
 /// The region a memory instruction last hit: bytes `lo..end` of global memory are the
 /// host words from `host`. Empty (`lo > end`) until the first miss fills it.
@@ -36,15 +57,13 @@ pub(crate) struct Direct {
     /// The data of the block's pending loads.
     pub(crate) rows: [[u32; LANES]; PENDING_ROWS],
     pub(crate) hints: [Hint; HINTS],
-    /// Stores issued by translated code and still pending: (pc, issue number).
-    pub(crate) ring: [[u32; 2]; RING],
+    /// Operations issued by translated code that write nothing, still pending, per ring.
+    pub(crate) rings: [Ring; RINGS],
     /// The issue number of each pending load's row.
     pub(crate) row_seq: [u32; PENDING_ROWS],
     /// Per counter, the operations pending at entry that are still pending (all of them
     /// write nothing).
     pub(crate) pre: [u32; 8],
-    pub(crate) ring_head: u32,
-    pub(crate) ring_len: u32,
     /// The next issue number.
     pub(crate) seq: u32,
     /// The exit record: which loads were pending at the exit taken (0: none).
@@ -74,11 +93,13 @@ impl Direct {
                 end: 0,
                 host: 0,
             }; HINTS],
-            ring: [[0; 2]; RING],
+            rings: [Ring {
+                ops: [[0; 2]; RING],
+                head: 0,
+                len: 0,
+            }; RINGS],
             row_seq: [0; PENDING_ROWS],
             pre: [0; 8],
-            ring_head: 0,
-            ring_len: 0,
             seq: 0,
             record: 0,
             miss: 0,

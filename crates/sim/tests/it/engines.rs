@@ -239,18 +239,7 @@ fn every_translated_variant_agrees() {
                 // and a block starting with `waitcnt` is reached by chaining only (not
                 // entered from the interpreter, as here): tests/it/engines_memory.rs runs
                 // them.
-                let asynchronous = matches!(
-                    op,
-                    Op::GloadB32
-                        | Op::GstoreB32
-                        | Op::DsloadB32
-                        | Op::DsstoreB32
-                        | Op::Waitcnt
-                        | Op::UloadB32
-                        | Op::UloadB64
-                        | Op::UloadB128
-                        | Op::UloadB256
-                );
+                let asynchronous = op.def().memory.is_some() || op == Op::Waitcnt;
                 if Engine::jit_supported() && !asynchronous {
                     assert!(
                         wj.translated_steps() > 0,

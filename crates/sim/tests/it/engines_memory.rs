@@ -20,7 +20,7 @@ const RO: u64 = 0x2000;
 const RO_BYTES: usize = 256;
 /// The workgroup's shared memory: smaller than the lane offsets' range, so some shared
 /// accesses fall outside it.
-const SHARED_BYTES: u32 = 512;
+const SHARED_BYTES: u32 = 1152;
 
 /// One random instruction's source line. Loads and stores address through `v0` (a word
 /// run from `u[16:17]`'s region, usually) or `v1` (anything), the destination and data
@@ -29,7 +29,17 @@ fn line(pick: u32, x: u32) -> String {
     let d = 2 + x % 6;
     let addr = if x & 0x40 == 0 { 0 } else { 1 };
     let imm = [0i32, 4, 128, -128, 2, 896, 1024][(x >> 8) as usize % 7];
-    match pick % 21 {
+    match pick % 23 {
+        // Atomics without a returned value (all but the minimum, maximum and compare-swap
+        // translated).
+        21 => {
+            let op = ["add", "sub", "and", "or", "xor", "swap", "umax"][(x >> 20) as usize % 7];
+            format!("gatomic.{op} v{d}, v{addr}, u[16:17], {imm}")
+        }
+        22 => {
+            let op = ["add", "sub", "and", "or", "xor", "swap", "smin"][(x >> 20) as usize % 7];
+            format!("dsatomic.{op} v{d}, v{addr}, {imm}")
+        }
         0..=3 => format!("gload.b32 v{d}, v{addr}, u[16:17], {imm}"),
         // Shared memory: loads and stores on one counter, `ls`.
         18..=19 => format!("dsload.b32 v{d}, v{addr}, {imm}"),
@@ -85,6 +95,8 @@ struct Case {
     source: String,
     exec: u32,
     v1: [u32; LANES],
+    /// `v7`'s lanes (0 in random cases).
+    v7: [u32; LANES],
     base: u64,
     seed: u64,
     max_steps: u64,
@@ -101,6 +113,7 @@ impl Case {
             source: String::new(),
             exec: u32::MAX,
             v1: [0; LANES],
+            v7: [0; LANES],
             base,
             seed,
             max_steps,
@@ -162,6 +175,7 @@ fn case() -> impl Strategy<Value = Case> {
                     source,
                     exec,
                     v1,
+                    v7: [0; LANES],
                     base,
                     seed,
                     max_steps,
@@ -226,6 +240,7 @@ fn run_counted(program: &Program, case: &Case, on: On) -> (String, u64) {
     let mut w = Warp::new(WarpId::default(), case.exec);
     w.v[0] = std::array::from_fn(|l| 4 * l as u32);
     w.v[1] = case.v1;
+    w.v[7] = case.v7;
     w.u[16] = base as u32;
     w.u[17] = (base >> 32) as u32;
     w.u[20] = u32::MAX;
@@ -578,6 +593,47 @@ fn uniform_loads_past_their_limit_retire_in_order() {
             // 50 iterations of 40 instructions. Each load's first visit misses its region
             // hint, and the interpreter runs the rest of that iteration's loads.
             assert!(translated >= 1800, "{translated}");
+        }
+    }
+}
+
+/// Atomics without a returned value run translated, global and shared, under full and
+/// partial EXEC, with every lane on its own word (`v0`) and with lanes colliding (`v1`:
+/// all lanes on one word, so the lanes' order decides `swap`).
+#[test]
+fn atomics_run_translated() {
+    for op in ["add", "sub", "and", "or", "xor", "swap"] {
+        let source = format!(
+            "    umovi u19, 100\n\
+             rep:\n\
+             \x20   add.vi v7, v7, 77\n\
+             \x20   gatomic.{op} v7, v0, u[16:17], 0\n\
+             \x20   gatomic.{op} v7, v1, u[16:17], 256\n\
+             \x20   dsatomic.{op} v7, v0, 0\n\
+             \x20   dsatomic.{op} v7, v1, 512\n\
+             \x20   uaddi u19, u19, -1\n\
+             \x20   bnz u19, rep\n\
+             \x20   waitcnt vst=0, ls=0\n\
+             \x20   endpgm\n"
+        );
+        let program = assemble(&source);
+        for exec in [u32::MAX, 0xf0f0_1ff8] {
+            let case = Case {
+                exec,
+                v1: [12; LANES],
+                v7: std::array::from_fn(|l| (l as u32).wrapping_mul(0x9e37_79b9)),
+                ..Case::directed(RW, 29, 100_000)
+            };
+            let (interp, _) = run_counted(&program, &case, On::Interp);
+            assert!(interp.contains("Ended"), "{interp}");
+            for on in jits() {
+                let (jit, translated) = run_counted(&program, &case, on);
+                assert_eq!(interp, jit, "{op} EXEC {exec:#x} {on:?}");
+                if Engine::jit_supported() {
+                    // 100 iterations of 7 instructions, but for the first visits.
+                    assert!(translated >= 690, "{op} EXEC {exec:#x}: {translated}");
+                }
+            }
         }
     }
 }

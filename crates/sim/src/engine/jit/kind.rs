@@ -8,7 +8,7 @@
 //! `uload.b256` and `waitcnt` are translated in both variants.
 
 use crate::program::Inst;
-use warpkit_isa::Op;
+use warpkit_isa::{AtomicOp, Op};
 
 /// A lane-wise binary operation on two 32-bit operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,6 +236,14 @@ pub(crate) enum Kind {
     StoreRow {
         shared: bool,
     },
+    /// A 32-bit atomic without a returned value, global (`gatomic.add` ..) or `shared`
+    /// (`dsatomic.add` ..), on the terms of a scatter: each active lane's read-modify-write
+    /// in lane order (a locked host instruction on global memory, which other workgroups'
+    /// threads share).
+    Atomic {
+        shared: bool,
+        op: AtomicOp,
+    },
     /// `waitcnt`: retires the block's own pending loads and counts down what was pending
     /// before.
     Waitcnt,
@@ -290,7 +298,11 @@ impl Kind {
     pub(crate) fn asynchronous(self) -> bool {
         matches!(
             self,
-            Kind::LoadRow { .. } | Kind::StoreRow { .. } | Kind::Waitcnt | Kind::ULoad
+            Kind::LoadRow { .. }
+                | Kind::StoreRow { .. }
+                | Kind::Atomic { .. }
+                | Kind::Waitcnt
+                | Kind::ULoad
         )
     }
 
@@ -360,6 +372,12 @@ macro_rules! kind {
     };
     ($Op:expr, load $f:tt) => {
         uniform_load($Op).then_some(Kind::ULoad)
+    };
+    ($Op:expr, atomic [v v up _ s24]) => {
+        atomic($Op, false)
+    };
+    ($Op:expr, atomic [v v _ _ s24]) => {
+        atomic($Op, true)
     };
     ($Op:expr, laneid $f:tt) => {
         Some(Kind::Laneid)
@@ -486,6 +504,29 @@ fn word_run(op: Op, shared: bool) -> bool {
     op.def().memory.is_some_and(|m| {
         m.size == 4 && m.address == space && m.part == warpkit_isa::MemoryPart::Whole && !m.signed
     })
+}
+
+/// The atomics translated: 32-bit, no returned value, whose read-modify-write is one
+/// host instruction (`lock add`, `lock and`, `xchg`, ...).
+fn atomic(op: Op, shared: bool) -> Option<Kind> {
+    let space = if shared {
+        warpkit_isa::Addressing::Shared
+    } else {
+        warpkit_isa::Addressing::Global
+    };
+    let m = op.def().memory?;
+    let aop = m.atomic?;
+    let simple = matches!(
+        aop,
+        AtomicOp::Add
+            | AtomicOp::Sub
+            | AtomicOp::And
+            | AtomicOp::Or
+            | AtomicOp::Xor
+            | AtomicOp::Swap
+    );
+    (m.size == 4 && m.address == space && !m.returns && simple)
+        .then_some(Kind::Atomic { shared, op: aop })
 }
 
 /// `uload.b32` .. `uload.b256`: a load of 4 to 32 bytes at one uniform address.

@@ -17,7 +17,7 @@ mod x64;
 pub use kind::{lane_local, translated};
 
 use crate::engine::{Executor, Ran};
-use crate::memory::direct::{Direct, RING};
+use crate::memory::direct::Direct;
 use crate::memory::{DirectMemory, GlobalMemory, ScratchMemory};
 use crate::program::Program;
 use crate::state::queue::NUM_COUNTERS;
@@ -263,8 +263,10 @@ impl Translation {
                 *p = warp.queue.count(c);
             }
             state.pre[..NUM_COUNTERS].copy_from_slice(&pre);
-            state.ring_head = 0;
-            state.ring_len = 0;
+            for ring in &mut state.rings {
+                ring.head = 0;
+                ring.len = 0;
+            }
             state.seq = 0;
             state.record = 0;
             let mut ctx = x64::Ctx {
@@ -346,9 +348,9 @@ impl Executor for Translation {
 
 /// Bring the warp's queue to what the interpreter would have after the operations
 /// translated code issued and retired: drop the operations from before that its
-/// `waitcnt`s retired (they write nothing), then queue its pending stores and the exit's
-/// pending operations (`record`) in issue order. `exec` is EXEC at the exit, the one the
-/// exit's block ran (and issued its loads) under.
+/// `waitcnt`s retired (they write nothing), then queue the operations its rings keep and
+/// the exit's pending operations (`record`) in issue order. `exec` is EXEC at the exit,
+/// the one the exit's block ran (and issued its loads) under.
 #[cfg(all(target_arch = "x86_64", unix))]
 fn absorb(
     warp: &mut Warp,
@@ -357,7 +359,10 @@ fn absorb(
     record: &[PendingLoad],
     exec: u32,
 ) {
-    if state.ring_len == 0 && record.is_empty() && state.pre[..NUM_COUNTERS] == pre[..] {
+    if state.rings.iter().all(|r| r.len == 0)
+        && record.is_empty()
+        && state.pre[..NUM_COUNTERS] == pre[..]
+    {
         return; // the common case: no memory instruction, or only waits on nothing
     }
     for (c, &before) in pre.iter().enumerate() {
@@ -365,45 +370,59 @@ fn absorb(
             warp.retire_written_nothing(c);
         }
     }
-    let store_counter = pending::store_counter();
-    let mut stores = (0..state.ring_len).map(|k| state.ring[(state.ring_head + k) as usize % RING]);
-    let mut loads = record.iter();
-    let (mut store, mut load) = (stores.next(), loads.next());
-    loop {
-        let load_first = match (store, load) {
-            (None, None) => break,
-            (Some(_), None) => false,
-            (None, Some(_)) => true,
-            (Some([_, s]), Some(l)) => state.row_seq[usize::from(l.row)] < s,
-        };
-        if load_first {
-            let l = load.expect("a load");
-            let row = &state.rows[usize::from(l.row)];
-            if l.store {
-                let writeback = crate::state::queue::Writeback::None;
-                warp.issue(usize::from(l.counter), l.pc, writeback);
-            } else if l.uniform > 0 {
-                // The words past the load's are zero, as the interpreter leaves them.
-                let n = usize::from(l.uniform);
-                let mut data = [0u32; 8];
-                data[..n].copy_from_slice(&row[..n]);
-                let writeback = crate::state::queue::Writeback::U {
-                    first: l.rd,
-                    count: l.uniform,
-                    data,
-                };
-                warp.issue(usize::from(l.counter), l.pc, writeback);
-            } else if l.masked {
-                let (c, part) = (usize::from(l.counter), crate::state::queue::Part::Whole);
-                warp.issue_v(c, l.pc, l.rd, exec, part, std::slice::from_ref(row));
-            } else {
-                warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = *row);
-            }
-            load = loads.next();
+    // Every operation still pending, by issue number: the rings' (which write nothing)
+    // and the record's.
+    enum Op<'a> {
+        Nothing { counter: usize, pc: u32 },
+        Record(&'a PendingLoad),
+    }
+    let mut ops: Vec<(u32, Op)> = Vec::new();
+    for (r, ring) in state.rings.iter().enumerate() {
+        let counter = if r == 0 {
+            pending::store_counter()
         } else {
-            let [pc, _] = store.expect("a store");
-            warp.issue(store_counter, pc, crate::state::queue::Writeback::None);
-            store = stores.next();
+            pending::shared_counter()
+        };
+        debug_assert_eq!(pending::ring_of(counter), Some(r));
+        ops.extend(
+            ring.iter()
+                .map(|[pc, seq]| (seq, Op::Nothing { counter, pc })),
+        );
+    }
+    ops.extend(
+        record
+            .iter()
+            .map(|l| (state.row_seq[usize::from(l.row)], Op::Record(l))),
+    );
+    ops.sort_by_key(|(seq, _)| *seq);
+    for (_, op) in ops {
+        let l = match op {
+            Op::Nothing { counter, pc } => {
+                warp.issue(counter, pc, crate::state::queue::Writeback::None);
+                continue;
+            }
+            Op::Record(l) => l,
+        };
+        let row = &state.rows[usize::from(l.row)];
+        if l.store {
+            let writeback = crate::state::queue::Writeback::None;
+            warp.issue(usize::from(l.counter), l.pc, writeback);
+        } else if l.uniform > 0 {
+            // The words past the load's are zero, as the interpreter leaves them.
+            let n = usize::from(l.uniform);
+            let mut data = [0u32; 8];
+            data[..n].copy_from_slice(&row[..n]);
+            let writeback = crate::state::queue::Writeback::U {
+                first: l.rd,
+                count: l.uniform,
+                data,
+            };
+            warp.issue(usize::from(l.counter), l.pc, writeback);
+        } else if l.masked {
+            let (c, part) = (usize::from(l.counter), crate::state::queue::Part::Whole);
+            warp.issue_v(c, l.pc, l.rd, exec, part, std::slice::from_ref(row));
+        } else {
+            warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = *row);
         }
     }
 }

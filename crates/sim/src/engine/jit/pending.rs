@@ -113,6 +113,23 @@ pub(crate) fn store_counter() -> usize {
     counter_of(Op::GstoreB32)
 }
 
+/// The counter of `dsstore.b32` (`ls`), which the shared loads share.
+pub(crate) fn shared_counter() -> usize {
+    counter_of(Op::DsstoreB32)
+}
+
+/// The ring of [`super::Direct`] that keeps counter `c`'s operations that write nothing
+/// across blocks: the store counter's and the shared counter's (none for the others).
+pub(crate) fn ring_of(c: usize) -> Option<usize> {
+    if c == store_counter() {
+        Some(0)
+    } else if c == shared_counter() {
+        Some(1)
+    } else {
+        None
+    }
+}
+
 /// The in-flight limit of counter `c` (errata v0.1.2).
 pub(crate) fn limit(c: usize) -> u32 {
     COUNTERS
@@ -144,6 +161,12 @@ impl Pending {
     pub(crate) fn hazard(&self, uses: &RegUse) -> bool {
         (uses.vread | uses.vwrite) & self.vmask() != 0
             || (uses.uread | uses.uwrite) & self.umask() != 0
+    }
+
+    /// Whether every pending operation is a store: then the block may end in a branch
+    /// after moving them to their ring.
+    pub(crate) fn only_stores(&self) -> bool {
+        self.loads.iter().all(|l| l.store)
     }
 
     /// Pending loads of counter `c`.

@@ -1,7 +1,7 @@
 //! The layouts translated code knows: the context it is entered with, the direct state's
 //! fields, the constant rows, and where a register's row or a uniform register sits.
 
-use crate::memory::direct::{Direct, HINTS, PENDING_ROWS, RING};
+use crate::memory::direct::{Direct, HINTS, PENDING_ROWS, RING, RINGS};
 
 /// What translated code reads and writes of the warp; its layout is known to the code.
 #[repr(C)]
@@ -39,12 +39,14 @@ pub(super) const CTX_DIRECT: i32 = 80;
 pub(super) const D_ROWS: i32 = 0;
 pub(super) const D_HINTS: i32 = D_ROWS + 128 * PENDING_ROWS as i32;
 pub(super) const HINT_SIZE: i32 = 24;
-pub(super) const D_RING: i32 = D_HINTS + HINT_SIZE * HINTS as i32;
-pub(super) const D_ROW_SEQ: i32 = D_RING + 8 * RING as i32;
+pub(super) const D_RINGS: i32 = D_HINTS + HINT_SIZE * HINTS as i32;
+/// A ring's size; in it, its operations, then `head` and `len`.
+pub(super) const RING_SIZE: i32 = 8 * RING as i32 + 8;
+pub(super) const RING_HEAD: i32 = 8 * RING as i32;
+pub(super) const RING_LEN: i32 = RING_HEAD + 4;
+pub(super) const D_ROW_SEQ: i32 = D_RINGS + RING_SIZE * RINGS as i32;
 pub(super) const D_PRE: i32 = D_ROW_SEQ + 4 * PENDING_ROWS as i32;
-pub(super) const D_RING_HEAD: i32 = D_PRE + 32;
-pub(super) const D_RING_LEN: i32 = D_RING_HEAD + 4;
-pub(super) const D_SEQ: i32 = D_RING_LEN + 4;
+pub(super) const D_SEQ: i32 = D_PRE + 32;
 pub(super) const D_RECORD: i32 = D_SEQ + 4;
 pub(super) const D_MISS: i32 = D_RECORD + 4;
 pub(super) const D_MISS_LO: i32 = D_MISS + 8;
@@ -94,8 +96,10 @@ pub(super) fn ureg(r: u8) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::jit::pending::{limit, load_counter, store_counter};
-    use crate::memory::direct::Hint;
+    use crate::engine::jit::pending::{
+        limit, load_counter, ring_of, shared_counter, store_counter,
+    };
+    use crate::memory::direct::{Hint, Ring};
     use std::mem::offset_of;
 
     /// The offsets the generated code uses are the structures' own.
@@ -124,18 +128,26 @@ mod tests {
         assert_eq!(offset_of!(Hint, lo), 0);
         assert_eq!(offset_of!(Hint, end), 8);
         assert_eq!(offset_of!(Hint, host), 16);
-        assert_eq!(offset_of!(Direct, ring) as i32, D_RING);
+        assert_eq!(offset_of!(Direct, rings) as i32, D_RINGS);
+        assert_eq!(std::mem::size_of::<Ring>() as i32, RING_SIZE);
+        assert_eq!(offset_of!(Ring, head) as i32, RING_HEAD);
+        assert_eq!(offset_of!(Ring, len) as i32, RING_LEN);
         assert_eq!(offset_of!(Direct, row_seq) as i32, D_ROW_SEQ);
         assert_eq!(offset_of!(Direct, pre) as i32, D_PRE);
-        assert_eq!(offset_of!(Direct, ring_head) as i32, D_RING_HEAD);
-        assert_eq!(offset_of!(Direct, ring_len) as i32, D_RING_LEN);
         assert_eq!(offset_of!(Direct, seq) as i32, D_SEQ);
         assert_eq!(offset_of!(Direct, record) as i32, D_RECORD);
         assert_eq!(offset_of!(Direct, miss) as i32, D_MISS);
         assert_eq!(offset_of!(Direct, miss_lo) as i32, D_MISS_LO);
         assert_eq!(offset_of!(Direct, shared_host) as i32, D_SHARED_HOST);
         assert_eq!(offset_of!(Direct, shared_len) as i32, D_SHARED_LEN);
-        assert!(RING.is_power_of_two() && limit(store_counter()) as usize <= RING);
+        assert!(RING.is_power_of_two());
+        for c in 0..crate::state::queue::NUM_COUNTERS {
+            if ring_of(c).is_some() {
+                assert!(limit(c) as usize <= RING);
+            }
+        }
+        assert_eq!(ring_of(store_counter()), Some(0));
+        assert_eq!(ring_of(shared_counter()), Some(1));
         assert_ne!(load_counter(), store_counter());
     }
 }

@@ -10,6 +10,7 @@ use crate::program::Inst;
 use crate::state::queue::NUM_COUNTERS;
 use crate::state::LANES;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
+use warpkit_isa::AtomicOp;
 
 /// Where an access's bytes must lie, and where it leaves when they do not.
 #[derive(Debug, Clone, Copy)]
@@ -450,24 +451,85 @@ impl Emitter<'_> {
         self.issued(issued);
     }
 
-    /// The issue number of the load in `row`, and the in-flight limit of counter `c`
-    /// (which held `k` of the block's loads before it): at the limit, an operation from
-    /// before the block retires (`Pending::issue` keeps the block's own below it).
+    /// The issue number of the operation in `row`, and the in-flight limit of counter `c`
+    /// (which held `k` of the block's operations before it): at the limit, an operation
+    /// from before the block retires (`Pending::issue` retires the block's own when they
+    /// alone are at the limit).
     fn count_issue(&mut self, row: u8, c: usize, k: i32) {
         let seq = D_ROW_SEQ + 4 * i32::from(row);
-        let pre = D_PRE + 4 * c as i32;
-        let room = limit(c) as i32 - k;
         dynasm!(self.ops
             ; .arch x64
             ; mov eax, [r12 + D_SEQ]
             ; mov [r12 + seq], eax
             ; inc eax
             ; mov [r12 + D_SEQ], eax
-            ; cmp DWORD [r12 + pre], room
+        );
+        self.limit_retires(c, limit(c) as i32 - k);
+    }
+
+    /// Where the operations of counter `c` from before the block (from before the entry,
+    /// then its ring's) number `room` or more: retire the oldest, as the in-flight limit
+    /// does before an issue.
+    fn limit_retires(&mut self, c: usize, room: i32) {
+        let pre = D_PRE + 4 * c as i32;
+        let Some(r) = ring_of(c) else {
+            dynasm!(self.ops
+                ; .arch x64
+                ; cmp DWORD [r12 + pre], room
+                ; jb >below
+                ; dec DWORD [r12 + pre]
+                ; below:
+            );
+            return;
+        };
+        let ring = D_RINGS + RING_SIZE * r as i32;
+        let wrap = RING as i32 - 1;
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov eax, [r12 + pre]
+            ; add eax, [r12 + ring + RING_LEN]
+            ; cmp eax, room
             ; jb >below
+            ; cmp DWORD [r12 + pre], 0
+            ; je >oldest
             ; dec DWORD [r12 + pre]
+            ; jmp >below
+            ; oldest:
+            ; mov eax, [r12 + ring + RING_HEAD]
+            ; inc eax
+            ; and eax, wrap
+            ; mov [r12 + ring + RING_HEAD], eax
+            ; dec DWORD [r12 + ring + RING_LEN]
             ; below:
         );
+    }
+
+    /// Append the operation issued at `pc` to ring `r`, with the issue number in `eax`.
+    fn ring_push(&mut self, r: usize, pc: u32) {
+        let ring = D_RINGS + RING_SIZE * r as i32;
+        let wrap = RING as i32 - 1;
+        dynasm!(self.ops
+            ; .arch x64
+            ; mov ecx, [r12 + ring + RING_HEAD]
+            ; add ecx, [r12 + ring + RING_LEN]
+            ; and ecx, wrap
+            ; mov DWORD [r12 + rcx * 8 + ring], pc as i32
+            ; mov [r12 + rcx * 8 + ring + 4], eax
+            ; inc DWORD [r12 + ring + RING_LEN]
+        );
+    }
+
+    /// Before the block leaves with only stores pending (a branch, an EXEC write or its
+    /// end): they move to their counter's ring, oldest first, so the blocks it chains to
+    /// find them there (its static pending operations are then none).
+    pub(super) fn stores_to_rings(&mut self) {
+        debug_assert!(self.pending.only_stores());
+        for store in std::mem::take(&mut self.pending.loads) {
+            let r = ring_of(usize::from(store.counter)).expect("a store's counter has a ring");
+            let seq = D_ROW_SEQ + 4 * i32::from(store.row);
+            dynasm!(self.ops ; .arch x64 ; mov eax, [r12 + seq]);
+            self.ring_push(r, store.pc);
+        }
     }
 
     /// `gstore.b32` (`dsstore.b32`): a full word run's row to memory; a partial EXEC, or
@@ -495,6 +557,14 @@ impl Emitter<'_> {
             self.scatter_row(inst, acc, false);
             dynasm!(self.ops ; .arch x64 ; =>stored);
         }
+        self.store_issued(pc, inst, shared, masked);
+    }
+
+    /// A store's (or an atomic's) issue, its memory written: a global one to the ring (an
+    /// operation at the store counter's limit retires first: one from before, else the
+    /// oldest store), a shared one, whose counter the shared loads share, to the block's
+    /// pending operations.
+    fn store_issued(&mut self, pc: u32, inst: &Inst, shared: bool, masked: bool) {
         let c = super::counter(inst);
         if shared {
             let issued = self.issue(PendingLoad::store(pc, c, masked));
@@ -504,42 +574,85 @@ impl Emitter<'_> {
             self.issued(issued);
             return;
         }
-        debug_assert_eq!(c, store_counter());
+        debug_assert_eq!(ring_of(c), Some(0));
         debug_assert_eq!(
             self.pending.count(c),
             0,
             "loads never use the store counter"
         );
-        let pre = D_PRE + 4 * c as i32;
-        let lim = limit(c) as i32;
-        let wrap = RING as i32 - 1;
+        self.limit_retires(c, limit(c) as i32);
         dynasm!(self.ops
             ; .arch x64
-            ; mov eax, [r12 + pre]
-            ; add eax, [r12 + D_RING_LEN]
-            ; cmp eax, lim
-            ; jb >push
-            ; cmp DWORD [r12 + pre], 0
-            ; je >oldest
-            ; dec DWORD [r12 + pre]
-            ; jmp >push
-            ; oldest:
-            ; mov eax, [r12 + D_RING_HEAD]
-            ; inc eax
-            ; and eax, wrap
-            ; mov [r12 + D_RING_HEAD], eax
-            ; dec DWORD [r12 + D_RING_LEN]
-            ; push:
-            ; mov eax, [r12 + D_RING_HEAD]
-            ; add eax, [r12 + D_RING_LEN]
-            ; and eax, wrap
-            ; mov DWORD [r12 + rax * 8 + D_RING], pc as i32
-            ; mov ecx, [r12 + D_SEQ]
-            ; mov [r12 + rax * 8 + D_RING + 4], ecx
-            ; inc ecx
-            ; mov [r12 + D_SEQ], ecx
-            ; inc DWORD [r12 + D_RING_LEN]
+            ; mov eax, [r12 + D_SEQ]
+            ; inc DWORD [r12 + D_SEQ]
         );
+        self.ring_push(0, pc);
+    }
+
+    /// A 32-bit atomic without a returned value: each active lane's read-modify-write in
+    /// lane order, on the terms of a scatter (`scattered_span`); on global memory, which
+    /// other workgroups' threads share, a locked host instruction (`xchg` is one).
+    pub(super) fn atomic(
+        &mut self,
+        pc: u32,
+        inst: &Inst,
+        shared: bool,
+        op: AtomicOp,
+        masked: bool,
+    ) {
+        let acc = self.access(pc, true, shared);
+        self.scattered_span(inst, acc, masked);
+        // rcx: the host address of b = (b + min) - min; r11 (the constants, reloaded after)
+        // holds each lane's operand.
+        dynasm!(self.ops
+            ; .arch x64
+            ; vmovd eax, xmm4
+            ; sub rcx, rax
+        );
+        for l in 0..LANES {
+            let (q, i) = (l / 8, 4 * (l % 8) as i32);
+            let (offset, value) = (row(inst.rs1, q) + i, row(inst.rd, q) + i);
+            if masked {
+                let (byte, bit) = (CTX_EXEC + (l / 8) as i32, (1u8 << (l % 8)) as i8);
+                dynasm!(self.ops
+                    ; .arch x64
+                    ; test BYTE [rdi + byte], bit
+                    ; jz >inactive
+                );
+            }
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov eax, [rsi + offset]
+                ; mov r11d, [rsi + value]
+            );
+            match (op, shared) {
+                (AtomicOp::Add, false) => {
+                    dynasm!(self.ops ; .arch x64 ; lock add [rcx + rax], r11d)
+                }
+                (AtomicOp::Sub, false) => {
+                    dynasm!(self.ops ; .arch x64 ; lock sub [rcx + rax], r11d)
+                }
+                (AtomicOp::And, false) => {
+                    dynasm!(self.ops ; .arch x64 ; lock and [rcx + rax], r11d)
+                }
+                (AtomicOp::Or, false) => dynasm!(self.ops ; .arch x64 ; lock or [rcx + rax], r11d),
+                (AtomicOp::Xor, false) => {
+                    dynasm!(self.ops ; .arch x64 ; lock xor [rcx + rax], r11d)
+                }
+                (AtomicOp::Add, true) => dynasm!(self.ops ; .arch x64 ; add [rcx + rax], r11d),
+                (AtomicOp::Sub, true) => dynasm!(self.ops ; .arch x64 ; sub [rcx + rax], r11d),
+                (AtomicOp::And, true) => dynasm!(self.ops ; .arch x64 ; and [rcx + rax], r11d),
+                (AtomicOp::Or, true) => dynasm!(self.ops ; .arch x64 ; or [rcx + rax], r11d),
+                (AtomicOp::Xor, true) => dynasm!(self.ops ; .arch x64 ; xor [rcx + rax], r11d),
+                (AtomicOp::Swap, _) => dynasm!(self.ops ; .arch x64 ; xchg [rcx + rax], r11d),
+                _ => unreachable!("{op:?} is not translated (kind::atomic)"),
+            }
+            if masked {
+                dynasm!(self.ops ; .arch x64 ; inactive:);
+            }
+        }
+        dynasm!(self.ops ; .arch x64 ; mov r11, [rdi + CTX_CONSTS]);
+        self.store_issued(pc, inst, shared, masked);
     }
 
     /// A `gstore.b32` (`dsstore.b32`) that is not a full word run: each active lane's word
@@ -587,16 +700,14 @@ impl Emitter<'_> {
         for load in self.pending.wait(&t) {
             self.retire(load);
         }
-        let stores = store_counter();
-        let wrap = RING as i32 - 1;
         for (c, &t) in t.iter().enumerate() {
             if t >= limit(c) {
                 continue; // a count never exceeds its limit
             }
-            // What may stay of the operations from before (and the stores).
+            // What may stay of the operations from before (and the ring's).
             let keep = t.saturating_sub(before[c]) as i32;
             let pre = D_PRE + 4 * c as i32;
-            if c != stores {
+            let Some(r) = ring_of(c) else {
                 dynasm!(self.ops
                     ; .arch x64
                     ; cmp DWORD [r12 + pre], keep
@@ -605,12 +716,14 @@ impl Emitter<'_> {
                     ; kept:
                 );
                 continue;
-            }
+            };
+            let ring = D_RINGS + RING_SIZE * r as i32;
+            let wrap = RING as i32 - 1;
             // Retire `pre + len - keep` (if positive): from before first, then the ring.
             dynasm!(self.ops
                 ; .arch x64
                 ; mov eax, [r12 + pre]
-                ; mov ecx, [r12 + D_RING_LEN]
+                ; mov ecx, [r12 + ring + RING_LEN]
                 ; add ecx, eax
                 ; sub ecx, keep
                 ; jbe >kept
@@ -622,9 +735,9 @@ impl Emitter<'_> {
                 ; all:
                 ; sub ecx, eax
                 ; mov DWORD [r12 + pre], 0
-                ; add [r12 + D_RING_HEAD], ecx
-                ; and DWORD [r12 + D_RING_HEAD], wrap
-                ; sub [r12 + D_RING_LEN], ecx
+                ; add [r12 + ring + RING_HEAD], ecx
+                ; and DWORD [r12 + ring + RING_HEAD], wrap
+                ; sub [r12 + ring + RING_LEN], ecx
                 ; kept:
             );
         }

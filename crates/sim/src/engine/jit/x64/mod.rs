@@ -93,7 +93,11 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
     let shared = full.iter().any(|k| {
         matches!(
             k,
-            Some(Kind::LoadRow { shared: true } | Kind::StoreRow { shared: true })
+            Some(
+                Kind::LoadRow { shared: true }
+                    | Kind::StoreRow { shared: true }
+                    | Kind::Atomic { shared: true, .. }
+            )
         )
     });
     let kinds = [full.clone(), full];
@@ -201,7 +205,7 @@ pub(super) fn counter(inst: &Inst) -> usize {
 /// them unchecked.
 fn registers_fit(inst: &Inst, kind: Kind) -> bool {
     match kind {
-        Kind::LoadRow { shared } | Kind::StoreRow { shared } => {
+        Kind::LoadRow { shared } | Kind::StoreRow { shared } | Kind::Atomic { shared, .. } => {
             usize::from(inst.rd) < NUM_VREGS
                 && usize::from(inst.rs1) < NUM_VREGS
                 && (shared || usize::from(inst.rs2) + 1 < NUM_UREGS)
@@ -247,7 +251,11 @@ fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
             // block's loads is pending (the common case) the two blocks chain; else the
             // first exits. A shared store leaves its block only where it faults (or no
             // lane is active), and stays pending in it, to be waited for in it.
-            Some(Kind::Waitcnt | Kind::StoreRow { shared: false }) => {
+            Some(
+                Kind::Waitcnt
+                | Kind::StoreRow { shared: false }
+                | Kind::Atomic { shared: false, .. },
+            ) => {
                 if next < n {
                     leader[next] = true;
                 }
@@ -395,6 +403,9 @@ impl Emitter<'_> {
             } else {
                 let (pc, inst, kind) = body[k];
                 self.at = k;
+                if kind.ends_block() && !self.pending.loads.is_empty() {
+                    self.stores_to_rings();
+                }
                 self.inst(pc, &inst, kind, masked);
                 k += 1;
             }
@@ -402,7 +413,10 @@ impl Emitter<'_> {
         let (last_pc, last, last_kind) = body[body.len() - 1];
         if !last_kind.ends_block() {
             let next = last_pc.wrapping_add(u32::from(last.len));
-            if self.pending.loads.is_empty() {
+            if self.pending.only_stores() {
+                if !self.pending.loads.is_empty() {
+                    self.stores_to_rings();
+                }
                 self.goto(next, masked);
             } else {
                 // Loads still pending: the interpreter takes over, watching for hazards.
@@ -424,7 +438,8 @@ impl Emitter<'_> {
     fn admit(&self, pc: u32, inst: &Inst, kind: Kind, pending: &mut Pending, masked: bool) -> bool {
         if !pending.loads.is_empty() {
             let uses = self.prog.uses(pc).copied().unwrap_or_default();
-            if pending.hazard(&uses) || kind.ends_block() {
+            // Only stores may stay pending past the block's end (in their rings).
+            if pending.hazard(&uses) || (kind.ends_block() && !pending.only_stores()) {
                 return false;
             }
         }
@@ -432,7 +447,7 @@ impl Emitter<'_> {
             Kind::LoadRow { .. } => pending
                 .issue(PendingLoad::load(pc, inst.rd, 0, counter(inst), masked))
                 .is_some(),
-            Kind::StoreRow { shared: true } => pending
+            Kind::StoreRow { shared: true } | Kind::Atomic { shared: true, .. } => pending
                 .issue(PendingLoad::store(pc, counter(inst), masked))
                 .is_some(),
             Kind::ULoad => pending
@@ -614,6 +629,7 @@ impl Emitter<'_> {
             Kind::LoadRow { shared } => self.load_row(pc, inst, shared, masked),
             Kind::ULoad => self.uload_row(pc, inst, masked),
             Kind::StoreRow { shared } => self.store_row(pc, inst, shared, masked),
+            Kind::Atomic { shared, op } => self.atomic(pc, inst, shared, op, masked),
             Kind::Waitcnt => self.waitcnt(inst),
             _ => unreachable!("lane-local kinds are emitted above"),
         }
