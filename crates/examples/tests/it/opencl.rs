@@ -35,11 +35,14 @@ fn assert_passed(r: &Report) {
 }
 
 /// Example `name` on the interpreter and, where the host has one, the translation tier:
-/// both pass, with the same counts.
+/// both pass, with the same counts, and every memory instruction the compiled kernel
+/// executes is of a class the translation tier translates (under the EXEC it runs with):
+/// none falls back to the interpreter for want of code.
 fn run_and_check(name: &str) {
     let example = example(name);
     let interp = run_on(example, Engine::Interp);
     assert_passed(&interp);
+    assert_eq!(interp.memory_fallbacks.total(), 0, "{name}");
     if Engine::jit_supported() {
         let jit = run_on(example, Engine::Jit);
         assert_passed(&jit);
@@ -47,6 +50,11 @@ fn run_and_check(name: &str) {
             (interp.instructions, interp.lane_ops),
             (jit.instructions, jit.lane_ops),
             "{name}"
+        );
+        assert_eq!(
+            jit.memory_fallbacks.untranslated, 0,
+            "{name}: memory instructions without translated code: {:?}",
+            jit.memory_fallbacks
         );
     }
 }
