@@ -61,6 +61,9 @@ pub(crate) struct Direct {
     pub(crate) rings: [Ring; RINGS],
     /// The issue number of each pending load's row.
     pub(crate) row_seq: [u32; PENDING_ROWS],
+    /// EXEC when each pending load of a partial-EXEC block issued: the lanes it writes
+    /// (EXEC may change before it retires, in a later block).
+    pub(crate) row_exec: [u32; PENDING_ROWS],
     /// Per counter, the operations pending at entry that are still pending (all of them
     /// write nothing).
     pub(crate) pre: [u32; 8],
@@ -99,6 +102,7 @@ impl Direct {
                 len: 0,
             }; RINGS],
             row_seq: [0; PENDING_ROWS],
+            row_exec: [0; PENDING_ROWS],
             pre: [0; 8],
             seq: 0,
             record: 0,

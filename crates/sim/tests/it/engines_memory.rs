@@ -637,3 +637,52 @@ fn atomics_run_translated() {
         }
     }
 }
+
+/// Loads stay pending across branches and EXEC writes in translated code (blocks entered
+/// with them pending): each writes the lanes of EXEC at its issue when it retires, whatever
+/// EXEC is then — a full-EXEC load retired under a partial EXEC writes every lane, a
+/// partial-EXEC load retired under the full EXEC only its own.
+#[test]
+fn loads_stay_pending_across_branches_and_exec_writes() {
+    let program = assemble(
+        "    umovi u19, 100\n\
+         rep:\n\
+         \x20   exec.set u20\n\
+         \x20   add.vi v4, v4, 7\n\
+         \x20   gload.b32 v2, v0, u[16:17], 0\n\
+         \x20   dsload.b32 v3, v0, 0\n\
+         \x20   exec.set u21\n\
+         \x20   gload.b32 v4, v1, u[16:17], 0\n\
+         \x20   bexecz skip\n\
+         \x20   add.vi v6, v6, 1\n\
+         skip:\n\
+         \x20   waitcnt vm=1, ls=0\n\
+         \x20   exec.set u20\n\
+         \x20   waitcnt vm=0\n\
+         \x20   add v7, v7, v2\n\
+         \x20   add v7, v7, v3\n\
+         \x20   add v7, v7, v4\n\
+         \x20   uaddi u16, u16, 4\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   endpgm\n",
+    );
+    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
+    for exec in [0x00ff_f00f, 0] {
+        let case = Case {
+            exec,
+            v1: reverse,
+            ..Case::directed(RW, 31, 100_000)
+        };
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        assert!(interp.contains("Ended"), "{interp}");
+        for on in jits() {
+            let (jit, translated) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "EXEC {exec:#x} {on:?}");
+            if Engine::jit_supported() && exec != 0 {
+                // 100 iterations of 17 instructions, all but the first visits.
+                assert!(translated >= 1650, "EXEC {exec:#x}: {translated}");
+            }
+        }
+    }
+}

@@ -301,13 +301,7 @@ impl Translation {
                 state.miss = 0;
             }
             let record = self.code.records.get(state.record as usize);
-            absorb(
-                warp,
-                state,
-                &pre,
-                record.map_or(&[], Vec::as_slice),
-                ctx.exec,
-            );
+            absorb(warp, state, &pre, record.map_or(&[], Vec::as_slice));
             let used = budget - ctx.budget;
             if used == 0 {
                 return None;
@@ -349,16 +343,10 @@ impl Executor for Translation {
 /// Bring the warp's queue to what the interpreter would have after the operations
 /// translated code issued and retired: drop the operations from before that its
 /// `waitcnt`s retired (they write nothing), then queue the operations its rings keep and
-/// the exit's pending operations (`record`) in issue order. `exec` is EXEC at the exit,
-/// the one the exit's block ran (and issued its loads) under.
+/// the exit's pending operations (`record`) in issue order (a partial-EXEC load writes
+/// the lanes of EXEC at its issue).
 #[cfg(all(target_arch = "x86_64", unix))]
-fn absorb(
-    warp: &mut Warp,
-    state: &Direct,
-    pre: &[u32; NUM_COUNTERS],
-    record: &[PendingLoad],
-    exec: u32,
-) {
+fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[PendingLoad]) {
     if state.rings.iter().all(|r| r.len == 0)
         && record.is_empty()
         && state.pre[..NUM_COUNTERS] == pre[..]
@@ -420,6 +408,7 @@ fn absorb(
             warp.issue(usize::from(l.counter), l.pc, writeback);
         } else if l.masked {
             let (c, part) = (usize::from(l.counter), crate::state::queue::Part::Whole);
+            let exec = state.row_exec[usize::from(l.row)];
             warp.issue_v(c, l.pc, l.rd, exec, part, std::slice::from_ref(row));
         } else {
             warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = *row);

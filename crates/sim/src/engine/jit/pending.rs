@@ -29,7 +29,7 @@ use warpkit_isa::{Latency, Op, COUNTERS};
 /// [`super::Direct`], or a shared-memory store (which writes nothing, but shares its
 /// counter with the shared loads, so it takes its place in their order; its row holds only
 /// its issue number).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct PendingLoad {
     pub row: u8,
     pub rd: u8,

@@ -30,6 +30,14 @@ pub(super) struct Emitter<'a> {
     pub(super) refunds: Vec<(i32, i32)>,
     /// Whether the block being emitted is of the masked variant.
     pub(super) masked: bool,
+    /// Per variant and slot, the kind of the instruction if translated.
+    pub(super) kinds: [Vec<Option<Kind>>; 2],
+    /// Blocks entered with loads pending (carried from the block that issued them past a
+    /// branch or an EXEC write), by start slot, variant and pending operations: their
+    /// labels.
+    pub(super) carried: std::collections::HashMap<(usize, bool, Vec<PendingLoad>), DynamicLabel>,
+    /// Carried blocks to emit: start slot, variant, pending operations, label.
+    pub(super) worklist: Vec<(usize, bool, Vec<PendingLoad>, DynamicLabel)>,
     /// The instruction of the block being emitted.
     pub(super) at: usize,
     /// The exits from the middle of the block, emitted after it.

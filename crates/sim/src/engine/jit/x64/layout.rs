@@ -45,7 +45,8 @@ pub(super) const RING_SIZE: i32 = 8 * RING as i32 + 8;
 pub(super) const RING_HEAD: i32 = 8 * RING as i32;
 pub(super) const RING_LEN: i32 = RING_HEAD + 4;
 pub(super) const D_ROW_SEQ: i32 = D_RINGS + RING_SIZE * RINGS as i32;
-pub(super) const D_PRE: i32 = D_ROW_SEQ + 4 * PENDING_ROWS as i32;
+pub(super) const D_ROW_EXEC: i32 = D_ROW_SEQ + 4 * PENDING_ROWS as i32;
+pub(super) const D_PRE: i32 = D_ROW_EXEC + 4 * PENDING_ROWS as i32;
 pub(super) const D_SEQ: i32 = D_PRE + 32;
 pub(super) const D_RECORD: i32 = D_SEQ + 4;
 pub(super) const D_MISS: i32 = D_RECORD + 4;
@@ -133,6 +134,7 @@ mod tests {
         assert_eq!(offset_of!(Ring, head) as i32, RING_HEAD);
         assert_eq!(offset_of!(Ring, len) as i32, RING_LEN);
         assert_eq!(offset_of!(Direct, row_seq) as i32, D_ROW_SEQ);
+        assert_eq!(offset_of!(Direct, row_exec) as i32, D_ROW_EXEC);
         assert_eq!(offset_of!(Direct, pre) as i32, D_PRE);
         assert_eq!(offset_of!(Direct, seq) as i32, D_SEQ);
         assert_eq!(offset_of!(Direct, record) as i32, D_RECORD);

@@ -327,8 +327,8 @@ impl Emitter<'_> {
     }
 
     /// Write the retired pending load `load` to its registers: a vector load's row (the
-    /// lanes of the block's EXEC, in a partial-EXEC block), a uniform load's words; a store
-    /// writes nothing. Uses `ymm6`, `ymm7` and `eax` only.
+    /// lanes of EXEC at its issue, from a partial-EXEC block), a uniform load's words; a
+    /// store writes nothing. Uses `ymm5..ymm7` and `eax` only.
     pub(super) fn retire(&mut self, load: PendingLoad) {
         let data = D_ROWS + i32::from(load.row) * 128;
         if load.store {
@@ -345,14 +345,22 @@ impl Emitter<'_> {
             }
             return;
         }
+        if load.masked {
+            // The lanes of EXEC at its issue.
+            let exec = D_ROW_EXEC + 4 * i32::from(load.row);
+            dynasm!(self.ops ; .arch x64 ; vpbroadcastd ymm5, [r12 + exec]);
+        }
         for q in 0..4u8 {
             let (at, from) = (row(load.rd, usize::from(q)), data + 32 * i32::from(q));
             if load.masked {
+                let bits = K_BITS + 32 * i32::from(q);
                 dynasm!(self.ops
                     ; .arch x64
+                    ; vpand ymm6, ymm5, [r11 + bits]
+                    ; vpcmpeqd ymm6, ymm6, [r11 + bits]
                     ; vmovdqu ymm7, [rsi + at]
-                    ; vpblendvb ymm6, ymm7, [r12 + from], Ry(12 + q)
-                    ; vmovdqu [rsi + at], ymm6
+                    ; vpblendvb ymm7, ymm7, [r12 + from], ymm6
+                    ; vmovdqu [rsi + at], ymm7
                 );
             } else {
                 dynasm!(self.ops
@@ -375,6 +383,14 @@ impl Emitter<'_> {
     /// The run-time part of an issue: its issue number, and the counter's in-flight limit
     /// on operations from before the block.
     fn issued(&mut self, issued: Issued) {
+        if issued.op.masked && issued.op.writes_rows() {
+            let exec = D_ROW_EXEC + 4 * i32::from(issued.op.row);
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov eax, [rdi + CTX_EXEC]
+                ; mov [r12 + exec], eax
+            );
+        }
         let c = usize::from(issued.op.counter);
         // The block's operations on the counter before this one, after any retirement.
         let k = self.pending.count(c) as i32 - 1;

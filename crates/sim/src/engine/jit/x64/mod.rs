@@ -46,6 +46,8 @@ use layout::*;
 
 /// Programs with more 4-byte slots than this are not translated (translation is eager).
 pub(super) const MAX_TRANSLATED_SLOTS: usize = 1 << 16;
+/// Blocks entered with loads pending, at most, per program.
+const MAX_CARRIED: usize = 1024;
 
 /// `enter(ctx, block address) -> next pc`.
 pub(super) type EnterFn = unsafe extern "sysv64" fn(*mut Ctx, usize) -> u32;
@@ -126,6 +128,9 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         stubs: Vec::new(),
         accesses: [0, 0],
         masked: false,
+        kinds: kinds.clone(),
+        carried: Default::default(),
+        worklist: Vec::new(),
         avx512,
         evex: Evex::new(),
     };
@@ -150,9 +155,17 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
                 *offset = Some(e.ops.offset());
             }
             dynasm!(e.ops ; .arch x64 ; =>label);
-            instructions += e.block(k, &kinds[variant], &leaders[variant], variant == 1);
+            let pending = Pending::default();
+            instructions += e.block(k, &leaders[variant], variant == 1, pending);
             blocks_count += 1;
         }
+    }
+    // The blocks entered with loads pending, as the blocks above (and these) jump to them.
+    while let Some((k, masked, loads, label)) = e.worklist.pop() {
+        dynasm!(e.ops ; .arch x64 ; =>label);
+        let leaders = &leaders[usize::from(masked)];
+        instructions += e.block(k, leaders, masked, Pending { loads });
+        blocks_count += 1;
     }
     if e.evex.failed() {
         return None;
@@ -318,13 +331,53 @@ impl Emitter<'_> {
         );
     }
 
-    /// Continue at `pc`: the block there (same variant), or the interpreter.
+    /// Continue at `pc`: the block there (same variant), or the interpreter. With loads
+    /// pending, a block entered with them ([`Emitter::carried_label`]), or the interpreter
+    /// with them recorded.
     fn goto(&mut self, pc: u32, masked: bool) {
         let exit = self.exit;
+        if !self.pending.loads.is_empty() {
+            match self.carried_label(pc, masked) {
+                Some(label) => dynasm!(self.ops ; .arch x64 ; jmp =>label),
+                None => {
+                    let record = self.record();
+                    dynasm!(self.ops
+                        ; .arch x64
+                        ; mov DWORD [r12 + D_RECORD], record as i32
+                        ; mov eax, pc as i32
+                        ; jmp =>exit
+                    );
+                }
+            }
+            return;
+        }
         match self.block_label(pc, masked) {
             Some(label) => dynasm!(self.ops ; .arch x64 ; jmp =>label),
             None => dynasm!(self.ops ; .arch x64 ; mov eax, pc as i32 ; jmp =>exit),
         }
+    }
+
+    /// The block at `pc` entered with the loads pending now (emitted later, once per start,
+    /// variant and pending set), if its first instruction is translated and may join it
+    /// (not a hazard on them), and not too many such blocks were made (they multiply
+    /// along the paths a load stays pending on).
+    fn carried_label(&mut self, pc: u32, masked: bool) -> Option<DynamicLabel> {
+        let k = (pc & 3 == 0).then_some((pc >> 2) as usize)?;
+        let kind = (*self.kinds[usize::from(masked)].get(k)?)?;
+        let inst = *self.prog.fetch(pc)?;
+        let key = (k, masked, self.pending.loads.clone());
+        if let Some(&label) = self.carried.get(&key) {
+            return Some(label);
+        }
+        if self.carried.len() >= MAX_CARRIED
+            || !self.admit(pc, &inst, kind, &mut self.pending.clone(), masked)
+        {
+            return None;
+        }
+        let label = self.ops.new_dynamic_label();
+        self.worklist.push((k, masked, key.2.clone(), label));
+        self.carried.insert(key, label);
+        Some(label)
     }
 
     fn block_label(&self, pc: u32, masked: bool) -> Option<DynamicLabel> {
@@ -334,13 +387,14 @@ impl Emitter<'_> {
         *self.labels[usize::from(masked)].get((pc >> 2) as usize)?
     }
 
-    /// Emit the block starting at slot `k`; returns its instruction count.
-    fn block(&mut self, k: usize, kinds: &[Option<Kind>], leaders: &[bool], masked: bool) -> usize {
+    /// Emit the block starting at slot `k`, entered with the operations `incoming` pending
+    /// (none, but for blocks a load stays pending into); returns its instruction count.
+    fn block(&mut self, k: usize, leaders: &[bool], masked: bool, incoming: Pending) -> usize {
         let mut body: Vec<(u32, Inst, Kind)> = Vec::new();
+        let kinds = std::mem::take(&mut self.kinds[usize::from(masked)]);
         // The loads pending as the block grows: an instruction that would be reported as
-        // a hazard, or a transfer of control with loads pending, is left to the
-        // interpreter.
-        let mut pending = Pending::default();
+        // a hazard is left to the interpreter.
+        let mut pending = incoming.clone();
         let mut s = k;
         while s < self.slots && body.len() < MAX_BLOCK {
             if s != k && leaders[s] {
@@ -359,14 +413,28 @@ impl Emitter<'_> {
                 break;
             }
         }
+        self.kinds[usize::from(masked)] = kinds;
         let n = body.len() as i32;
         let vector = body.iter().filter(|(_, i, _)| i.vector).count() as i32;
         let start = (k * 4) as u32;
         let exit = self.exit;
+        // An exit at the head gives back the loads the block was entered with.
+        self.pending = incoming;
+        let record = self.record();
+        if body.is_empty() {
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov DWORD [r12 + D_RECORD], record as i32
+                ; mov eax, start as i32
+                ; jmp =>exit
+            );
+            return 0;
+        }
         dynasm!(self.ops
             ; .arch x64
             ; cmp r8, n
             ; jae >run
+            ; mov DWORD [r12 + D_RECORD], record as i32
             ; mov eax, start as i32
             ; jmp =>exit
             ; run:
@@ -390,7 +458,6 @@ impl Emitter<'_> {
             self.refunds.push(after);
         }
         self.refunds.reverse();
-        self.pending = Pending::default();
         let mut k = 0;
         while k < body.len() {
             let len = body[k..]
@@ -403,7 +470,8 @@ impl Emitter<'_> {
             } else {
                 let (pc, inst, kind) = body[k];
                 self.at = k;
-                if kind.ends_block() && !self.pending.loads.is_empty() {
+                if kind.ends_block() && !self.pending.loads.is_empty() && self.pending.only_stores()
+                {
                     self.stores_to_rings();
                 }
                 self.inst(pc, &inst, kind, masked);
@@ -413,21 +481,12 @@ impl Emitter<'_> {
         let (last_pc, last, last_kind) = body[body.len() - 1];
         if !last_kind.ends_block() {
             let next = last_pc.wrapping_add(u32::from(last.len));
-            if self.pending.only_stores() {
-                if !self.pending.loads.is_empty() {
-                    self.stores_to_rings();
-                }
-                self.goto(next, masked);
-            } else {
-                // Loads still pending: the interpreter takes over, watching for hazards.
-                let record = self.record();
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; mov DWORD [r12 + D_RECORD], record as i32
-                    ; mov eax, next as i32
-                    ; jmp =>exit
-                );
+            if !self.pending.loads.is_empty() && self.pending.only_stores() {
+                self.stores_to_rings();
             }
+            // With loads pending, on into a block entered with them, or the interpreter
+            // takes over, watching for hazards.
+            self.goto(next, masked);
         }
         self.emit_stubs();
         body.len()
@@ -438,8 +497,10 @@ impl Emitter<'_> {
     fn admit(&self, pc: u32, inst: &Inst, kind: Kind, pending: &mut Pending, masked: bool) -> bool {
         if !pending.loads.is_empty() {
             let uses = self.prog.uses(pc).copied().unwrap_or_default();
-            // Only stores may stay pending past the block's end (in their rings).
-            if pending.hazard(&uses) || (kind.ends_block() && !pending.only_stores()) {
+            // Loads pending past a jump through the slot table stay with the interpreter
+            // (the table's blocks are entered with none).
+            let table_jump = matches!(kind, Kind::Branch(Branch::Jr | Branch::Jalr));
+            if pending.hazard(&uses) || (table_jump && !pending.only_stores()) {
                 return false;
             }
         }
