@@ -12,7 +12,7 @@ pub(crate) const PENDING_ROWS: usize = 16;
 /// writable regions), one per translated load or store (by its number among the
 /// program's loads or stores, modulo half of this), so a store never uses a read-only
 /// region a load's hint holds.
-pub(crate) const HINTS: usize = 32;
+pub(crate) const HINTS: usize = 64;
 /// Stores translated code may leave pending, per ring: at least the in-flight limit of the
 /// ring's counter.
 pub(crate) const RING: usize = 32;

@@ -3,8 +3,8 @@
 //! it: [`VectorIsa`]), entered by the interpreter loop when no hooks observe the warp and
 //! no asynchronous hazard is being watched. The interpreter stays the reference: the tier
 //! translates only instructions that cannot trap or whose every trapping case leaves the
-//! block before the instruction (`gload.b32`/`gstore.b32` inside one region: word runs,
-//! gathers and scatters), so a
+//! block before the instruction (32-bit loads, stores and simple atomics of global and
+//! shared memory inside their bounds: word runs, gathers and scatters), so a
 //! translated run is a sequence of blocks, or of block prefixes, whose effect is exactly
 //! the interpreter's; everything else (and any block that would overrun the step budget)
 //! is interpreted. `crates/sim/tests/it/engines.rs` runs both engines side by side.

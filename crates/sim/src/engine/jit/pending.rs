@@ -1,24 +1,24 @@
 //! The asynchronous operations of a translated block, followed at translation time.
 //!
-//! A full-EXEC block may issue `gload.b32`, `uload.bN` and `gstore.b32` and wait with
-//! `waitcnt`. The
-//! queue state the interpreter would build is split in three (docs/architecture.md,
-//! "Memory in translated code"):
+//! A block (of either variant) may issue loads, stores and atomics of global and shared
+//! memory and uniform loads, and wait with `waitcnt`. The queue state the interpreter
+//! would build is split in three (docs/architecture.md, "Memory in translated code"):
 //! - operations pending when translated code was entered: the code enters only while no
 //!   write-back is pending (no hazard is watched), so all of them write nothing and only
 //!   their number per counter matters to it ([`super::Direct`]'s `pre`);
-//! - stores issued by translated code: they write nothing either; their PCs and issue
-//!   order go to a ring ([`super::Direct`]'s `ring`), so chained blocks may leave them
-//!   pending;
-//! - loads issued by the block: their rows wait in [`super::Direct`]'s `rows` and are known
-//!   here, statically, so a `waitcnt` copies exactly the rows the interpreter would
-//!   retire, and an instruction that would raise a hazard report ends the block before it.
+//! - operations that write nothing, left pending by earlier blocks: their PCs and issue
+//!   order go to their counter's ring ([`super::Direct`]'s `rings`: the store counter's,
+//!   and the shared counter's), so chained blocks may leave them pending;
+//! - the block's own operations: its loads, whose rows wait in [`super::Direct`]'s `rows`,
+//!   and its shared stores and atomics (on the shared loads' counter), known here,
+//!   statically, so a `waitcnt` copies exactly the rows the interpreter would retire, and
+//!   an instruction that would raise a hazard report ends the block before it. A block
+//!   entered with loads pending (carried past a branch or an EXEC write) starts with them.
 //!
 //! The retirement order makes the split exact: a counter's queue is always its pending
-//! operations from before, then its stores, then the block's loads, oldest first, and the
-//! loads and stores use different counters. So a `waitcnt` with threshold `t` retires
-//! `max(0, k - t)` of a counter's `k` pending loads whatever was pending before, and its
-//! dynamic part only counts down.
+//! operations from before, then its ring's, then the block's own, oldest first. So a
+//! `waitcnt` with threshold `t` retires `max(0, k - t)` of a counter's `k` operations of
+//! the block whatever was pending before, and its dynamic part only counts down.
 
 use crate::memory::direct::PENDING_ROWS;
 use crate::program::RegUse;

@@ -44,6 +44,8 @@ pub(super) struct Emitter<'a> {
     pub(super) stubs: Vec<Stub>,
     /// Loads and stores translated so far: each takes the next region hint of its half.
     pub(super) accesses: [usize; 2],
+    /// The region hint of each memory instruction translated, by PC.
+    pub(super) hint_of: std::collections::HashMap<u32, usize>,
     /// Whether runs of lane-local instructions use AVX-512 (`avx512.rs`).
     pub(super) avx512: bool,
     /// The encoder of AVX-512 instructions.

@@ -105,9 +105,19 @@ impl Emitter<'_> {
         store: bool,
         bytes: u32,
     ) -> (DynamicLabel, DynamicLabel, i32) {
+        // One hint per instruction, shared by its copies in the two variants and in
+        // blocks entered with loads pending: they access the same memory.
         let half = HINTS / 2;
-        let index = half * usize::from(store) + self.accesses[usize::from(store)] % half;
-        self.accesses[usize::from(store)] += 1;
+        let index = match self.hint_of.get(&pc) {
+            Some(&index) => index,
+            None => {
+                let side = usize::from(store);
+                let index = half * side + self.accesses[side] % half;
+                self.accesses[side] += 1;
+                self.hint_of.insert(pc, index);
+                index
+            }
+        };
         let write = if store { MISS_WRITE } else { 0 };
         let miss_value = (index as u32 + 1) | write | bytes << MISS_BYTES_SHIFT;
         let (side, miss) = self.side_exit(pc, Some(miss_value));

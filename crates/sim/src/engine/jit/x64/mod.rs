@@ -127,6 +127,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         at: 0,
         stubs: Vec::new(),
         accesses: [0, 0],
+        hint_of: Default::default(),
         masked: false,
         kinds: kinds.clone(),
         carried: Default::default(),
