@@ -4,7 +4,8 @@
 //! floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
 //! interpreted, so this table is also the list of translated variants. The 32-bit loads
 //! and stores of global and shared memory (`gload.b32`, `gstore.b32`, `dsload.b32`,
-//! `dsstore.b32`: word runs, gathers and scatters), the uniform loads `uload.b32` ..
+//! `dsstore.b32`: word runs, gathers and scatters), the atomics without a returned value
+//! whose read-modify-write is one host instruction, the uniform loads `uload.b32` ..
 //! `uload.b256` and `waitcnt` are translated in both variants.
 
 use crate::program::Inst;
