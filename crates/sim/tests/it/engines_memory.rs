@@ -686,3 +686,33 @@ fn loads_stay_pending_across_branches_and_exec_writes() {
         }
     }
 }
+
+/// Stores and loads pending together at a translated block's exit reach the queue in
+/// their issue order: every step limit through two iterations (the second with the region
+/// hints filled) stops with a different interleaving pending.
+#[test]
+fn pending_stores_and_loads_reach_the_queue_in_issue_order() {
+    let program = assemble(
+        "    umovi u19, 3\n\
+         rep:\n\
+         \x20   gstore.b32 v5, v0, u[16:17], 512\n\
+         \x20   gload.b32 v2, v0, u[16:17], 0\n\
+         \x20   dsstore.b32 v5, v0, 0\n\
+         \x20   gstore.b32 v5, v0, u[16:17], 640\n\
+         \x20   dsload.b32 v6, v0, 128\n\
+         \x20   gload.b32 v3, v0, u[16:17], 128\n\
+         \x20   add v4, v2, v3\n\
+         \x20   waitcnt vm=0, vst=0, ls=0\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   endpgm\n",
+    );
+    for max_steps in 1..32 {
+        let case = Case::directed(RW, 37, max_steps);
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        for on in jits() {
+            let (jit, _) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "max_steps {max_steps} {on:?}");
+        }
+    }
+}

@@ -183,15 +183,10 @@ impl Translation {
             let Some(class) = class.filter(|c| c & x64::MEMORY != 0 && pc & 3 == 0) else {
                 return;
             };
-            let variant = if warp.exec() == u32::MAX {
-                x64::FULL
-            } else {
-                x64::PARTIAL
-            };
             let f = &mut warp.fallbacks;
             if warp.queue.watch {
                 f.watched += 1;
-            } else if class & variant != 0 {
+            } else if class & x64::TRANSLATED != 0 {
                 f.exits += 1;
             } else {
                 f.untranslated += 1;
@@ -359,37 +354,23 @@ fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[
         }
     }
     // Every operation still pending, by issue number: the rings' (which write nothing)
-    // and the record's.
-    enum Op<'a> {
-        Nothing { counter: usize, pc: u32 },
-        Record(&'a PendingLoad),
-    }
-    let mut ops: Vec<(u32, Op)> = Vec::new();
-    for (r, ring) in state.rings.iter().enumerate() {
-        let counter = if r == 0 {
-            pending::store_counter()
-        } else {
-            pending::shared_counter()
-        };
-        debug_assert_eq!(pending::ring_of(counter), Some(r));
-        ops.extend(
-            ring.iter()
-                .map(|[pc, seq]| (seq, Op::Nothing { counter, pc })),
-        );
-    }
-    ops.extend(
-        record
-            .iter()
-            .map(|l| (state.row_seq[usize::from(l.row)], Op::Record(l))),
-    );
-    ops.sort_by_key(|(seq, _)| *seq);
-    for (_, op) in ops {
-        let l = match op {
-            Op::Nothing { counter, pc } => {
-                warp.issue(counter, pc, crate::state::queue::Writeback::None);
+    // and the record's, each already in issue order.
+    let counters = pending::ring_counters();
+    let mut rings = state.rings.each_ref().map(|r| r.iter().peekable());
+    let mut loads = record.iter().peekable();
+    loop {
+        let load = loads.peek().map(|l| state.row_seq[usize::from(l.row)]);
+        let ring = (0..rings.len())
+            .filter_map(|r| rings[r].peek().map(|&[_, seq]| (seq, r)))
+            .min();
+        let l = match (ring, load) {
+            (None, None) => break,
+            (Some((seq, r)), load) if load.is_none_or(|l| seq < l) => {
+                let [pc, _] = rings[r].next().expect("peeked");
+                warp.issue(counters[r], pc, crate::state::queue::Writeback::None);
                 continue;
             }
-            Op::Record(l) => l,
+            _ => loads.next().expect("peeked"),
         };
         let row = &state.rows[usize::from(l.row)];
         if l.store {

@@ -20,7 +20,7 @@
 //! `waitcnt` with threshold `t` retires `max(0, k - t)` of a counter's `k` operations of
 //! the block whatever was pending before, and its dynamic part only counts down.
 
-use crate::memory::direct::PENDING_ROWS;
+use crate::memory::direct::{PENDING_ROWS, RINGS};
 use crate::program::RegUse;
 use crate::state::queue::NUM_COUNTERS;
 use warpkit_isa::{Latency, Op, COUNTERS};
@@ -88,8 +88,8 @@ pub(crate) struct Pending {
     pub loads: Vec<PendingLoad>,
 }
 
-/// The counter of an asynchronous instruction.
-fn counter_of(op: Op) -> usize {
+/// The counter of an asynchronous instruction (from the ISA tables).
+pub(crate) fn counter_of(op: Op) -> usize {
     match op.def().latency {
         Latency::Async(c) => usize::from(c),
         _ => unreachable!("{op:?} is asynchronous"),
@@ -118,16 +118,15 @@ pub(crate) fn shared_counter() -> usize {
     counter_of(Op::DsstoreB32)
 }
 
-/// The ring of [`super::Direct`] that keeps counter `c`'s operations that write nothing
-/// across blocks: the store counter's and the shared counter's (none for the others).
+/// The counter of each ring of [`super::Direct`], which keeps that counter's operations
+/// that write nothing across blocks: the store counter's and the shared counter's.
+pub(crate) fn ring_counters() -> [usize; RINGS] {
+    [store_counter(), shared_counter()]
+}
+
+/// The ring that keeps counter `c`'s operations, if one does.
 pub(crate) fn ring_of(c: usize) -> Option<usize> {
-    if c == store_counter() {
-        Some(0)
-    } else if c == shared_counter() {
-        Some(1)
-    } else {
-        None
-    }
+    ring_counters().iter().position(|&r| r == c)
 }
 
 /// The in-flight limit of counter `c` (errata v0.1.2).

@@ -30,8 +30,10 @@ pub(super) struct Emitter<'a> {
     pub(super) refunds: Vec<(i32, i32)>,
     /// Whether the block being emitted is of the masked variant.
     pub(super) masked: bool,
-    /// Per variant and slot, the kind of the instruction if translated.
-    pub(super) kinds: [Vec<Option<Kind>>; 2],
+    /// Per slot, the kind of the instruction if translated (in both variants).
+    pub(super) kinds: Vec<Option<Kind>>,
+    /// Per slot, whether a block starts there.
+    pub(super) leaders: Vec<bool>,
     /// Blocks entered with loads pending (carried from the block that issued them past a
     /// branch or an EXEC write), by start slot, variant and pending operations: their
     /// labels.

@@ -627,56 +627,24 @@ impl Emitter<'_> {
         masked: bool,
     ) {
         let acc = self.access(pc, true, shared);
-        self.scattered_span(inst, acc, masked);
-        // rcx: the host address of b = (b + min) - min; r11 (the constants, reloaded after)
-        // holds each lane's operand.
-        dynasm!(self.ops
-            ; .arch x64
-            ; vmovd eax, xmm4
-            ; sub rcx, rax
-        );
-        for l in 0..LANES {
-            let (q, i) = (l / 8, 4 * (l % 8) as i32);
-            let (offset, value) = (row(inst.rs1, q) + i, row(inst.rd, q) + i);
-            if masked {
-                let (byte, bit) = (CTX_EXEC + (l / 8) as i32, (1u8 << (l % 8)) as i8);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; test BYTE [rdi + byte], bit
-                    ; jz >inactive
-                );
-            }
-            dynasm!(self.ops
-                ; .arch x64
-                ; mov eax, [rsi + offset]
-                ; mov r11d, [rsi + value]
-            );
+        // r11 (the constants, reloaded after) holds each lane's operand.
+        self.scatter_lanes(inst, acc, masked, |e, value| {
+            dynasm!(e.ops ; .arch x64 ; mov r11d, [rsi + value]);
             match (op, shared) {
-                (AtomicOp::Add, false) => {
-                    dynasm!(self.ops ; .arch x64 ; lock add [rcx + rax], r11d)
-                }
-                (AtomicOp::Sub, false) => {
-                    dynasm!(self.ops ; .arch x64 ; lock sub [rcx + rax], r11d)
-                }
-                (AtomicOp::And, false) => {
-                    dynasm!(self.ops ; .arch x64 ; lock and [rcx + rax], r11d)
-                }
-                (AtomicOp::Or, false) => dynasm!(self.ops ; .arch x64 ; lock or [rcx + rax], r11d),
-                (AtomicOp::Xor, false) => {
-                    dynasm!(self.ops ; .arch x64 ; lock xor [rcx + rax], r11d)
-                }
-                (AtomicOp::Add, true) => dynasm!(self.ops ; .arch x64 ; add [rcx + rax], r11d),
-                (AtomicOp::Sub, true) => dynasm!(self.ops ; .arch x64 ; sub [rcx + rax], r11d),
-                (AtomicOp::And, true) => dynasm!(self.ops ; .arch x64 ; and [rcx + rax], r11d),
-                (AtomicOp::Or, true) => dynasm!(self.ops ; .arch x64 ; or [rcx + rax], r11d),
-                (AtomicOp::Xor, true) => dynasm!(self.ops ; .arch x64 ; xor [rcx + rax], r11d),
-                (AtomicOp::Swap, _) => dynasm!(self.ops ; .arch x64 ; xchg [rcx + rax], r11d),
+                (AtomicOp::Add, false) => dynasm!(e.ops ; .arch x64 ; lock add [rcx + rax], r11d),
+                (AtomicOp::Sub, false) => dynasm!(e.ops ; .arch x64 ; lock sub [rcx + rax], r11d),
+                (AtomicOp::And, false) => dynasm!(e.ops ; .arch x64 ; lock and [rcx + rax], r11d),
+                (AtomicOp::Or, false) => dynasm!(e.ops ; .arch x64 ; lock or [rcx + rax], r11d),
+                (AtomicOp::Xor, false) => dynasm!(e.ops ; .arch x64 ; lock xor [rcx + rax], r11d),
+                (AtomicOp::Add, true) => dynasm!(e.ops ; .arch x64 ; add [rcx + rax], r11d),
+                (AtomicOp::Sub, true) => dynasm!(e.ops ; .arch x64 ; sub [rcx + rax], r11d),
+                (AtomicOp::And, true) => dynasm!(e.ops ; .arch x64 ; and [rcx + rax], r11d),
+                (AtomicOp::Or, true) => dynasm!(e.ops ; .arch x64 ; or [rcx + rax], r11d),
+                (AtomicOp::Xor, true) => dynasm!(e.ops ; .arch x64 ; xor [rcx + rax], r11d),
+                (AtomicOp::Swap, _) => dynasm!(e.ops ; .arch x64 ; xchg [rcx + rax], r11d),
                 _ => unreachable!("{op:?} is not translated (kind::atomic)"),
             }
-            if masked {
-                dynasm!(self.ops ; .arch x64 ; inactive:);
-            }
-        }
+        });
         dynasm!(self.ops ; .arch x64 ; mov r11, [rdi + CTX_CONSTS]);
         self.store_issued(pc, inst, shared, masked);
     }
@@ -686,6 +654,25 @@ impl Emitter<'_> {
     /// the interpreter (`scattered_span` says when; the hint of a store only ever holds a
     /// writable region).
     fn scatter_row(&mut self, inst: &Inst, acc: Access, masked: bool) {
+        self.scatter_lanes(inst, acc, masked, |e, value| {
+            dynasm!(e.ops
+                ; .arch x64
+                ; vmovd xmm0, [rsi + value]
+                ; vmovd [rcx + rax], xmm0
+            );
+        });
+    }
+
+    /// The span of a scatter (`scattered_span`), then `each(value)` for each active lane
+    /// in lane order, with `rcx` the host address of `b`, `eax` the lane's offset from it,
+    /// and the lane's word of `v[rd]` at `rsi + value`. `each` may use `r11`.
+    fn scatter_lanes(
+        &mut self,
+        inst: &Inst,
+        acc: Access,
+        masked: bool,
+        mut each: impl FnMut(&mut Self, i32),
+    ) {
         self.scattered_span(inst, acc, masked);
         // rcx: the host address of b = (b + min) - min.
         dynasm!(self.ops
@@ -704,12 +691,8 @@ impl Emitter<'_> {
                     ; jz >inactive
                 );
             }
-            dynasm!(self.ops
-                ; .arch x64
-                ; mov eax, [rsi + offset]
-                ; vmovd xmm0, [rsi + value]
-                ; vmovd [rcx + rax], xmm0
-            );
+            dynasm!(self.ops ; .arch x64 ; mov eax, [rsi + offset]);
+            each(self, value);
             if masked {
                 dynasm!(self.ops ; .arch x64 ; inactive:);
             }

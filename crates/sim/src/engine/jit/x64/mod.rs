@@ -64,7 +64,7 @@ pub(super) struct Code {
     pub instructions: usize,
     pub blocks_count: usize,
     /// Per slot, for counting the interpreter's fallbacks: [`MEMORY`] if it holds a memory
-    /// instruction, with [`FULL`] and [`PARTIAL`] for the variants that translate it.
+    /// instruction, with [`TRANSLATED`] if the variants translate it.
     pub slot_class: Vec<u8>,
     /// Exit records: the loads pending at an exit ([`Direct`]'s `record` indexes this;
     /// record 0 is empty).
@@ -78,21 +78,19 @@ pub(super) struct Code {
 /// AVX-512F and AVX-512BW). `None` if the code buffer cannot be mapped.
 /// [`Code::slot_class`]: the slot holds a memory instruction.
 pub(crate) const MEMORY: u8 = 1;
-/// [`Code::slot_class`]: the full-EXEC variant translates the slot's instruction.
-pub(crate) const FULL: u8 = 2;
-/// [`Code::slot_class`]: the partial-EXEC variant translates it.
-pub(crate) const PARTIAL: u8 = 4;
+/// [`Code::slot_class`]: both variants translate the slot's instruction.
+pub(crate) const TRANSLATED: u8 = 2;
 
 pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
     let slots = (prog.text().len() / 4).min(MAX_TRANSLATED_SLOTS);
-    // Both variants translate the same instructions.
-    let full: Vec<Option<Kind>> = (0..slots)
+    // Both variants translate the same instructions, so they share kinds and leaders.
+    let kinds: Vec<Option<Kind>> = (0..slots)
         .map(|k| {
             let inst = prog.fetch((k * 4) as u32)?;
             classify(inst).filter(|kind| !kind.asynchronous() || registers_fit(inst, *kind))
         })
         .collect();
-    let shared = full.iter().any(|k| {
+    let shared = kinds.iter().any(|k| {
         matches!(
             k,
             Some(
@@ -102,14 +100,13 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
             )
         )
     });
-    let kinds = [full.clone(), full];
-    let leaders = kinds.each_ref().map(|kinds| leaders(prog, kinds));
+    let leaders = leaders(prog, &kinds);
     let mut ops = Assembler::new().ok()?;
     let exit = ops.new_dynamic_label();
     let mut labels: [Vec<Option<DynamicLabel>>; 2] = [vec![None; slots], vec![None; slots]];
-    for (v, variant) in labels.iter_mut().enumerate() {
+    for variant in &mut labels {
         for (k, label) in variant.iter_mut().enumerate() {
-            if leaders[v][k] && kinds[v][k].is_some() {
+            if leaders[k] && kinds[k].is_some() {
                 *label = Some(ops.new_dynamic_label());
             }
         }
@@ -129,7 +126,8 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         accesses: [0, 0],
         hint_of: Default::default(),
         masked: false,
-        kinds: kinds.clone(),
+        kinds,
+        leaders,
         carried: Default::default(),
         worklist: Vec::new(),
         avx512,
@@ -151,21 +149,20 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
             // instruction (`waitcnt` then `barrier`), and the interpreter runs it about as
             // fast as entering costs. Blocks starting with a load or a store are entered:
             // they follow every `barrier`.
-            let memory_first = kinds[variant][k] == Some(Kind::Waitcnt);
-            if !memory_first {
+            let wait_first = e.kinds[k] == Some(Kind::Waitcnt);
+            if !wait_first {
                 *offset = Some(e.ops.offset());
             }
             dynasm!(e.ops ; .arch x64 ; =>label);
             let pending = Pending::default();
-            instructions += e.block(k, &leaders[variant], variant == 1, pending);
+            instructions += e.block(k, variant == 1, pending);
             blocks_count += 1;
         }
     }
     // The blocks entered with loads pending, as the blocks above (and these) jump to them.
     while let Some((k, masked, loads, label)) = e.worklist.pop() {
         dynasm!(e.ops ; .arch x64 ; =>label);
-        let leaders = &leaders[usize::from(masked)];
-        instructions += e.block(k, leaders, masked, Pending { loads });
+        instructions += e.block(k, masked, Pending { loads });
         blocks_count += 1;
     }
     if e.evex.failed() {
@@ -187,9 +184,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
                     matches!(inst.code, crate::program::Code::Op(op) if op.def().memory.is_some())
                 });
                 let bit = |set: bool, bit: u8| if set { bit } else { 0 };
-                bit(memory, MEMORY)
-                    | bit(kinds[0][k].is_some(), FULL)
-                    | bit(kinds[1][k].is_some(), PARTIAL)
+                bit(memory, MEMORY) | bit(e.kinds[k].is_some(), TRANSLATED)
             })
             .collect(),
     })
@@ -203,13 +198,10 @@ pub(super) fn uniform_count(inst: &Inst) -> u8 {
     }
 }
 
-/// The counter of an asynchronous instruction (from the ISA tables).
+/// The counter of a translated asynchronous instruction.
 pub(super) fn counter(inst: &Inst) -> usize {
     match inst.code {
-        crate::program::Code::Op(op) => match op.def().latency {
-            warpkit_isa::Latency::Async(c) => usize::from(c),
-            _ => unreachable!("{op:?} is asynchronous"),
-        },
+        crate::program::Code::Op(op) => super::pending::counter_of(op),
         crate::program::Code::Illegal => unreachable!("an illegal slot is not translated"),
     }
 }
@@ -364,7 +356,7 @@ impl Emitter<'_> {
     /// along the paths a load stays pending on).
     fn carried_label(&mut self, pc: u32, masked: bool) -> Option<DynamicLabel> {
         let k = (pc & 3 == 0).then_some((pc >> 2) as usize)?;
-        let kind = (*self.kinds[usize::from(masked)].get(k)?)?;
+        let kind = (*self.kinds.get(k)?)?;
         let inst = *self.prog.fetch(pc)?;
         let key = (k, masked, self.pending.loads.clone());
         if let Some(&label) = self.carried.get(&key) {
@@ -390,18 +382,17 @@ impl Emitter<'_> {
 
     /// Emit the block starting at slot `k`, entered with the operations `incoming` pending
     /// (none, but for blocks a load stays pending into); returns its instruction count.
-    fn block(&mut self, k: usize, leaders: &[bool], masked: bool, incoming: Pending) -> usize {
+    fn block(&mut self, k: usize, masked: bool, incoming: Pending) -> usize {
         let mut body: Vec<(u32, Inst, Kind)> = Vec::new();
-        let kinds = std::mem::take(&mut self.kinds[usize::from(masked)]);
         // The loads pending as the block grows: an instruction that would be reported as
         // a hazard is left to the interpreter.
         let mut pending = incoming.clone();
         let mut s = k;
         while s < self.slots && body.len() < MAX_BLOCK {
-            if s != k && leaders[s] {
+            if s != k && self.leaders[s] {
                 break;
             }
-            let (Some(kind), Some(&inst)) = (kinds[s], self.prog.fetch((s * 4) as u32)) else {
+            let (Some(kind), Some(&inst)) = (self.kinds[s], self.prog.fetch((s * 4) as u32)) else {
                 break;
             };
             let pc = (s * 4) as u32;
@@ -414,7 +405,6 @@ impl Emitter<'_> {
                 break;
             }
         }
-        self.kinds[usize::from(masked)] = kinds;
         let n = body.len() as i32;
         let vector = body.iter().filter(|(_, i, _)| i.vector).count() as i32;
         let start = (k * 4) as u32;
