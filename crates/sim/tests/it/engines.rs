@@ -8,7 +8,7 @@
 use crate::common::{jits, On};
 use proptest::prelude::*;
 use warpkit_isa::{Flags, Instr, Op, OperandClass, ALL_OPS};
-use warpkit_sim::jit::{lane_local, translated};
+use warpkit_sim::jit::{lane_local, translated, wide_only};
 use warpkit_sim::*;
 
 /// The variants the translation tier handles: the generator favours them.
@@ -240,7 +240,7 @@ fn every_translated_variant_agrees() {
                 // entered from the interpreter, as here): tests/it/engines_memory.rs runs
                 // them.
                 let asynchronous = op.def().memory.is_some() || op == Op::Waitcnt;
-                if Engine::jit_supported() && !asynchronous {
+                if Engine::jit_supported() && !asynchronous && !wide_only(op) {
                     assert!(
                         wj.translated_steps() > 0,
                         "{} was not translated",
@@ -339,4 +339,169 @@ fn a_different_result_is_noticed() {
     other.v[2][5] = 4;
     let (b, _, _) = run(&program, &other, On::Interp);
     assert_ne!(a, b);
+}
+
+/// f32 values that take every path of the host's floating-point unit: zeros,
+/// infinities, quiet and signaling NaNs with payloads and signs, subnormals, the normal
+/// range's ends, ties, and values whose products and sums overflow or underflow.
+const F32_SPECIALS: [u32; 32] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0x7fc1_2345,
+    0xffc0_0001,
+    0x7f80_0001,
+    0xff80_0123,
+    0x0000_0001,
+    0x007f_ffff,
+    0x0080_0000,
+    0x8080_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3380_0000,
+    0x3dcc_cccd,
+    0x4040_0000,
+    0x1e3c_e508,
+    0x60ad_78ec,
+    0x3f7f_ffff,
+    0x0000_0003,
+    0x8000_0001,
+    0x00c0_0000,
+    0x5f80_0000,
+    0x1f80_0000,
+    0x7f00_0000,
+    0x4b80_0000,
+    0x3400_0000,
+    0xc2f6_e979,
+];
+
+/// f32 `fadd fsub fmul ffma` (with modifiers, static and dynamic rounding, destinations
+/// that are sources) over rows of special values, under each `mode` that matters to the
+/// translation (`rne`, another rounding mode, f32 flushing, a trap enabled) and full,
+/// partial and empty EXEC: results, `fflags`, traps and counts are the interpreter's, and
+/// the instructions `mode` allows are translated where the host has AVX-512.
+#[test]
+fn f32_operations_agree_on_special_values() {
+    let bodies = [
+        "fadd.f32 v5, v1, v2\nfsub.f32 v6, v2, v3\nfmul.f32 v7, v3, v4\nffma.f32 v1, v1, v2, v3",
+        "ffma.f32 v5, v1, v2, v3\nffma.f32 v6, v2, v3, v4\nffma.f32 v3, v4, v1, v5",
+        "fadd.f32 v5, -v1, |v2|\nfmul.f32 v6, -|v3|, v4\nffma.f32 v7, -v1, v2, -|v4|\nfsub.f32 v2, |v2|, -v5",
+        "fmul.f32 v5, v1, v2 rm=rne\nadd v6, v5, v1\nfadd.f32 v7, v6, v3 rm=rne\nffma.f32 v4, v7, v2, v1",
+        "ffma.f32 v5, v1, v2, v3 rm=rtz\nfadd.f32 v6, v1, v2",
+        "ffma.f32 v5, v1, v2, v3",
+    ];
+    // rne; rtz; rne with f32 flushing; rne with NV's trap; rne with NX's trap.
+    let modes = [0u32, 1, 8, 1 << 9, 1 << 5];
+    let mut translated = 0;
+    for body in bodies {
+        for mode in modes {
+            let src = format!("umov.l u1, {mode}\ncsrw mode, u1\n{body}\nendpgm");
+            let program = assemble(&src);
+            for round in 0..6u32 {
+                for exec in [u32::MAX, 0x5a5a_0ff0, 0] {
+                    let init = Init {
+                        exec,
+                        v: std::array::from_fn(|r| {
+                            std::array::from_fn(|l| {
+                                let k = (l as u32) * (2 * r as u32 + 1) + round * (3 + r as u32);
+                                F32_SPECIALS[(k % 32) as usize]
+                            })
+                        }),
+                        u: [0; 8],
+                        max_steps: 100,
+                    };
+                    let (interp, wi, _) = run(&program, &init, On::Interp);
+                    for on in jits() {
+                        let (jit, wj, _) = run(&program, &init, on);
+                        assert_eq!(
+                            interp, jit,
+                            "{body:?} in mode {mode:#x}, EXEC {exec:#x}, {on:?}"
+                        );
+                        assert_eq!(wi.retired, wj.retired);
+                        assert_eq!(wi.lane_ops, wj.lane_ops);
+                        translated += wj.translated_steps();
+                        if on == On::Jit(VectorIsa::Avx512) && mode == 0 && exec != 0 {
+                            assert!(wj.translated_steps() > 0, "{body:?} was not translated");
+                        }
+                        if mode != 0 && !body.contains("add v6") {
+                            // Blocks of f32 instructions run only while `mode` allows
+                            // (the `umov.l` before the `csrw` may be translated).
+                            let steps = wj.translated_steps();
+                            assert!(steps <= 1, "{body:?} in mode {mode:#x}: {steps}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if VectorIsa::Avx512.supported() {
+        assert!(translated > 0);
+    }
+}
+
+/// `ffma` of zero, infinity and a quiet NaN gives the canonical NaN and raises NV (x86
+/// raises nothing there), and a NaN result is canonical whatever x86 propagates.
+#[test]
+fn f32_nan_results_are_canonical_and_ffma_of_zero_and_infinity_signals() {
+    let src = "ffma.f32 v5, v1, v2, v3\nfadd.f32 v6, v3, v4\nendpgm";
+    let program = assemble(src);
+    for (exec, lane_of_interest) in [(u32::MAX, 0usize), (0x8000_0000, 31)] {
+        let mut v = [[0x3f80_0000u32; LANES]; 8];
+        v[1][lane_of_interest] = 0; // 0 * inf + qNaN
+        v[2] = [0x7f80_0000; LANES];
+        v[3] = [0x7fc1_2345; LANES]; // a quiet NaN with a payload
+        v[4] = [0x3f80_0000; LANES];
+        if lane_of_interest == 31 {
+            v[1][0] = 0; // an inactive lane that would signal
+        }
+        let init = Init {
+            exec,
+            v,
+            u: [0; 8],
+            max_steps: 100,
+        };
+        for on in std::iter::once(On::Interp).chain(jits()) {
+            let (_, w, _) = run(&program, &init, on);
+            assert_eq!(w.v[5][lane_of_interest], 0x7fc0_0000, "{on:?}");
+            assert_eq!(w.v[6][lane_of_interest], 0x7fc0_0000, "{on:?}");
+            assert_eq!(w.csr.fflags(), 16, "NV alone, {on:?} EXEC {exec:#x}");
+        }
+    }
+}
+
+/// Translated f32 code runs under its own MXCSR and gives the caller's back: a caller
+/// rounding toward zero with flags set still rounds so afterwards, and the warp's
+/// results and `fflags` are those of `rne` from clear flags.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[allow(deprecated)] // `_mm_getcsr`/`_mm_setcsr`: the test needs MXCSR itself
+fn translated_f32_code_keeps_the_callers_mxcsr() {
+    use std::arch::x86_64::{_mm_getcsr, _mm_setcsr};
+    let src = "fadd.f32 v5, v1, v2\nfadd.f32 v6, v1, v2\nendpgm";
+    let program = assemble(src);
+    let mut v = [[0u32; LANES]; 8];
+    v[1] = [0x3f80_0000; LANES];
+    v[2] = [0x3380_0001; LANES]; // 1 + (2^-24 + a bit) rounds up in rne, down in rtz
+    let init = Init {
+        exec: u32::MAX,
+        v,
+        u: [0; 8],
+        max_steps: 100,
+    };
+    for on in jits() {
+        // Round toward zero, every exception masked, PE and OE set.
+        let caller = 0x7f80 | 0x20 | 0x08;
+        // SAFETY: only the rounding mode and flags change; every exception stays masked.
+        unsafe { _mm_setcsr(caller) };
+        let (_, w, _) = run(&program, &init, on);
+        let after = unsafe { _mm_getcsr() };
+        unsafe { _mm_setcsr(0x1f80) };
+        assert_eq!(after & !0x3f, caller & !0x3f, "control bits kept, {on:?}");
+        assert_eq!(w.v[5][0], 0x3f80_0001, "rounded in rne, {on:?}");
+        assert_eq!(w.csr.fflags(), 1, "NX only, {on:?}");
+    }
 }

@@ -6,7 +6,9 @@
 //! and stores of global and shared memory (`gload.b32`, `gstore.b32`, `dsload.b32`,
 //! `dsstore.b32`: word runs, gathers and scatters), the atomics without a returned value
 //! whose read-modify-write is one host instruction, the uniform loads `uload.b32` ..
-//! `uload.b256` and `waitcnt` are translated in both variants.
+//! `uload.b256` and `waitcnt` are translated in both variants. f32 `fadd fsub fmul ffma`
+//! in `rne` or `dyn` without `sat` run on the host's floating-point unit where the host
+//! has AVX-512 (`x64/fp.rs`).
 
 use crate::program::Inst;
 use warpkit_isa::{AtomicOp, Op};
@@ -183,6 +185,16 @@ pub(crate) enum Branch {
     Jalr,
 }
 
+/// An f32 operation on the host's floating-point unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FpOp {
+    Add,
+    Sub,
+    Mul,
+    /// `v[rd] = v[rs1] * v[rs2] + v[rs3]`, one rounding.
+    Fma,
+}
+
 /// What one translated instruction does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -252,6 +264,10 @@ pub(crate) enum Kind {
     /// mapped region read inline into a pending row, written to the uniform registers when
     /// it retires; anything else leaves the block.
     ULoad,
+    /// f32 `fadd`/`fsub`/`fmul`/`ffma` with any `neg`/`abs`, rounding `rne` or `dyn`, no
+    /// `sat`: computed under MXCSR in AVX-512 runs only (`x64/fp.rs`); the block it is in
+    /// runs only while `mode` lets it ([`fp_needs`]).
+    Fp(FpOp),
 }
 
 /// The second operand of a uniform operation.
@@ -291,6 +307,7 @@ impl Kind {
                 | Kind::Cndmask
                 | Kind::BfeU
                 | Kind::Pair64 { .. }
+                | Kind::Fp(_)
         )
     }
 
@@ -318,16 +335,47 @@ pub(crate) fn classify(inst: &Inst) -> Option<Kind> {
     match inst.code {
         // The lane-operation count of a block is fixed at its start: a vector instruction
         // that wrote EXEC would count the new EXEC's lanes.
-        crate::program::Code::Op(op) => {
-            kind_of(op).filter(|k| !(inst.vector && matches!(k, Kind::ExecWrite(_))))
-        }
+        crate::program::Code::Op(op) => kind_of(op).filter(|k| match k {
+            Kind::ExecWrite(_) => !inst.vector,
+            Kind::Fp(_) => fp_needs(inst).is_some(),
+            _ => true,
+        }),
         crate::program::Code::Illegal => None,
     }
 }
 
-/// Whether the translation tier translates `op` (the rest is interpreted).
+/// What `mode` must allow for a translated f32 instruction: [`FP_RNE`] (no f32 flushing,
+/// no trap enabled), with [`FP_DYN`] too for `rm = dyn` (`mode` rounds in `rne`); `None`
+/// where the instruction is interpreted (`sat`, or a static rounding mode other than
+/// `rne`: MXCSR holds one rounding mode while translated code runs).
+pub(crate) fn fp_needs(inst: &Inst) -> Option<u8> {
+    use crate::program::packed;
+    let sat = inst.imm & (1 << packed::SAT) != 0;
+    match (inst.imm >> packed::RM) & 7 {
+        _ if sat => None,
+        0 => Some(FP_RNE),
+        7 => Some(FP_RNE | FP_DYN),
+        _ => None,
+    }
+}
+
+/// In [`fp_needs`] and the entry's `fp` bits: `mode` neither flushes f32 subnormals nor
+/// enables a floating-point trap.
+pub(crate) const FP_RNE: u8 = 1;
+/// In [`fp_needs`] and the entry's `fp` bits: `mode`'s rounding mode is `rne` too.
+pub(crate) const FP_DYN: u8 = 2;
+
+/// Whether the translation tier translates `op` (the rest is interpreted). The f32
+/// operations ([`wide_only`]) are translated only with AVX-512, and only in the forms
+/// [`fp_needs`] accepts.
 pub fn translated(op: Op) -> bool {
     kind_of(op).is_some()
+}
+
+/// Whether the translation tier translates `op` only where runs use AVX-512 (the f32
+/// operations on the host's floating-point unit).
+pub fn wide_only(op: Op) -> bool {
+    matches!(kind_of(op), Some(Kind::Fp(_)))
 }
 
 /// Whether `op` is lane-local: consecutive lane-local instructions of a full-EXEC block
@@ -382,6 +430,18 @@ macro_rules! kind {
     };
     ($Op:expr, laneid $f:tt) => {
         Some(Kind::Laneid)
+    };
+    ($Op:expr, fadd [v v v _ _]) => {
+        Some(Kind::Fp(FpOp::Add))
+    };
+    ($Op:expr, fsub [v v v _ _]) => {
+        Some(Kind::Fp(FpOp::Sub))
+    };
+    ($Op:expr, fmul [v v v _ _]) => {
+        Some(Kind::Fp(FpOp::Mul))
+    };
+    ($Op:expr, ffma [v v v v _]) => {
+        Some(Kind::Fp(FpOp::Fma))
     };
     ($Op:expr, mac [vx v v _ _]) => {
         Some(Kind::Mac)

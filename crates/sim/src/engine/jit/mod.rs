@@ -14,7 +14,7 @@ mod pending;
 #[cfg(all(target_arch = "x86_64", unix))]
 mod x64;
 
-pub use kind::{lane_local, translated};
+pub use kind::{lane_local, translated, wide_only};
 
 use crate::engine::{Executor, Ran};
 use crate::memory::direct::Direct;
@@ -273,9 +273,15 @@ impl Translation {
                 budget,
                 lane_ops: 0,
                 exec,
-                _pad: 0,
+                fp: if self.code.float {
+                    fp_allowed(warp.csr.mode())
+                } else {
+                    0
+                },
                 tables: [self.tables[0].as_ptr(), self.tables[1].as_ptr()],
                 direct: &mut *state,
+                mxcsr: 0,
+                mxcsr_out: 0,
             };
             // SAFETY: `enter` is the prologue this translation emitted, with the signature
             // of `EnterFn`; the code only touches the register files, constants and direct
@@ -289,6 +295,11 @@ impl Translation {
                 let f: x64::EnterFn = std::mem::transmute(self.enter);
                 f(&mut ctx, entry)
             };
+            if self.code.float {
+                // The flags the f32 instructions raised (`x64/fp.rs`).
+                let flags = crate::exec::fp::fpu::mxcsr_flags(ctx.mxcsr_out);
+                warp.csr.accrue_fflags(u32::from(flags.bits()));
+            }
             if state.miss != 0 {
                 if let Some((global, scratch)) = memory {
                     state.refill(global, scratch);
@@ -341,6 +352,18 @@ impl Executor for Translation {
 /// the exit's pending operations (`record`) in issue order (a partial-EXEC load writes
 /// the lanes of EXEC at its issue).
 #[cfg(all(target_arch = "x86_64", unix))]
+/// What `mode` lets translated f32 instructions do (`kind::fp_needs`): [`kind::FP_RNE`]
+/// where it neither flushes f32 subnormals nor enables a trap, with [`kind::FP_DYN`] where
+/// it also rounds in `rne`.
+fn fp_allowed(mode: u32) -> u32 {
+    use crate::state::csr::mode;
+    if mode & (mode::FTZ32 | mode::TRAP_ENABLES) != 0 {
+        return 0;
+    }
+    let dyn_rne = mode & mode::RM_MASK == mode::RM_RNE;
+    u32::from(kind::FP_RNE) | if dyn_rne { u32::from(kind::FP_DYN) } else { 0 }
+}
+
 fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[PendingLoad]) {
     if state.rings.iter().all(|r| r.len == 0)
         && record.is_empty()

@@ -115,6 +115,12 @@ pub(crate) fn row_in_place(
     None
 }
 
+/// The IEEE flags among MXCSR's sticky flags (`DE`, which has no counterpart, dropped).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn mxcsr_flags(mxcsr: u32) -> Flags {
+    x86::flags_of(mxcsr)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{Kind, Mods};
@@ -416,7 +422,7 @@ mod x86 {
             .fold(DE, |m, (bit, _)| m | bit)
     }
 
-    fn flags_of(mxcsr: u32) -> Flags {
+    pub(super) fn flags_of(mxcsr: u32) -> Flags {
         FLAG_BITS
             .iter()
             .filter(|(bit, _)| mxcsr & bit != 0)

@@ -150,7 +150,7 @@ pub fn ended(w: &Warp) {
 
 /// What runs a program in the differential tests: the interpreter, or the translation tier
 /// with a vector ISA.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum On {
     Interp,
     Jit(VectorIsa),

@@ -28,11 +28,11 @@ use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
 use iced_x86::{Code, IcedError, Instruction, MemoryOperand, Register};
 
-fn z(n: u8) -> Register {
+pub(super) fn z(n: u8) -> Register {
     Register::ZMM0 + u32::from(n)
 }
 
-fn k(n: u8) -> Register {
+pub(super) fn k(n: u8) -> Register {
     Register::K0 + u32::from(n)
 }
 
@@ -48,7 +48,7 @@ fn bcst(base: Register, disp: i32) -> MemoryOperand {
 
 /// The opmask of an instruction's destination.
 #[derive(Clone, Copy)]
-enum Mask {
+pub(super) enum Mask {
     All,
     /// Lanes outside `k[n]` keep the destination's value.
     Merge(u8),
@@ -63,7 +63,7 @@ const LT: u32 = 1;
 const K_ODD: u8 = 7;
 
 impl Emitter<'_> {
-    fn put(&mut self, made: Result<Instruction, IcedError>, mask: Mask) {
+    pub(super) fn put(&mut self, made: Result<Instruction, IcedError>, mask: Mask) {
         let Ok(mut inst) = made else {
             self.evex.failed = true;
             return;
@@ -91,7 +91,7 @@ impl Emitter<'_> {
         self.put(Instruction::with3(code, z(d), z(a), z(b)), Mask::All);
     }
 
-    fn z3_masked(&mut self, code: Code, d: u8, a: u8, b: u8, mask: Mask) {
+    pub(super) fn z3_masked(&mut self, code: Code, d: u8, a: u8, b: u8, mask: Mask) {
         self.put(Instruction::with3(code, z(d), z(a), z(b)), mask);
     }
 
@@ -101,7 +101,7 @@ impl Emitter<'_> {
     }
 
     /// `code zmm[d], zmm[a], [r11 + disp]{1to16}`: an operation with a constant.
-    fn z2c(&mut self, code: Code, d: u8, a: u8, disp: i32) {
+    pub(super) fn z2c(&mut self, code: Code, d: u8, a: u8, disp: i32) {
         self.put(
             Instruction::with3(code, z(d), z(a), bcst(Register::R11, disp)),
             Mask::All,

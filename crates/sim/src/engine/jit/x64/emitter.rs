@@ -2,7 +2,7 @@
 //! in host registers across a run of lane-local instructions.
 
 use super::layout::row;
-use crate::engine::jit::kind::{Kind, VSrc};
+use crate::engine::jit::kind::{FpOp, Kind, VSrc};
 use crate::engine::jit::pending::{Pending, PendingLoad};
 use crate::program::Inst;
 use crate::program::Program;
@@ -52,6 +52,11 @@ pub(super) struct Emitter<'a> {
     pub(super) avx512: bool,
     /// The encoder of AVX-512 instructions.
     pub(super) evex: Evex,
+    /// The paths of f32 results with a NaN lane, emitted after the block (`fp.rs`).
+    pub(super) nan_fixes: Vec<NanFix>,
+    /// Whether the program has translated f32 instructions: its translated code runs
+    /// under its own MXCSR (`fp.rs`).
+    pub(super) float: bool,
 }
 
 /// An exit before the instruction at `pc`, the `at`-th of its block: back to the
@@ -64,6 +69,19 @@ pub(super) struct Stub {
     pub(super) pc: u32,
     pub(super) at: usize,
     pub(super) record: u32,
+}
+
+/// The path of an f32 result half with a NaN in an active lane (`fp.rs`), emitted after
+/// the block: the half's registers, as the check left them.
+pub(super) struct NanFix {
+    pub(super) label: DynamicLabel,
+    pub(super) back: DynamicLabel,
+    pub(super) dst: u8,
+    /// `ffma`'s multiplicands (unmodified: `neg` and `abs` keep zero and infinity what
+    /// they are), for its NV check.
+    pub(super) product: Option<(u8, u8)>,
+    /// The EXEC opmask of the half in the masked variant.
+    pub(super) exec: Option<u8>,
 }
 
 /// The row cache's registers with AVX2, four for each of the two quarters emitted side by
@@ -240,6 +258,8 @@ pub(super) fn rows_read(inst: &Inst, kind: Kind) -> Rows {
         Kind::MacVu | Kind::Cndmask => rows_of(&[a, d]),
         Kind::Mad | Kind::Sel | Kind::Bfi | Kind::BfeU => rows_of(&[a, b, c]),
         Kind::Pair64 { .. } => rows_of(&[a, b, a + 1, b + 1]),
+        Kind::Fp(FpOp::Fma) => rows_of(&[a, b, c]),
+        Kind::Fp(_) => rows_of(&[a, b]),
         _ => rows_of(&[]),
     }
 }

@@ -399,6 +399,19 @@ impl Emitter<'_> {
                 self.result(4, d, q, masked);
                 self.result(6, d + 1, q, masked);
             }
+            Kind::Fp(op) => {
+                debug_assert!(wide, "f32 instructions are translated in 512-bit runs only");
+                let x = self.src(a, q, 0);
+                let y = self.src(b, q, 1);
+                let z = if op == FpOp::Fma {
+                    self.src(c, q, 2)
+                } else {
+                    y
+                };
+                let dst = self.dest(d);
+                self.fp_512(op, inst, dst, [x, y, z], q);
+                self.result(dst, d, q, masked);
+            }
             _ => unreachable!("lane_part is only given lane-local kinds"),
         }
     }

@@ -17,10 +17,20 @@ pub(in crate::engine::jit) struct Ctx {
     pub lane_ops: u64,
     /// EXEC (in and out: translated EXEC writers update it).
     pub exec: u32,
-    pub _pad: u32,
+    /// What `mode` lets the translated f32 instructions do ([`FP_RNE`], [`FP_DYN`]): a
+    /// block holding one runs only if its needs are here.
+    ///
+    /// [`FP_RNE`]: crate::engine::jit::kind::FP_RNE
+    /// [`FP_DYN`]: crate::engine::jit::kind::FP_DYN
+    pub fp: u32,
     /// The tables of the full and the masked variant, for a switch after an EXEC write.
     pub tables: [*const usize; 2],
     pub direct: *mut Direct,
+    /// The caller's MXCSR, saved by the prologue of a program with f32 instructions and
+    /// restored by its epilogue if the code changed it.
+    pub mxcsr: u32,
+    /// MXCSR at the exit (out): its sticky flags are the ones the f32 instructions raised.
+    pub mxcsr_out: u32,
 }
 
 pub(super) const CTX_MASK: i32 = 0;
@@ -31,9 +41,12 @@ pub(super) const CTX_TABLE: i32 = 32;
 pub(super) const CTX_BUDGET: i32 = 40;
 pub(super) const CTX_LANE_OPS: i32 = 48;
 pub(super) const CTX_EXEC: i32 = 56;
+pub(super) const CTX_FP: i32 = 60;
 pub(super) const CTX_TABLE_FULL: i32 = 64;
 pub(super) const CTX_TABLE_MASKED: i32 = 72;
 pub(super) const CTX_DIRECT: i32 = 80;
+pub(super) const CTX_MXCSR: i32 = 88;
+pub(super) const CTX_MXCSR_OUT: i32 = 92;
 
 // The fields of `Direct` the code uses (`offsets_match_the_structures` checks them).
 pub(super) const D_ROWS: i32 = 0;
@@ -64,6 +77,10 @@ pub(in crate::engine::jit) struct Consts {
     c63: [u32; 8],
     /// `4 * l` in lane `l`: the byte offsets of a word run.
     step4: [u32; 32],
+    /// The canonical f32 NaN.
+    fnan: [u32; 8],
+    /// All but the sign bit of an f32 (`abs`).
+    fabs: [u32; 8],
 }
 
 pub(super) const K_LANES: i32 = 0;
@@ -72,6 +89,8 @@ pub(super) const K_C31: i32 = 256;
 pub(super) const K_SIGN: i32 = 288;
 pub(super) const K_C63: i32 = 320;
 pub(super) const K_STEP4: i32 = 352;
+pub(super) const K_FNAN: i32 = 480;
+pub(super) const K_FABS: i32 = 512;
 
 impl Consts {
     pub(in crate::engine::jit) fn new() -> Consts {
@@ -82,6 +101,8 @@ impl Consts {
             sign: [0x8000_0000; 8],
             c63: [63; 8],
             step4: std::array::from_fn(|l| 4 * l as u32),
+            fnan: [0x7fc0_0000; 8],
+            fabs: [0x7fff_ffff; 8],
         }
     }
 }
@@ -122,6 +143,11 @@ mod tests {
         assert_eq!(offset_of!(Consts, sign) as i32, K_SIGN);
         assert_eq!(offset_of!(Consts, c63) as i32, K_C63);
         assert_eq!(offset_of!(Consts, step4) as i32, K_STEP4);
+        assert_eq!(offset_of!(Consts, fnan) as i32, K_FNAN);
+        assert_eq!(offset_of!(Consts, fabs) as i32, K_FABS);
+        assert_eq!(offset_of!(Ctx, fp) as i32, CTX_FP);
+        assert_eq!(offset_of!(Ctx, mxcsr) as i32, CTX_MXCSR);
+        assert_eq!(offset_of!(Ctx, mxcsr_out) as i32, CTX_MXCSR_OUT);
         assert_eq!(offset_of!(Ctx, direct) as i32, CTX_DIRECT);
         assert_eq!(offset_of!(Direct, rows) as i32, D_ROWS);
         assert_eq!(offset_of!(Direct, hints) as i32, D_HINTS);

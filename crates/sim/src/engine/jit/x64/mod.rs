@@ -26,7 +26,7 @@
 //! lane masks, `rbx` and the table register, and continues in the variant the new EXEC
 //! calls for.
 
-use super::kind::{classify, Branch, Kind, SUn, VCmp, VSrc, S64};
+use super::kind::{classify, fp_needs, Branch, Kind, SUn, VCmp, VSrc, S64};
 use super::pending::{uniform_counter, Pending, PendingLoad};
 use crate::program::{Inst, Program};
 use crate::state::regs::{NUM_UREGS, NUM_VREGS};
@@ -35,6 +35,7 @@ use dynasmrt::{dynasm, x64::Assembler, AssemblyOffset, DynamicLabel, DynasmApi, 
 mod avx512;
 mod control;
 mod emitter;
+mod fp;
 mod lanes;
 mod layout;
 mod memory;
@@ -72,6 +73,9 @@ pub(super) struct Code {
     /// Whether any translated instruction accesses shared memory: entries then lend the
     /// code the workgroup's shared memory, allocated.
     pub shared: bool,
+    /// Whether any translated instruction is an f32 one: entries then say what `mode`
+    /// allows ([`Ctx::fp`]) and take the flags the code raised (`fp.rs`).
+    pub float: bool,
 }
 
 /// Translate every block of `prog`, with AVX-512 runs if `avx512` (the host must have
@@ -87,9 +91,13 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
     let kinds: Vec<Option<Kind>> = (0..slots)
         .map(|k| {
             let inst = prog.fetch((k * 4) as u32)?;
-            classify(inst).filter(|kind| !kind.asynchronous() || registers_fit(inst, *kind))
+            classify(inst)
+                .filter(|kind| !kind.asynchronous() || registers_fit(inst, *kind))
+                // f32 instructions run on the floating-point unit in 512-bit runs only.
+                .filter(|kind| avx512 || !matches!(kind, Kind::Fp(_)))
         })
         .collect();
+    let float = kinds.iter().any(|k| matches!(k, Some(Kind::Fp(_))));
     let shared = kinds.iter().any(|k| {
         matches!(
             k,
@@ -132,6 +140,8 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         worklist: Vec::new(),
         avx512,
         evex: Evex::new(),
+        nan_fixes: Vec::new(),
+        float,
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -178,6 +188,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         blocks_count,
         records: e.records,
         shared,
+        float,
         slot_class: (0..slots)
             .map(|k| {
                 let memory = prog.fetch((k * 4) as u32).is_some_and(|inst| {
@@ -286,6 +297,12 @@ impl Emitter<'_> {
             ; .arch x64
             ; push rbx
             ; push r12
+        );
+        if self.float {
+            self.mxcsr_enter();
+        }
+        dynasm!(self.ops
+            ; .arch x64
             ; mov r12, [rdi + CTX_DIRECT]
             ; mov ebx, [rdi + CTX_EXEC]
             ; popcnt ebx, ebx
@@ -317,6 +334,12 @@ impl Emitter<'_> {
             ; =>exit
             ; mov [rdi + CTX_BUDGET], r8
             ; mov [rdi + CTX_LANE_OPS], r10
+        );
+        if self.float {
+            self.mxcsr_exit();
+        }
+        dynasm!(self.ops
+            ; .arch x64
             ; pop r12
             ; pop rbx
             ; vzeroupper
@@ -421,10 +444,28 @@ impl Emitter<'_> {
             );
             return 0;
         }
+        // What `mode` must allow for the block's f32 instructions.
+        let fp = body
+            .iter()
+            .filter(|(_, _, kind)| matches!(kind, Kind::Fp(_)))
+            .filter_map(|(_, inst, _)| fp_needs(inst))
+            .fold(0u8, |all, needs| all | needs);
+        dynasm!(self.ops ; .arch x64 ; cmp r8, n);
+        if fp != 0 {
+            dynasm!(self.ops
+                ; .arch x64
+                ; jb >refuse
+                ; mov ecx, [rdi + CTX_FP]
+                ; and ecx, i32::from(fp)
+                ; cmp ecx, i32::from(fp)
+                ; je >run
+            );
+        } else {
+            dynasm!(self.ops ; .arch x64 ; jae >run);
+        }
         dynasm!(self.ops
             ; .arch x64
-            ; cmp r8, n
-            ; jae >run
+            ; refuse:
             ; mov DWORD [r12 + D_RECORD], record as i32
             ; mov eax, start as i32
             ; jmp =>exit
@@ -455,7 +496,11 @@ impl Emitter<'_> {
                 .iter()
                 .take_while(|(_, _, kind)| kind.lane_local())
                 .count();
-            if (!masked || self.avx512) && len >= MIN_RUN {
+            // An f32 instruction is translated only in a 512-bit run, if one of its own.
+            let float = body[k..k + len]
+                .iter()
+                .any(|(_, _, kind)| matches!(kind, Kind::Fp(_)));
+            if (!masked || self.avx512) && (len >= MIN_RUN || (float && len > 0)) {
                 self.emit_run(&body[k..k + len], masked);
                 k += len;
             } else {
@@ -549,6 +594,7 @@ impl Emitter<'_> {
     /// executed, leave the record (and a missed hint with the address in `rcx`), and
     /// return the instruction's PC.
     fn emit_stubs(&mut self) {
+        self.emit_nan_fixes();
         let exit = self.exit;
         for stub in std::mem::take(&mut self.stubs) {
             let (steps, vector) = self.refunds[stub.at];
