@@ -380,7 +380,7 @@ const F32_SPECIALS: [u32; 32] = [
 ];
 
 /// f32 `fadd fsub fmul ffma` (with modifiers, static and dynamic rounding, destinations
-/// that are sources) over rows of special values, under each `mode` that matters to the
+/// that are sources) and every f32 compare over rows of special values, under each `mode` that matters to the
 /// translation (`rne`, another rounding mode, f32 flushing, a trap enabled) and full,
 /// partial and empty EXEC: results, `fflags`, traps and counts are the interpreter's, and
 /// the instructions `mode` allows are translated where the host has AVX-512.
@@ -389,6 +389,8 @@ fn f32_operations_agree_on_special_values() {
     let bodies = [
         "fadd.f32 v5, v1, v2\nfsub.f32 v6, v2, v3\nfmul.f32 v7, v3, v4\nffma.f32 v1, v1, v2, v3",
         "ffma.f32 v5, v1, v2, v3\nffma.f32 v6, v2, v3, v4\nffma.f32 v3, v4, v1, v5",
+        "fcmp.eq.f32 u2, v1, v2\nfcmp.ne.f32 u3, v2, v3\nfcmp.lt.f32 u4, v3, v4\nfcmp.le.f32 u5, v4, v1\nfadd.f32 v5, v1, v2",
+        "fcmp.gt.f32 u2, v1, v3\nfcmp.ge.f32 u3, v2, v4\nfcmp.o.f32 u4, v1, v4\nfcmp.u.f32 u5, v3, v2\nfmul.f32 v5, v1, v2\nfcmp.gt.f32 u6, v5, v1",
         "fadd.f32 v5, -v1, |v2|\nfmul.f32 v6, -|v3|, v4\nffma.f32 v7, -v1, v2, -|v4|\nfsub.f32 v2, |v2|, -v5",
         "fmul.f32 v5, v1, v2 rm=rne\nadd v6, v5, v1\nfadd.f32 v7, v6, v3 rm=rne\nffma.f32 v4, v7, v2, v1",
         "ffma.f32 v5, v1, v2, v3 rm=rtz\nfadd.f32 v6, v1, v2",
@@ -503,5 +505,43 @@ fn translated_f32_code_keeps_the_callers_mxcsr() {
         assert_eq!(after & !0x3f, caller & !0x3f, "control bits kept, {on:?}");
         assert_eq!(w.v[5][0], 0x3f80_0001, "rounded in rne, {on:?}");
         assert_eq!(w.csr.fflags(), 1, "NX only, {on:?}");
+    }
+}
+
+/// Each f32 compare alone on a row with a quiet NaN: the ordering compares signal NV, the
+/// others (`eq`, `ne`, ordered, unordered) do not, and a signaling NaN makes every one
+/// signal; the masks are the interpreter's (and are checked here on their own too).
+#[test]
+fn f32_compares_signal_only_where_the_interpreter_does() {
+    let one = 0x3f80_0000;
+    for (cond, signals, qnan_mask) in [
+        ("eq", false, 0u32),
+        ("ne", false, 1),
+        ("lt", true, 0),
+        ("le", true, 0),
+        ("gt", true, 0),
+        ("ge", true, 0),
+        ("o", false, 0),
+        ("u", false, 1),
+    ] {
+        let program = assemble(&format!("fcmp.{cond}.f32 u2, v1, v2\nendpgm"));
+        for (nan, nan_signals) in [(0x7fc0_0000u32, signals), (0x7f80_0001, true)] {
+            let mut v = [[one; LANES]; 8];
+            v[1][0] = nan;
+            let init = Init {
+                exec: u32::MAX,
+                v,
+                u: [0; 8],
+                max_steps: 100,
+            };
+            for on in std::iter::once(On::Interp).chain(jits()) {
+                let (_, w, _) = run(&program, &init, on);
+                let equal = matches!(cond, "eq" | "le" | "ge" | "o");
+                let rest = if equal { !1u32 } else { 0 };
+                assert_eq!(w.u[2], rest | qnan_mask, "fcmp.{cond} {nan:#x} {on:?}");
+                let nv = if nan_signals { 16 } else { 0 };
+                assert_eq!(w.csr.fflags(), nv, "fcmp.{cond} {nan:#x} {on:?}");
+            }
+        }
     }
 }

@@ -195,6 +195,20 @@ pub(crate) enum FpOp {
     Fma,
 }
 
+/// An f32 compare into a uniform mask: `==`, `!=` (or unordered), `<`, `<=`, `>`, `>=`
+/// (the four orderings signaling), ordered, unordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Ordered,
+    Unordered,
+}
+
 /// What one translated instruction does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -268,6 +282,10 @@ pub(crate) enum Kind {
     /// `sat`: computed under MXCSR in AVX-512 runs only (`x64/fp.rs`); the block it is in
     /// runs only while `mode` lets it ([`fp_needs`]).
     Fp(FpOp),
+    /// `fcmp.*.f32`: the mask of the active lanes where the compare holds, on the host's
+    /// floating-point unit with AVX-512 only, while `mode` neither flushes f32 subnormals
+    /// nor enables a trap.
+    FCmp(FCmp),
 }
 
 /// The second operand of a uniform operation.
@@ -324,6 +342,12 @@ impl Kind {
         )
     }
 
+    /// Whether the instruction runs on the host's floating-point unit (translated with
+    /// AVX-512 only, in blocks guarded by `mode`: [`fp_needs`]).
+    pub(crate) fn float(self) -> bool {
+        matches!(self, Kind::Fp(_) | Kind::FCmp(_))
+    }
+
     /// Whether the instruction ends its block (it transfers control).
     pub(crate) fn ends_block(self) -> bool {
         matches!(self, Kind::Branch(_) | Kind::ExecWrite(_))
@@ -337,24 +361,31 @@ pub(crate) fn classify(inst: &Inst) -> Option<Kind> {
         // that wrote EXEC would count the new EXEC's lanes.
         crate::program::Code::Op(op) => kind_of(op).filter(|k| match k {
             Kind::ExecWrite(_) => !inst.vector,
-            Kind::Fp(_) => fp_needs(inst).is_some(),
+            Kind::Fp(_) | Kind::FCmp(_) => fp_needs(inst, *k).is_some(),
             _ => true,
         }),
         crate::program::Code::Illegal => None,
     }
 }
 
-/// What `mode` must allow for a translated f32 instruction: [`FP_RNE`] (no f32 flushing,
-/// no trap enabled), with [`FP_DYN`] too for `rm = dyn` (`mode` rounds in `rne`); `None`
-/// where the instruction is interpreted (`sat`, or a static rounding mode other than
-/// `rne`: MXCSR holds one rounding mode while translated code runs).
-pub(crate) fn fp_needs(inst: &Inst) -> Option<u8> {
+/// What `mode` must allow for a translated f32 instruction of kind `kind`: [`FP_RNE`] (no
+/// f32 flushing, no trap enabled), with [`FP_DYN`] too for `rm = dyn` (`mode` rounds in
+/// `rne`); `None` where the instruction is interpreted (`sat`, or a static rounding mode
+/// other than `rne`: MXCSR holds one rounding mode while translated code runs) and for
+/// the kinds that are not floating point.
+pub(crate) fn fp_needs(inst: &Inst, kind: Kind) -> Option<u8> {
     use crate::program::packed;
-    let sat = inst.imm & (1 << packed::SAT) != 0;
-    match (inst.imm >> packed::RM) & 7 {
-        _ if sat => None,
-        0 => Some(FP_RNE),
-        7 => Some(FP_RNE | FP_DYN),
+    match kind {
+        Kind::Fp(_) => {
+            let sat = inst.imm & (1 << packed::SAT) != 0;
+            match (inst.imm >> packed::RM) & 7 {
+                _ if sat => None,
+                0 => Some(FP_RNE),
+                7 => Some(FP_RNE | FP_DYN),
+                _ => None,
+            }
+        }
+        Kind::FCmp(_) => Some(FP_RNE),
         _ => None,
     }
 }
@@ -375,7 +406,7 @@ pub fn translated(op: Op) -> bool {
 /// Whether the translation tier translates `op` only where runs use AVX-512 (the f32
 /// operations on the host's floating-point unit).
 pub fn wide_only(op: Op) -> bool {
-    matches!(kind_of(op), Some(Kind::Fp(_)))
+    kind_of(op).is_some_and(Kind::float)
 }
 
 /// Whether `op` is lane-local: consecutive lane-local instructions of a full-EXEC block
@@ -442,6 +473,30 @@ macro_rules! kind {
     };
     ($Op:expr, ffma [v v v v _]) => {
         Some(Kind::Fp(FpOp::Fma))
+    };
+    ($Op:expr, feq [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Eq))
+    };
+    ($Op:expr, fne [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Ne))
+    };
+    ($Op:expr, flt [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Lt))
+    };
+    ($Op:expr, fle [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Le))
+    };
+    ($Op:expr, fgt [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Gt))
+    };
+    ($Op:expr, fge [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Ge))
+    };
+    ($Op:expr, fo [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Ordered))
+    };
+    ($Op:expr, fu [u v v _ _]) => {
+        Some(Kind::FCmp(FCmp::Unordered))
     };
     ($Op:expr, mac [vx v v _ _]) => {
         Some(Kind::Mac)

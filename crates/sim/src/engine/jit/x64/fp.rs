@@ -25,11 +25,17 @@
 //!   NaN (rare: off the straight path) the lanes are made canonical and, for `ffma`, NV is
 //!   raised in MXCSR if an active lane multiplies a zero by an infinity (if its addend is
 //!   not a quiet NaN, x86 has raised NV already).
+//!
+//! The compares (`fcmp.*.f32`) are `vcmpps` into opmasks with the predicate of the same
+//! IEEE relation and exception behaviour: `eq`, `ne`, ordered and unordered quiet (NV for
+//! a signaling NaN only), `lt le gt ge` signaling (NV for any NaN), as the interpreter's
+//! (RISC-V's `feq`, `flt`, `fle`). Outside runs they load into `zmm16..zmm17`, which
+//! nothing else holds there, and leave `zmm0..zmm15` as the AVX2 code has them.
 
 use super::avx512::{k, z, Mask};
 use super::emitter::{Emitter, NanFix};
-use super::layout::{CTX_MXCSR, CTX_MXCSR_OUT, K_FABS, K_FNAN, K_SIGN};
-use crate::engine::jit::kind::FpOp;
+use super::layout::{row, ureg, CTX_EXEC, CTX_MXCSR, CTX_MXCSR_OUT, K_FABS, K_FNAN, K_SIGN};
+use crate::engine::jit::kind::{FCmp, FpOp};
 use crate::program::{packed, Inst};
 use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
 use iced_x86::{Code, Instruction, MemoryOperand, Register};
@@ -142,6 +148,77 @@ impl Emitter<'_> {
             product: (op == FpOp::Fma).then_some((src[0], src[1])),
             exec,
         });
+    }
+
+    /// `fcmp.*.f32`: `u[rd]` = the lanes of EXEC where `cond(v[rs1], v[rs2])` holds. In the
+    /// masked variant only EXEC's lanes are compared (no flag from the others). Uses
+    /// `zmm16`, `zmm17`, `k1`, `k2`, `k5`, `k6`, `eax`.
+    pub(super) fn fcmp_512(&mut self, inst: &Inst, cond: FCmp, masked: bool) {
+        // vcmpps predicates: EQ_OQ, NEQ_UQ, LT_OS, LE_OS, GT_OS, GE_OS, ORD_Q, UNORD_Q.
+        let predicate: u32 = match cond {
+            FCmp::Eq => 0x00,
+            FCmp::Ne => 0x04,
+            FCmp::Lt => 0x01,
+            FCmp::Le => 0x02,
+            FCmp::Gt => 0x0e,
+            FCmp::Ge => 0x0d,
+            FCmp::Ordered => 0x07,
+            FCmp::Unordered => 0x03,
+        };
+        if masked {
+            self.put(
+                Instruction::with2(
+                    Code::VEX_Kmovd_kr_km32,
+                    k(5),
+                    MemoryOperand::with_base_displ(Register::RDI, i64::from(CTX_EXEC)),
+                ),
+                Mask::All,
+            );
+            self.put(
+                Instruction::with3(Code::VEX_Kshiftrd_kr_kr_imm8, k(6), k(5), 16u32),
+                Mask::All,
+            );
+        }
+        for (half, kd) in [(0usize, 1u8), (1, 2)] {
+            let q = 2 * half;
+            self.put(
+                Instruction::with2(
+                    Code::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
+                    z(16),
+                    MemoryOperand::with_base_displ(Register::RSI, i64::from(row(inst.rs1, q))),
+                ),
+                Mask::All,
+            );
+            self.put(
+                Instruction::with4(
+                    Code::EVEX_Vcmpps_kr_k1_zmm_zmmm512b32_imm8_sae,
+                    k(kd),
+                    z(16),
+                    MemoryOperand::with_base_displ(Register::RSI, i64::from(row(inst.rs2, q))),
+                    predicate,
+                ),
+                if masked {
+                    Mask::Merge(5 + half as u8)
+                } else {
+                    Mask::All
+                },
+            );
+        }
+        // Lanes 16..32 (k2) above lanes 0..16 (k1).
+        self.put(
+            Instruction::with3(Code::VEX_Kunpckwd_kr_kr_kr, k(1), k(2), k(1)),
+            Mask::All,
+        );
+        self.put(
+            Instruction::with2(Code::VEX_Kmovd_r32_kr, Register::EAX, k(1)),
+            Mask::All,
+        );
+        let at = ureg(inst.rd);
+        dynasm!(self.ops
+            ; .arch x64
+            ; and eax, [rdi + CTX_EXEC]
+            ; mov [rdx + at], eax
+        );
     }
 
     /// The block's [`NanFix`] paths.

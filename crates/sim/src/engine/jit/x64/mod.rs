@@ -93,11 +93,11 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
             let inst = prog.fetch((k * 4) as u32)?;
             classify(inst)
                 .filter(|kind| !kind.asynchronous() || registers_fit(inst, *kind))
-                // f32 instructions run on the floating-point unit in 512-bit runs only.
-                .filter(|kind| avx512 || !matches!(kind, Kind::Fp(_)))
+                // Floating point runs on the host FPU with AVX-512 only.
+                .filter(|kind| avx512 || !kind.float())
         })
         .collect();
-    let float = kinds.iter().any(|k| matches!(k, Some(Kind::Fp(_))));
+    let float = kinds.iter().any(|k| k.is_some_and(Kind::float));
     let shared = kinds.iter().any(|k| {
         matches!(
             k,
@@ -447,8 +447,7 @@ impl Emitter<'_> {
         // What `mode` must allow for the block's f32 instructions.
         let fp = body
             .iter()
-            .filter(|(_, _, kind)| matches!(kind, Kind::Fp(_)))
-            .filter_map(|(_, inst, _)| fp_needs(inst))
+            .filter_map(|(_, inst, kind)| fp_needs(inst, *kind))
             .fold(0u8, |all, needs| all | needs);
         dynasm!(self.ops ; .arch x64 ; cmp r8, n);
         if fp != 0 {
@@ -729,6 +728,7 @@ impl Emitter<'_> {
             Kind::StoreRow { shared } => self.store_row(pc, inst, shared, masked),
             Kind::Atomic { shared, op } => self.atomic(pc, inst, shared, op, masked),
             Kind::Waitcnt => self.waitcnt(inst),
+            Kind::FCmp(cond) => self.fcmp_512(inst, cond, masked),
             _ => unreachable!("lane-local kinds are emitted above"),
         }
     }
