@@ -379,8 +379,8 @@ const F32_SPECIALS: [u32; 32] = [
     0xc2f6_e979,
 ];
 
-/// f32 `fadd fsub fmul ffma` (with modifiers, static and dynamic rounding, destinations
-/// that are sources) and every f32 compare over rows of special values, under each `mode` that matters to the
+/// f32 `fadd fsub fmul ffma fmin fmax` (with modifiers, static and dynamic rounding,
+/// destinations that are sources) and every f32 compare over rows of special values, under each `mode` that matters to the
 /// translation (`rne`, another rounding mode, f32 flushing, a trap enabled) and full,
 /// partial and empty EXEC: results, `fflags`, traps and counts are the interpreter's, and
 /// the instructions `mode` allows are translated where the host has AVX-512.
@@ -394,6 +394,8 @@ fn f32_operations_agree_on_special_values() {
         "fadd.f32 v5, -v1, |v2|\nfmul.f32 v6, -|v3|, v4\nffma.f32 v7, -v1, v2, -|v4|\nfsub.f32 v2, |v2|, -v5",
         "fmul.f32 v5, v1, v2 rm=rne\nadd v6, v5, v1\nfadd.f32 v7, v6, v3 rm=rne\nffma.f32 v4, v7, v2, v1",
         "ffma.f32 v5, v1, v2, v3 rm=rtz\nfadd.f32 v6, v1, v2",
+        "fmin.f32 v5, v1, v2\nfmax.f32 v6, v2, v3\nfmin.f32 v7, -v3, |v4|\nfmax.f32 v1, v1, -v1\nfadd.f32 v2, v5, v6",
+        "fmax.f32 v5, v1, v2\nfmin.f32 v6, v2, v1\nfmax.f32 v7, v3, v3\nfmin.f32 v4, v4, v1\nfmul.f32 v3, v5, v6",
         "ffma.f32 v5, v1, v2, v3",
     ];
     // rne; rtz; rne with f32 flushing; rne with NV's trap; rne with NX's trap.
@@ -541,6 +543,46 @@ fn f32_compares_signal_only_where_the_interpreter_does() {
                 assert_eq!(w.u[2], rest | qnan_mask, "fcmp.{cond} {nan:#x} {on:?}");
                 let nv = if nan_signals { 16 } else { 0 };
                 assert_eq!(w.csr.fflags(), nv, "fcmp.{cond} {nan:#x} {on:?}");
+            }
+        }
+    }
+}
+
+/// `fmin`/`fmax` (IEEE minimumNumber, maximumNumber): a NaN operand gives the other, two
+/// NaNs the canonical NaN, −0 < +0, and only a signaling NaN raises NV (the host's
+/// `vminps`/`vmaxps` signal for quiet NaNs and answer differently for each of these).
+#[test]
+fn f32_min_and_max_follow_ieee_minimum_and_maximum_number() {
+    let (qnan, snan, one) = (0x7fc1_2345u32, 0x7f80_0001u32, 0x3f80_0000u32);
+    // (a, b, min, max)
+    let cases = [
+        (qnan, one, one, one),
+        (one, qnan, one, one),
+        (qnan, 0xffc0_0001, 0x7fc0_0000, 0x7fc0_0000),
+        (0x8000_0000, 0, 0x8000_0000, 0),
+        (0, 0x8000_0000, 0x8000_0000, 0),
+        (one, 0xbf80_0000, 0xbf80_0000, one),
+        (0x0000_0001, 0x8000_0001, 0x8000_0001, 1),
+    ];
+    let program = assemble("fmin.f32 v3, v1, v2\nfmax.f32 v4, v1, v2\nendpgm");
+    for (a, b, min, max) in cases {
+        for (quiet_flags, signal) in [(0u32, false), (16, true)] {
+            let mut v = [[one; LANES]; 8];
+            v[1] = [a; LANES];
+            v[2] = [b; LANES];
+            if signal {
+                v[1][7] = snan; // another lane's signaling NaN raises NV
+            }
+            let init = Init {
+                exec: u32::MAX,
+                v,
+                u: [0; 8],
+                max_steps: 100,
+            };
+            for on in std::iter::once(On::Interp).chain(jits()) {
+                let (_, w, _) = run(&program, &init, on);
+                assert_eq!((w.v[3][0], w.v[4][0]), (min, max), "{a:#x}, {b:#x}, {on:?}");
+                assert_eq!(w.csr.fflags(), quiet_flags, "{a:#x}, {b:#x}, {on:?}");
             }
         }
     }

@@ -1,14 +1,14 @@
 //! What the translation tier knows how to translate: each database variant it handles,
 //! reduced to a small operation kind, derived from the database's list of operations
 //! (`for_each_op!`) by operation name and form. Everything else (most memory instructions, CSRs,
-//! floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
+//! most of floating point, `barrier`, `endpgm`, the rarer bit operations) ends a block and is
 //! interpreted, so this table is also the list of translated variants. The 32-bit loads
 //! and stores of global and shared memory (`gload.b32`, `gstore.b32`, `dsload.b32`,
 //! `dsstore.b32`: word runs, gathers and scatters), the atomics without a returned value
 //! whose read-modify-write is one host instruction, the uniform loads `uload.b32` ..
 //! `uload.b256` and `waitcnt` are translated in both variants. f32 `fadd fsub fmul ffma`
-//! in `rne` or `dyn` without `sat` run on the host's floating-point unit where the host
-//! has AVX-512 (`x64/fp.rs`).
+//! in `rne` or `dyn` and `fmin fmax`, without `sat`, and the f32 compares, run on the host's
+//! floating-point unit where the host has AVX-512 (`x64/fp.rs`).
 
 use crate::program::Inst;
 use warpkit_isa::{AtomicOp, Op};
@@ -193,6 +193,9 @@ pub(crate) enum FpOp {
     Mul,
     /// `v[rd] = v[rs1] * v[rs2] + v[rs3]`, one rounding.
     Fma,
+    /// IEEE 754-2019 minimumNumber and maximumNumber (−0 < +0), which do not round.
+    Min,
+    Max,
 }
 
 /// An f32 compare into a uniform mask: `==`, `!=` (or unordered), `<`, `<=`, `>`, `>=`
@@ -278,8 +281,8 @@ pub(crate) enum Kind {
     /// mapped region read inline into a pending row, written to the uniform registers when
     /// it retires; anything else leaves the block.
     ULoad,
-    /// f32 `fadd`/`fsub`/`fmul`/`ffma` with any `neg`/`abs`, rounding `rne` or `dyn`, no
-    /// `sat`: computed under MXCSR in AVX-512 runs only (`x64/fp.rs`); the block it is in
+    /// f32 `fadd`/`fsub`/`fmul`/`ffma` (and `fmin`/`fmax`, which do not round) with any
+    /// `neg`/`abs`, rounding `rne` or `dyn`, no `sat`: computed under MXCSR in AVX-512 runs only (`x64/fp.rs`); the block it is in
     /// runs only while `mode` lets it ([`fp_needs`]).
     Fp(FpOp),
     /// `fcmp.*.f32`: the mask of the active lanes where the compare holds, on the host's
@@ -473,6 +476,12 @@ macro_rules! kind {
     };
     ($Op:expr, ffma [v v v v _]) => {
         Some(Kind::Fp(FpOp::Fma))
+    };
+    ($Op:expr, fmin [v v v _ _]) => {
+        Some(Kind::Fp(FpOp::Min))
+    };
+    ($Op:expr, fmax [v v v _ _]) => {
+        Some(Kind::Fp(FpOp::Max))
     };
     ($Op:expr, feq [u v v _ _]) => {
         Some(Kind::FCmp(FCmp::Eq))

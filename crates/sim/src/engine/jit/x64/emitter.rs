@@ -54,6 +54,9 @@ pub(super) struct Emitter<'a> {
     pub(super) evex: Evex,
     /// The paths of f32 results with a NaN lane, emitted after the block (`fp.rs`).
     pub(super) nan_fixes: Vec<NanFix>,
+    /// The paths that raise NV for an `fmin`/`fmax` with a signaling NaN operand in an
+    /// active lane (`fp.rs`): their labels and where they return to.
+    pub(super) nv_raises: Vec<(DynamicLabel, DynamicLabel)>,
     /// Whether the program has translated f32 instructions: its translated code runs
     /// under its own MXCSR (`fp.rs`).
     pub(super) float: bool,

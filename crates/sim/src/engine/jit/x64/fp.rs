@@ -44,8 +44,9 @@ use iced_x86::{Code, Instruction, MemoryOperand, Register};
 /// no flushing, no flags.
 pub(super) const MXCSR_RUN: i32 = 0x1f80;
 
-/// `vfpclassps` categories: quiet and signaling NaN; ±0; ±infinity.
+/// `vfpclassps` categories: quiet and signaling NaN; signaling NaN; ±0; ±infinity.
 const CLASS_NAN: u32 = 0x81;
+const CLASS_SNAN: u32 = 0x80;
 const CLASS_ZERO: u32 = 0x06;
 const CLASS_INF: u32 = 0x18;
 
@@ -122,9 +123,101 @@ impl Emitter<'_> {
                 self.move_half(dst, x[2]);
                 Code::EVEX_Vfmadd231ps_zmm_k1z_zmm_zmmm512b32_er
             }
+            FpOp::Min | FpOp::Max => {
+                self.min_max_512(op, dst, [x[0], x[1]], exec);
+                return self.nan_check(dst, None, exec);
+            }
         };
         self.z3_masked(code, dst, x[0], x[1], exec.map_or(Mask::All, Mask::Zero));
-        // Inactive lanes are zero: only an active lane can be NaN.
+        let product = (op == FpOp::Fma).then_some((src[0], src[1]));
+        self.nan_check(dst, product, exec);
+    }
+
+    /// minimumNumber or maximumNumber of `zmm[a]`, `zmm[b]` into `zmm[dst]` (zero where EXEC
+    /// is off): `vminps`/`vmaxps` without exceptions (they signal for quiet NaNs too, and
+    /// give the second operand for a NaN or two zeros), then the IEEE answer where they
+    /// differ from it: equal operands (±0 and −0: min is their OR, max their AND), `b`
+    /// NaN (then `a`; two NaNs are left for the NaN check to make canonical); NV where an
+    /// active lane has a signaling NaN operand.
+    fn min_max_512(&mut self, op: FpOp, dst: u8, [a, b]: [u8; 2], exec: Option<u8>) {
+        let (code, join) = if op == FpOp::Min {
+            (
+                Code::EVEX_Vminps_zmm_k1z_zmm_zmmm512b32_sae,
+                Code::EVEX_Vpord_zmm_k1z_zmm_zmmm512b32,
+            )
+        } else {
+            (
+                Code::EVEX_Vmaxps_zmm_k1z_zmm_zmmm512b32_sae,
+                Code::EVEX_Vpandd_zmm_k1z_zmm_zmmm512b32,
+            )
+        };
+        let quiet = |e: &mut Self, made: Result<Instruction, iced_x86::IcedError>, m: Mask| {
+            e.put(
+                made.map(|mut i| {
+                    i.set_suppress_all_exceptions(true);
+                    i
+                }),
+                m,
+            )
+        };
+        let under = |m: Option<u8>| m.map_or(Mask::All, Mask::Merge);
+        quiet(
+            self,
+            Instruction::with3(code, z(dst), z(a), z(b)),
+            exec.map_or(Mask::All, Mask::Zero),
+        );
+        // Equal (ordered) operands: their OR or AND.
+        quiet(
+            self,
+            Instruction::with4(
+                Code::EVEX_Vcmpps_kr_k1_zmm_zmmm512b32_imm8_sae,
+                k(1),
+                z(a),
+                z(b),
+                0u32,
+            ),
+            under(exec),
+        );
+        self.z3_masked(join, dst, a, b, Mask::Merge(1));
+        // `b` NaN: `a`.
+        self.put(
+            Instruction::with3(
+                Code::EVEX_Vfpclassps_kr_k1_zmmm512b32_imm8,
+                k(1),
+                z(b),
+                CLASS_NAN,
+            ),
+            under(exec),
+        );
+        self.put(
+            Instruction::with2(Code::EVEX_Vmovdqa32_zmm_k1z_zmmm512, z(dst), z(a)),
+            Mask::Merge(1),
+        );
+        // A signaling NaN operand in an active lane raises NV.
+        for (kd, r) in [(1, a), (2, b)] {
+            self.put(
+                Instruction::with3(
+                    Code::EVEX_Vfpclassps_kr_k1_zmmm512b32_imm8,
+                    k(kd),
+                    z(r),
+                    CLASS_SNAN,
+                ),
+                under(exec),
+            );
+        }
+        self.put(
+            Instruction::with2(Code::VEX_Kortestw_kr_kr, k(1), k(2)),
+            Mask::All,
+        );
+        let raise = self.ops.new_dynamic_label();
+        let back = self.ops.new_dynamic_label();
+        dynasm!(self.ops ; .arch x64 ; jnz =>raise ; =>back);
+        self.nv_raises.push((raise, back));
+    }
+
+    /// The check of a result half for NaN lanes ([`NanFix`]), which only active lanes can
+    /// be (the others are zero).
+    fn nan_check(&mut self, dst: u8, product: Option<(u8, u8)>, exec: Option<u8>) {
         self.put(
             Instruction::with3(
                 Code::EVEX_Vfpclassps_kr_k1_zmmm512b32_imm8,
@@ -145,7 +238,7 @@ impl Emitter<'_> {
             label,
             back,
             dst,
-            product: (op == FpOp::Fma).then_some((src[0], src[1])),
+            product,
             exec,
         });
     }
@@ -221,9 +314,18 @@ impl Emitter<'_> {
         );
     }
 
-    /// The block's [`NanFix`] paths.
+    /// The block's [`NanFix`] paths and NV raises.
     pub(super) fn emit_nan_fixes(&mut self) {
-        use super::avx512::Mask;
+        for (raise, back) in std::mem::take(&mut self.nv_raises) {
+            dynasm!(self.ops
+                ; .arch x64
+                ; =>raise
+                ; vstmxcsr [rdi + CTX_MXCSR_OUT]
+                ; or DWORD [rdi + CTX_MXCSR_OUT], 1
+                ; vldmxcsr [rdi + CTX_MXCSR_OUT]
+                ; jmp =>back
+            );
+        }
         for fix in std::mem::take(&mut self.nan_fixes) {
             dynasm!(self.ops ; .arch x64 ; =>fix.label);
             // The NaN lanes (in `k1`) take the canonical NaN.

@@ -141,6 +141,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         avx512,
         evex: Evex::new(),
         nan_fixes: Vec::new(),
+        nv_raises: Vec::new(),
         float,
     };
     let enter = e.prologue();
