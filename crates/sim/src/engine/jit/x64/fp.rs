@@ -26,6 +26,9 @@
 //!   raised in MXCSR if an active lane multiplies a zero by an infinity (if its addend is
 //!   not a quiet NaN, x86 has raised NV already).
 //!
+//! `fmin`/`fmax` do not round and raise only NV: they run with exceptions suppressed and
+//! raise NV themselves (`min_max_512`).
+//!
 //! The compares (`fcmp.*.f32`) are `vcmpps` into opmasks with the predicate of the same
 //! IEEE relation and exception behaviour: `eq`, `ne`, ordered and unordered quiet (NV for
 //! a signaling NaN only), `lt le gt ge` signaling (NV for any NaN), as the interpreter's
@@ -52,7 +55,7 @@ const CLASS_INF: u32 = 0x18;
 
 impl Emitter<'_> {
     /// The prologue's part for a program with f32 instructions: the caller's MXCSR saved,
-    /// [`MXCSR_RUN`] loaded if it differs. Uses `ecx`.
+    /// [`MXCSR_RUN`] loaded if it differs.
     pub(super) fn mxcsr_enter(&mut self) {
         dynasm!(self.ops
             ; .arch x64
