@@ -447,6 +447,32 @@ fn f32_operations_agree_on_special_values() {
     }
 }
 
+/// Rows `v` under `exec`, the uniform registers zero, 100 steps: the directed f32 cases.
+fn rows(exec: u32, v: [[u32; LANES]; 8]) -> Init {
+    Init {
+        exec,
+        v,
+        u: [0; 8],
+        max_steps: 100,
+    }
+}
+
+/// The warp `program` leaves from `init` on the interpreter and on each translation; a
+/// translation with AVX-512 must have run translated steps (the directed f32 cases would
+/// otherwise check the interpreter twice).
+fn on_each_engine(program: &Program, init: &Init) -> Vec<(On, Warp)> {
+    std::iter::once(On::Interp)
+        .chain(jits())
+        .map(|on| {
+            let (_, w, _) = run(program, init, on);
+            if on == On::Jit(VectorIsa::Avx512) {
+                assert!(w.translated_steps() > 0, "not translated");
+            }
+            (on, w)
+        })
+        .collect()
+}
+
 /// `ffma` of zero, infinity and a quiet NaN gives the canonical NaN and raises NV (x86
 /// raises nothing there), and a NaN result is canonical whatever x86 propagates.
 #[test]
@@ -462,14 +488,8 @@ fn f32_nan_results_are_canonical_and_ffma_of_zero_and_infinity_signals() {
         if lane_of_interest == 31 {
             v[1][0] = 0; // an inactive lane that would signal
         }
-        let init = Init {
-            exec,
-            v,
-            u: [0; 8],
-            max_steps: 100,
-        };
-        for on in std::iter::once(On::Interp).chain(jits()) {
-            let (_, w, _) = run(&program, &init, on);
+        let init = rows(exec, v);
+        for (on, w) in on_each_engine(&program, &init) {
             assert_eq!(w.v[5][lane_of_interest], 0x7fc0_0000, "{on:?}");
             assert_eq!(w.v[6][lane_of_interest], 0x7fc0_0000, "{on:?}");
             assert_eq!(w.csr.fflags(), 16, "NV alone, {on:?} EXEC {exec:#x}");
@@ -490,12 +510,7 @@ fn translated_f32_code_keeps_the_callers_mxcsr() {
     let mut v = [[0u32; LANES]; 8];
     v[1] = [0x3f80_0000; LANES];
     v[2] = [0x3380_0001; LANES]; // 1 + (2^-24 + a bit) rounds up in rne, down in rtz
-    let init = Init {
-        exec: u32::MAX,
-        v,
-        u: [0; 8],
-        max_steps: 100,
-    };
+    let init = rows(u32::MAX, v);
     for on in jits() {
         // Round toward zero, every exception masked, PE and OE set.
         let caller = 0x7f80 | 0x20 | 0x08;
@@ -507,6 +522,9 @@ fn translated_f32_code_keeps_the_callers_mxcsr() {
         assert_eq!(after & !0x3f, caller & !0x3f, "control bits kept, {on:?}");
         assert_eq!(w.v[5][0], 0x3f80_0001, "rounded in rne, {on:?}");
         assert_eq!(w.csr.fflags(), 1, "NX only, {on:?}");
+        if on == On::Jit(VectorIsa::Avx512) {
+            assert!(w.translated_steps() > 0, "not translated");
+        }
     }
 }
 
@@ -530,14 +548,8 @@ fn f32_compares_signal_only_where_the_interpreter_does() {
         for (nan, nan_signals) in [(0x7fc0_0000u32, signals), (0x7f80_0001, true)] {
             let mut v = [[one; LANES]; 8];
             v[1][0] = nan;
-            let init = Init {
-                exec: u32::MAX,
-                v,
-                u: [0; 8],
-                max_steps: 100,
-            };
-            for on in std::iter::once(On::Interp).chain(jits()) {
-                let (_, w, _) = run(&program, &init, on);
+            let init = rows(u32::MAX, v);
+            for (on, w) in on_each_engine(&program, &init) {
                 let equal = matches!(cond, "eq" | "le" | "ge" | "o");
                 let rest = if equal { !1u32 } else { 0 };
                 assert_eq!(w.u[2], rest | qnan_mask, "fcmp.{cond} {nan:#x} {on:?}");
@@ -573,14 +585,8 @@ fn f32_min_and_max_follow_ieee_minimum_and_maximum_number() {
             if signal {
                 v[1][7] = snan; // another lane's signaling NaN raises NV
             }
-            let init = Init {
-                exec: u32::MAX,
-                v,
-                u: [0; 8],
-                max_steps: 100,
-            };
-            for on in std::iter::once(On::Interp).chain(jits()) {
-                let (_, w, _) = run(&program, &init, on);
+            let init = rows(u32::MAX, v);
+            for (on, w) in on_each_engine(&program, &init) {
                 assert_eq!((w.v[3][0], w.v[4][0]), (min, max), "{a:#x}, {b:#x}, {on:?}");
                 assert_eq!(w.csr.fflags(), quiet_flags, "{a:#x}, {b:#x}, {on:?}");
             }

@@ -10,6 +10,7 @@
 //! in `rne` or `dyn` and `fmin fmax`, without `sat`, and the f32 compares, run on the host's
 //! floating-point unit where the host has AVX-512 (`x64/fp.rs`).
 
+use crate::exec::fp::{Arith, Cond};
 use crate::program::Inst;
 use warpkit_isa::{AtomicOp, Op};
 
@@ -185,33 +186,6 @@ pub(crate) enum Branch {
     Jalr,
 }
 
-/// An f32 operation on the host's floating-point unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FpOp {
-    Add,
-    Sub,
-    Mul,
-    /// `v[rd] = v[rs1] * v[rs2] + v[rs3]`, one rounding.
-    Fma,
-    /// IEEE 754-2019 minimumNumber and maximumNumber (−0 < +0), which do not round.
-    Min,
-    Max,
-}
-
-/// An f32 compare into a uniform mask: `==`, `!=` (or unordered), `<`, `<=`, `>`, `>=`
-/// (the four orderings signaling), ordered, unordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FCmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Ordered,
-    Unordered,
-}
-
 /// What one translated instruction does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -284,11 +258,11 @@ pub(crate) enum Kind {
     /// f32 `fadd`/`fsub`/`fmul`/`ffma` (and `fmin`/`fmax`, which do not round) with any
     /// `neg`/`abs`, rounding `rne` or `dyn`, no `sat`: computed under MXCSR in AVX-512 runs only (`x64/fp.rs`); the block it is in
     /// runs only while `mode` lets it ([`fp_needs`]).
-    Fp(FpOp),
+    Fp(Arith),
     /// `fcmp.*.f32`: the mask of the active lanes where the compare holds, on the host's
     /// floating-point unit with AVX-512 only, while `mode` neither flushes f32 subnormals
     /// nor enables a trap.
-    FCmp(FCmp),
+    FCmp(Cond),
 }
 
 /// The second operand of a uniform operation.
@@ -466,46 +440,46 @@ macro_rules! kind {
         Some(Kind::Laneid)
     };
     ($Op:expr, fadd [v v v _ _]) => {
-        Some(Kind::Fp(FpOp::Add))
+        Some(Kind::Fp(Arith::Add))
     };
     ($Op:expr, fsub [v v v _ _]) => {
-        Some(Kind::Fp(FpOp::Sub))
+        Some(Kind::Fp(Arith::Sub))
     };
     ($Op:expr, fmul [v v v _ _]) => {
-        Some(Kind::Fp(FpOp::Mul))
+        Some(Kind::Fp(Arith::Mul))
     };
     ($Op:expr, ffma [v v v v _]) => {
-        Some(Kind::Fp(FpOp::Fma))
+        Some(Kind::Fp(Arith::Fma))
     };
     ($Op:expr, fmin [v v v _ _]) => {
-        Some(Kind::Fp(FpOp::Min))
+        Some(Kind::Fp(Arith::Min))
     };
     ($Op:expr, fmax [v v v _ _]) => {
-        Some(Kind::Fp(FpOp::Max))
+        Some(Kind::Fp(Arith::Max))
     };
     ($Op:expr, feq [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Eq))
+        Some(Kind::FCmp(Cond::Eq))
     };
     ($Op:expr, fne [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Ne))
+        Some(Kind::FCmp(Cond::Ne))
     };
     ($Op:expr, flt [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Lt))
+        Some(Kind::FCmp(Cond::Lt))
     };
     ($Op:expr, fle [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Le))
+        Some(Kind::FCmp(Cond::Le))
     };
     ($Op:expr, fgt [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Gt))
+        Some(Kind::FCmp(Cond::Gt))
     };
     ($Op:expr, fge [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Ge))
+        Some(Kind::FCmp(Cond::Ge))
     };
     ($Op:expr, fo [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Ordered))
+        Some(Kind::FCmp(Cond::Ordered))
     };
     ($Op:expr, fu [u v v _ _]) => {
-        Some(Kind::FCmp(FCmp::Unordered))
+        Some(Kind::FCmp(Cond::Unordered))
     };
     ($Op:expr, mac [vx v v _ _]) => {
         Some(Kind::Mac)

@@ -664,7 +664,7 @@ impl Warp {
 }
 
 /// An arithmetic operation, in each of the three formats.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Arith {
     Add,
     Sub,
@@ -715,7 +715,7 @@ pub(crate) enum Cmp {
 }
 
 /// The eight compare conditions.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Cond {
     Eq,
     Ne,

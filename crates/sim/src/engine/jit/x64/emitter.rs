@@ -2,8 +2,9 @@
 //! in host registers across a run of lane-local instructions.
 
 use super::layout::row;
-use crate::engine::jit::kind::{FpOp, Kind, VSrc};
+use crate::engine::jit::kind::{Kind, VSrc};
 use crate::engine::jit::pending::{Pending, PendingLoad};
+use crate::exec::fp::Arith;
 use crate::program::Inst;
 use crate::program::Program;
 use dynasmrt::{dynasm, x64::Assembler, DynamicLabel, DynasmApi};
@@ -261,7 +262,7 @@ pub(super) fn rows_read(inst: &Inst, kind: Kind) -> Rows {
         Kind::MacVu | Kind::Cndmask => rows_of(&[a, d]),
         Kind::Mad | Kind::Sel | Kind::Bfi | Kind::BfeU => rows_of(&[a, b, c]),
         Kind::Pair64 { .. } => rows_of(&[a, b, a + 1, b + 1]),
-        Kind::Fp(FpOp::Fma) => rows_of(&[a, b, c]),
+        Kind::Fp(Arith::Fma) => rows_of(&[a, b, c]),
         Kind::Fp(_) => rows_of(&[a, b]),
         _ => rows_of(&[]),
     }

@@ -38,7 +38,7 @@
 use super::avx512::{k, z, Mask};
 use super::emitter::{Emitter, NanFix};
 use super::layout::{row, ureg, CTX_EXEC, CTX_MXCSR, CTX_MXCSR_OUT, K_FABS, K_FNAN, K_SIGN};
-use crate::engine::jit::kind::{FCmp, FpOp};
+use crate::exec::fp::{Arith, Cond};
 use crate::program::{packed, Inst};
 use dynasmrt::{dynasm, DynasmApi, DynasmLabelApi};
 use iced_x86::{Code, Instruction, MemoryOperand, Register};
@@ -86,11 +86,11 @@ impl Emitter<'_> {
     /// `src` (`v[rs1]`, `v[rs2]`, and `v[rs3]` for `ffma`, in registers), with `inst`'s
     /// modifiers; zero in the lanes EXEC leaves off in the masked variant. `dst` is none
     /// of the sources. Uses `zmm4..zmm6`, `k1`, `k2`.
-    pub(super) fn fp_512(&mut self, op: FpOp, inst: &Inst, dst: u8, src: [u8; 3], q: usize) {
+    pub(super) fn fp_512(&mut self, op: Arith, inst: &Inst, dst: u8, src: [u8; 3], q: usize) {
         let exec = self.masked.then_some(if q < 2 { 3 } else { 4 });
         let neg = (inst.imm >> packed::NEG) & 7;
         let abs = (inst.imm >> packed::ABS) & 7;
-        let n = if op == FpOp::Fma { 3 } else { 2 };
+        let n = if op == Arith::Fma { 3 } else { 2 };
         let mut x = src;
         for (j, reg) in x.iter_mut().enumerate().take(n) {
             let (neg, abs) = (neg >> j & 1 != 0, abs >> j & 1 != 0);
@@ -119,20 +119,20 @@ impl Emitter<'_> {
             *reg = scratch;
         }
         let code = match op {
-            FpOp::Add => Code::EVEX_Vaddps_zmm_k1z_zmm_zmmm512b32_er,
-            FpOp::Sub => Code::EVEX_Vsubps_zmm_k1z_zmm_zmmm512b32_er,
-            FpOp::Mul => Code::EVEX_Vmulps_zmm_k1z_zmm_zmmm512b32_er,
-            FpOp::Fma => {
+            Arith::Add => Code::EVEX_Vaddps_zmm_k1z_zmm_zmmm512b32_er,
+            Arith::Sub => Code::EVEX_Vsubps_zmm_k1z_zmm_zmmm512b32_er,
+            Arith::Mul => Code::EVEX_Vmulps_zmm_k1z_zmm_zmmm512b32_er,
+            Arith::Fma => {
                 self.move_half(dst, x[2]);
                 Code::EVEX_Vfmadd231ps_zmm_k1z_zmm_zmmm512b32_er
             }
-            FpOp::Min | FpOp::Max => {
+            Arith::Min | Arith::Max => {
                 self.min_max_512(op, dst, [x[0], x[1]], exec);
                 return self.nan_check(dst, None, exec);
             }
         };
         self.z3_masked(code, dst, x[0], x[1], exec.map_or(Mask::All, Mask::Zero));
-        let product = (op == FpOp::Fma).then_some((src[0], src[1]));
+        let product = (op == Arith::Fma).then_some((src[0], src[1]));
         self.nan_check(dst, product, exec);
     }
 
@@ -142,8 +142,8 @@ impl Emitter<'_> {
     /// differ from it: equal operands (±0 and −0: min is their OR, max their AND), `b`
     /// NaN (then `a`; two NaNs are left for the NaN check to make canonical); NV where an
     /// active lane has a signaling NaN operand.
-    fn min_max_512(&mut self, op: FpOp, dst: u8, [a, b]: [u8; 2], exec: Option<u8>) {
-        let (code, join) = if op == FpOp::Min {
+    fn min_max_512(&mut self, op: Arith, dst: u8, [a, b]: [u8; 2], exec: Option<u8>) {
+        let (code, join) = if op == Arith::Min {
             (
                 Code::EVEX_Vminps_zmm_k1z_zmm_zmmm512b32_sae,
                 Code::EVEX_Vpord_zmm_k1z_zmm_zmmm512b32,
@@ -249,17 +249,17 @@ impl Emitter<'_> {
     /// `fcmp.*.f32`: `u[rd]` = the lanes of EXEC where `cond(v[rs1], v[rs2])` holds. In the
     /// masked variant only EXEC's lanes are compared (no flag from the others). Uses
     /// `zmm16`, `zmm17`, `k1`, `k2`, `k5`, `k6`, `eax`.
-    pub(super) fn fcmp_512(&mut self, inst: &Inst, cond: FCmp, masked: bool) {
+    pub(super) fn fcmp_512(&mut self, inst: &Inst, cond: Cond, masked: bool) {
         // vcmpps predicates: EQ_OQ, NEQ_UQ, LT_OS, LE_OS, GT_OS, GE_OS, ORD_Q, UNORD_Q.
         let predicate: u32 = match cond {
-            FCmp::Eq => 0x00,
-            FCmp::Ne => 0x04,
-            FCmp::Lt => 0x01,
-            FCmp::Le => 0x02,
-            FCmp::Gt => 0x0e,
-            FCmp::Ge => 0x0d,
-            FCmp::Ordered => 0x07,
-            FCmp::Unordered => 0x03,
+            Cond::Eq => 0x00,
+            Cond::Ne => 0x04,
+            Cond::Lt => 0x01,
+            Cond::Le => 0x02,
+            Cond::Gt => 0x0e,
+            Cond::Ge => 0x0d,
+            Cond::Ordered => 0x07,
+            Cond::Unordered => 0x03,
         };
         if masked {
             self.put(

@@ -4,6 +4,7 @@
 use super::emitter::*;
 use super::layout::*;
 use crate::engine::jit::kind::*;
+use crate::exec::fp::Arith;
 use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
 
@@ -403,7 +404,7 @@ impl Emitter<'_> {
                 debug_assert!(wide, "f32 instructions are translated in 512-bit runs only");
                 let x = self.src(a, q, 0);
                 let y = self.src(b, q, 1);
-                let z = if op == FpOp::Fma {
+                let z = if op == Arith::Fma {
                     self.src(c, q, 2)
                 } else {
                     y

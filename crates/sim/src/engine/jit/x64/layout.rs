@@ -101,7 +101,7 @@ impl Consts {
             sign: [0x8000_0000; 8],
             c63: [63; 8],
             step4: std::array::from_fn(|l| 4 * l as u32),
-            fnan: [0x7fc0_0000; 8],
+            fnan: [<warpkit_float::F32 as warpkit_float::Format>::CANONICAL_NAN; 8],
             fabs: [0x7fff_ffff; 8],
         }
     }
