@@ -73,7 +73,10 @@ pub(crate) struct Direct {
     pub(crate) record: u32,
     /// A hint that missed: its index + 1, with `MISS_WRITE` for a store (0: none).
     pub(crate) miss: u32,
-    pub(crate) _pad: u32,
+    /// Translated code's own: non-zero if the last word-run check of the block running
+    /// found its address row not a word run (a later access through the same row, not
+    /// written since, reads the answer here instead of checking again).
+    pub(crate) not_run: u32,
     /// The lowest address of the access that missed.
     pub(crate) miss_lo: u64,
     /// The host address of the workgroup's shared memory and its size in bytes (0: none,
@@ -107,7 +110,7 @@ impl Direct {
             seq: 0,
             record: 0,
             miss: 0,
-            _pad: 0,
+            not_run: 0,
             miss_lo: 0,
             shared_host: 0,
             shared_len: 0,

@@ -367,6 +367,80 @@ fn offsets_run_translated(source: &str, seed: u64, translated: u64) {
     }
 }
 
+/// A block's word-run accesses through one address row check it once, while the row is
+/// not written: a later access reads the first check's answer (not a run: gathered or
+/// scattered too), and a write to the row in between (a lane-local instruction, a load
+/// retiring into it) makes the next access check again. Each program runs with `v1` a
+/// word run, reversed, strided and all one word, on both engines, mostly translated.
+#[test]
+fn accesses_through_one_row_check_it_again_only_after_it_is_written() {
+    let programs = [
+        // Three accesses through v1, unwritten between them.
+        "    umovi u19, 100\n\
+         rep:\n\
+         \x20   gload.b32 v6, v1, u[16:17], 0\n\
+         \x20   gload.b32 v2, v1, u[16:17], 4\n\
+         \x20   waitcnt vm=0\n\
+         \x20   add v6, v6, v2\n\
+         \x20   gstore.b32 v6, v1, u[16:17], 8\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   waitcnt vst=0\n\
+         \x20   endpgm\n",
+        // v1 switches between its value and v0 (a word run) between two accesses.
+        "    umovi u19, 100\n\
+         \x20   xor v4, v0, v1\n\
+         rep:\n\
+         \x20   gload.b32 v6, v1, u[16:17], 0\n\
+         \x20   xor v1, v1, v4\n\
+         \x20   waitcnt vm=0\n\
+         \x20   gstore.b32 v6, v1, u[16:17], 8\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   waitcnt vst=0\n\
+         \x20   endpgm\n",
+        // v1 is loaded: v0's offsets (a word run) from 512, then, through itself, its own
+        // from 640.
+        "    gstore.b32 v0, v0, u[16:17], 512\n\
+         \x20   gstore.b32 v1, v0, u[16:17], 640\n\
+         \x20   waitcnt vst=0\n\
+         \x20   umovi u19, 100\n\
+         rep:\n\
+         \x20   gload.b32 v1, v0, u[16:17], 512\n\
+         \x20   waitcnt vm=0\n\
+         \x20   gload.b32 v6, v1, u[16:17], 0\n\
+         \x20   gload.b32 v1, v1, u[16:17], 640\n\
+         \x20   waitcnt vm=0\n\
+         \x20   gstore.b32 v6, v1, u[16:17], 8\n\
+         \x20   uaddi u19, u19, -1\n\
+         \x20   bnz u19, rep\n\
+         \x20   waitcnt vst=0\n\
+         \x20   endpgm\n",
+    ];
+    let run: [u32; LANES] = std::array::from_fn(|l| 4 * l as u32);
+    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
+    let strided: [u32; LANES] = std::array::from_fn(|l| 8 * l as u32);
+    for (k, source) in programs.iter().enumerate() {
+        let program = assemble(source);
+        for v1 in [run, reverse, strided, [12; LANES]] {
+            let case = Case {
+                v1,
+                ..Case::directed(RW, 17 + k as u64, 10_000)
+            };
+            let (interp, _) = run_counted(&program, &case, On::Interp);
+            assert!(interp.contains("Ended"), "{k}: {interp}");
+            for on in jits() {
+                let (jit, steps) = run_counted(&program, &case, on);
+                assert_eq!(interp, jit, "program {k}, v1 {v1:?}, {on:?}");
+                assert!(
+                    steps >= 500,
+                    "program {k}, v1 {v1:?}: {steps} steps translated"
+                );
+            }
+        }
+    }
+}
+
 /// Gathers inside their region run translated: all but the first visits (a hint miss,
 /// then the gather reached from interpreted code) and `endpgm`.
 #[test]

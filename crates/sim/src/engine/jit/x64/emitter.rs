@@ -35,6 +35,12 @@ pub(super) struct Emitter<'a> {
     pub(super) kinds: Vec<Option<Kind>>,
     /// Per slot, whether a block starts there.
     pub(super) leaders: Vec<bool>,
+    /// Per slot: a leader only because it follows a wait or a global store or atomic, so
+    /// a block may run on through it ([`super::leaders`]).
+    pub(super) through: Vec<bool>,
+    /// The address row of the block's last word-run check, not written since: a later
+    /// word-run access through it reads the check's outcome from `Direct::not_run`.
+    pub(super) word_run: Option<u8>,
     /// Blocks entered with loads pending (carried from the block that issued them past a
     /// branch or an EXEC write), by start slot, variant and pending operations: their
     /// labels.

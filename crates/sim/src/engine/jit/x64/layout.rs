@@ -63,6 +63,7 @@ pub(super) const D_PRE: i32 = D_ROW_EXEC + 4 * PENDING_ROWS as i32;
 pub(super) const D_SEQ: i32 = D_PRE + 32;
 pub(super) const D_RECORD: i32 = D_SEQ + 4;
 pub(super) const D_MISS: i32 = D_RECORD + 4;
+pub(super) const D_NOT_RUN: i32 = D_MISS + 4;
 pub(super) const D_MISS_LO: i32 = D_MISS + 8;
 pub(super) const D_SHARED_HOST: i32 = D_MISS_LO + 8;
 pub(super) const D_SHARED_LEN: i32 = D_SHARED_HOST + 8;
@@ -165,6 +166,7 @@ mod tests {
         assert_eq!(offset_of!(Direct, seq) as i32, D_SEQ);
         assert_eq!(offset_of!(Direct, record) as i32, D_RECORD);
         assert_eq!(offset_of!(Direct, miss) as i32, D_MISS);
+        assert_eq!(offset_of!(Direct, not_run) as i32, D_NOT_RUN);
         assert_eq!(offset_of!(Direct, miss_lo) as i32, D_MISS_LO);
         assert_eq!(offset_of!(Direct, shared_host) as i32, D_SHARED_HOST);
         assert_eq!(offset_of!(Direct, shared_len) as i32, D_SHARED_LEN);

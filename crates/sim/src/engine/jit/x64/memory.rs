@@ -48,9 +48,47 @@ impl Emitter<'_> {
     fn word_run_address(&mut self, inst: &Inst, acc: Access, not_run: DynamicLabel) {
         let (a, b) = (inst.rs1, inst.rs2);
         let v0 = row(a, 0);
+        dynasm!(self.ops ; .arch x64 ; mov eax, [rsi + v0]);
+        if self.word_run == Some(a) {
+            // Checked before in the block, and not written since: the same answer.
+            dynasm!(self.ops
+                ; .arch x64
+                ; cmp DWORD [r12 + D_NOT_RUN], 0
+                ; jne =>not_run
+            );
+        } else {
+            self.word_run_check(a, not_run);
+        }
+        let imm = inst.imm as i32;
         dynasm!(self.ops
             ; .arch x64
-            ; mov eax, [rsi + v0]
+            ; cmp eax, 0xffff_ff83u32 as i32
+            ; ja =>not_run
+        );
+        if acc.hint.is_some() {
+            let ub = ureg(b);
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov rcx, [rdx + ub]
+                ; add rcx, rax
+            );
+        } else {
+            // v0, zero-extended.
+            dynasm!(self.ops ; .arch x64 ; mov ecx, eax);
+        }
+        if imm != 0 {
+            dynasm!(self.ops ; .arch x64 ; add rcx, imm);
+        }
+        self.host_address(128, acc);
+    }
+
+    /// With `eax` lane 0 of `v[a]`: to `not_run` unless lane `l` of `v[a]` is `v0 + 4l`
+    /// (mod 2^32) for every lane. `Direct::not_run` is cleared where it is, and the
+    /// `not_run` path sets it ([`Emitter::not_a_run`]), for later accesses of the block
+    /// through `v[a]`.
+    fn word_run_check(&mut self, a: u8, not_run: DynamicLabel) {
+        dynasm!(self.ops
+            ; .arch x64
             ; vmovd xmm0, eax
             ; vpbroadcastd ymm0, xmm0
         );
@@ -67,33 +105,25 @@ impl Emitter<'_> {
                 dynasm!(self.ops ; .arch x64 ; vpor ymm2, ymm2, ymm1);
             }
         }
-        let imm = i64::from(inst.imm as i32);
         dynasm!(self.ops
             ; .arch x64
             // vptest ymm2, ymm2, spelled out (VEX.256.66.0F38 17 /r): ZF if every lane
             // matched.
             ; .bytes [0xc4u8, 0xe2, 0x7d, 0x17, 0xd2]
             ; jnz =>not_run
-            ; cmp eax, 0xffff_ff83u32 as i32
-            ; ja =>not_run
+            ; mov DWORD [r12 + D_NOT_RUN], 0
         );
-        if acc.hint.is_some() {
-            let ub = ureg(b);
-            dynasm!(self.ops
-                ; .arch x64
-                ; mov rcx, [rdx + ub]
-                ; add rcx, rax
-            );
-        } else {
-            // v0, zero-extended.
-            dynasm!(self.ops ; .arch x64 ; mov ecx, eax);
-        }
+        self.word_run = Some(a);
+    }
+
+    /// The start of a word-run access's path for lanes that are not a word run: the answer
+    /// for later accesses through the same row ([`Emitter::word_run_check`]).
+    fn not_a_run(&mut self, not_run: DynamicLabel) {
         dynasm!(self.ops
             ; .arch x64
-            ; mov rax, QWORD imm
-            ; add rcx, rax
+            ; =>not_run
+            ; mov DWORD [r12 + D_NOT_RUN], 1
         );
-        self.host_address(128, acc);
     }
 
     /// A new region hint for the access at `pc` (from the loads' half, or the stores'), its
@@ -344,6 +374,9 @@ impl Emitter<'_> {
         if load.store {
             return;
         }
+        if load.uniform == 0 && self.word_run == Some(load.rd) {
+            self.word_run = None;
+        }
         if load.uniform > 0 {
             for k in 0..load.uniform {
                 let (from, to) = (data + 4 * i32::from(k), ureg(load.rd + k));
@@ -434,7 +467,8 @@ impl Emitter<'_> {
             );
         }
         let loaded = self.ops.new_dynamic_label();
-        dynasm!(self.ops ; .arch x64 ; jmp =>loaded ; =>gather);
+        dynasm!(self.ops ; .arch x64 ; jmp =>loaded);
+        self.not_a_run(gather);
         self.gather_row(inst, acc, data, false, issued.retired);
         dynasm!(self.ops ; .arch x64 ; =>loaded);
         self.issued(issued);
@@ -579,7 +613,8 @@ impl Emitter<'_> {
                 );
             }
             let stored = self.ops.new_dynamic_label();
-            dynasm!(self.ops ; .arch x64 ; jmp =>stored ; =>scatter);
+            dynasm!(self.ops ; .arch x64 ; jmp =>stored);
+            self.not_a_run(scatter);
             self.scatter_row(inst, acc, false);
             dynasm!(self.ops ; .arch x64 ; =>stored);
         }

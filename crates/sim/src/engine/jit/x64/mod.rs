@@ -108,7 +108,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
             )
         )
     });
-    let leaders = leaders(prog, &kinds);
+    let (leaders, through) = leaders(prog, &kinds);
     let mut ops = Assembler::new().ok()?;
     let exit = ops.new_dynamic_label();
     let mut labels: [Vec<Option<DynamicLabel>>; 2] = [vec![None; slots], vec![None; slots]];
@@ -136,6 +136,8 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         masked: false,
         kinds,
         leaders,
+        through,
+        word_run: None,
         carried: Default::default(),
         worklist: Vec::new(),
         avx512,
@@ -238,12 +240,17 @@ fn registers_fit(inst: &Inst, kind: Kind) -> bool {
 
 /// Slots where a block starts: 0, every direct branch target, and every slot after an
 /// instruction that ends a block, is interpreted, waits or stores, found by walking the
-/// code from 0.
-fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
+/// code from 0. Also, per slot, whether it starts a block only because it follows a wait
+/// or a global store or atomic: the block before it may run on through it (the block of
+/// its own is there for the interpreter to enter).
+fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> (Vec<bool>, Vec<bool>) {
     let n = kinds.len();
     let mut leader = vec![false; n];
+    // Leaders for another reason than following a wait or a store.
+    let mut hard = vec![false; n];
     if n > 0 {
         leader[0] = true;
+        hard[0] = true;
     }
     let mut k = 0;
     while k < n {
@@ -257,10 +264,12 @@ fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
                     let t = inst.imm;
                     if t & 3 == 0 && ((t >> 2) as usize) < n {
                         leader[(t >> 2) as usize] = true;
+                        hard[(t >> 2) as usize] = true;
                     }
                 }
                 if next < n {
                     leader[next] = true;
+                    hard[next] = true;
                 }
             }
             // After a `waitcnt` or a global store the interpreter may be the one running
@@ -282,12 +291,14 @@ fn leaders(prog: &Program, kinds: &[Option<Kind>]) -> Vec<bool> {
             _ => {
                 if next < n {
                     leader[next] = true;
+                    hard[next] = true;
                 }
             }
         }
         k = next;
     }
-    leader
+    let through = leader.iter().zip(&hard).map(|(&l, &h)| l && !h).collect();
+    (leader, through)
 }
 
 impl Emitter<'_> {
@@ -413,7 +424,9 @@ impl Emitter<'_> {
         let mut pending = incoming.clone();
         let mut s = k;
         while s < self.slots && body.len() < MAX_BLOCK {
-            if s != k && self.leaders[s] {
+            // On through a wait or a store where no load of the block is pending (the
+            // block there starts the same, entered with nothing pending).
+            if s != k && self.leaders[s] && !(self.through[s] && pending.loads.is_empty()) {
                 break;
             }
             let (Some(kind), Some(&inst)) = (self.kinds[s], self.prog.fetch((s * 4) as u32)) else {
@@ -490,8 +503,10 @@ impl Emitter<'_> {
             self.refunds.push(after);
         }
         self.refunds.reverse();
+        self.word_run = None;
         let mut k = 0;
         while k < body.len() {
+            self.forget_word_run(&body[k..]);
             let len = body[k..]
                 .iter()
                 .take_while(|(_, _, kind)| kind.lane_local())
@@ -526,6 +541,34 @@ impl Emitter<'_> {
         }
         self.emit_stubs();
         body.len()
+    }
+
+    /// Forget the block's word-run check if the instruction at the head of `body` (or the
+    /// run it starts) may write its address row. Memory instructions write rows only as
+    /// loads retire ([`Emitter::retire`] forgets it then).
+    fn forget_word_run(&mut self, body: &[(u32, Inst, Kind)]) {
+        let Some(a) = self.word_run else {
+            return;
+        };
+        let writes = |(_, inst, kind): &(u32, Inst, Kind)| {
+            let (rows, n) = emitter::rows_written(inst, *kind);
+            rows[..n].contains(&a)
+        };
+        let keep = match body[0].2 {
+            Kind::LoadRow { .. }
+            | Kind::StoreRow { .. }
+            | Kind::Atomic { .. }
+            | Kind::ULoad
+            | Kind::Waitcnt => true,
+            kind if kind.lane_local() => !body
+                .iter()
+                .take_while(|(_, _, kind)| kind.lane_local())
+                .any(writes),
+            _ => false,
+        };
+        if !keep {
+            self.word_run = None;
+        }
     }
 
     /// Whether the instruction at `pc` may join the block, given the loads pending
