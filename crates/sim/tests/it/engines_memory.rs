@@ -334,10 +334,10 @@ fn the_madd_loop_runs_translated() {
     }
 }
 
-/// `source`, a loop over `v1`, with `v1` in reverse order, at a stride of two words, all at
-/// one word, and at a stride with one lane outside the region: both engines agree, the
-/// last case faults (in the interpreter, as alone: before a store stores anything), and
-/// the others run translated for at least `translated` steps.
+/// `source`, a loop over `v1`, with `v1` a word run, in reverse order, at a stride of two
+/// words, all at one word, and at a stride with one lane outside the region: both engines
+/// agree, the last case faults (in the interpreter, as alone: before a store stores
+/// anything), and the others run translated for at least `translated` steps.
 fn offsets_run_translated(source: &str, seed: u64, translated: u64) {
     let program = assemble(source);
     let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
@@ -345,7 +345,9 @@ fn offsets_run_translated(source: &str, seed: u64, translated: u64) {
     let same = [12; LANES];
     let mut outside = strided;
     outside[17] = RW_BYTES as u32;
+    let run: [u32; LANES] = std::array::from_fn(|l| 4 * l as u32);
     for (v1, inside) in [
+        (run, true),
         (reverse, true),
         (strided, true),
         (same, true),
@@ -370,8 +372,8 @@ fn offsets_run_translated(source: &str, seed: u64, translated: u64) {
 /// A block's word-run accesses through one address row check it once, while the row is
 /// not written: a later access reads the first check's answer (not a run: gathered or
 /// scattered too), and a write to the row in between (a lane-local instruction, a load
-/// retiring into it) makes the next access check again. Each program runs with `v1` a
-/// word run, reversed, strided and all one word, on both engines, mostly translated.
+/// retiring into it) makes the next access check again. Each program runs with every
+/// `v1` of [`offsets_run_translated`].
 #[test]
 fn accesses_through_one_row_check_it_again_only_after_it_is_written() {
     let programs = [
@@ -417,27 +419,8 @@ fn accesses_through_one_row_check_it_again_only_after_it_is_written() {
          \x20   waitcnt vst=0\n\
          \x20   endpgm\n",
     ];
-    let run: [u32; LANES] = std::array::from_fn(|l| 4 * l as u32);
-    let reverse: [u32; LANES] = std::array::from_fn(|l| 4 * (31 - l as u32));
-    let strided: [u32; LANES] = std::array::from_fn(|l| 8 * l as u32);
     for (k, source) in programs.iter().enumerate() {
-        let program = assemble(source);
-        for v1 in [run, reverse, strided, [12; LANES]] {
-            let case = Case {
-                v1,
-                ..Case::directed(RW, 17 + k as u64, 10_000)
-            };
-            let (interp, _) = run_counted(&program, &case, On::Interp);
-            assert!(interp.contains("Ended"), "{k}: {interp}");
-            for on in jits() {
-                let (jit, steps) = run_counted(&program, &case, on);
-                assert_eq!(interp, jit, "program {k}, v1 {v1:?}, {on:?}");
-                assert!(
-                    steps >= 500,
-                    "program {k}, v1 {v1:?}: {steps} steps translated"
-                );
-            }
-        }
+        offsets_run_translated(source, 17 + k as u64, 500);
     }
 }
 

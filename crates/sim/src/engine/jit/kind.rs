@@ -355,9 +355,11 @@ pub(crate) fn fp_needs(inst: &Inst, kind: Kind) -> Option<u8> {
     match kind {
         Kind::Fp(_) => {
             let sat = inst.imm & (1 << packed::SAT) != 0;
+            // The `rm` field's values (spec/operands.yaml): `rne` is `mode`'s own
+            // encoding of it, 7 is `dyn` (as the interpreter reads it, exec::fp).
             match (inst.imm >> packed::RM) & 7 {
                 _ if sat => None,
-                0 => Some(FP_RNE),
+                rm if rm == crate::state::csr::mode::RM_RNE => Some(FP_RNE),
                 7 => Some(FP_RNE | FP_DYN),
                 _ => None,
             }

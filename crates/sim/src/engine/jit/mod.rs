@@ -346,15 +346,10 @@ impl Executor for Translation {
     }
 }
 
-/// Bring the warp's queue to what the interpreter would have after the operations
-/// translated code issued and retired: drop the operations from before that its
-/// `waitcnt`s retired (they write nothing), then queue the operations its rings keep and
-/// the exit's pending operations (`record`) in issue order (a partial-EXEC load writes
-/// the lanes of EXEC at its issue).
-#[cfg(all(target_arch = "x86_64", unix))]
 /// What `mode` lets translated f32 instructions do (`kind::fp_needs`): [`kind::FP_RNE`]
 /// where it neither flushes f32 subnormals nor enables a trap, with [`kind::FP_DYN`] where
 /// it also rounds in `rne`.
+#[cfg(all(target_arch = "x86_64", unix))]
 fn fp_allowed(mode: u32) -> u32 {
     use crate::state::csr::mode;
     if mode & (mode::FTZ32 | mode::TRAP_ENABLES) != 0 {
@@ -364,6 +359,12 @@ fn fp_allowed(mode: u32) -> u32 {
     u32::from(kind::FP_RNE) | if dyn_rne { u32::from(kind::FP_DYN) } else { 0 }
 }
 
+/// Bring the warp's queue to what the interpreter would have after the operations
+/// translated code issued and retired: drop the operations from before that its
+/// `waitcnt`s retired (they write nothing), then queue the operations its rings keep and
+/// the exit's pending operations (`record`) in issue order (a partial-EXEC load writes
+/// the lanes of EXEC at its issue).
+#[cfg(all(target_arch = "x86_64", unix))]
 fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[PendingLoad]) {
     if state.rings.iter().all(|r| r.len == 0)
         && record.is_empty()

@@ -506,7 +506,6 @@ impl Emitter<'_> {
         self.word_run = None;
         let mut k = 0;
         while k < body.len() {
-            self.forget_word_run(&body[k..]);
             let len = body[k..]
                 .iter()
                 .take_while(|(_, _, kind)| kind.lane_local())
@@ -516,10 +515,12 @@ impl Emitter<'_> {
                 .iter()
                 .any(|(_, _, kind)| matches!(kind, Kind::Fp(_)));
             if (!masked || self.avx512) && (len >= MIN_RUN || (float && len > 0)) {
+                self.forget_word_run(&body[k..k + len]);
                 self.emit_run(&body[k..k + len], masked);
                 k += len;
             } else {
                 let (pc, inst, kind) = body[k];
+                self.forget_word_run(&body[k..=k]);
                 self.at = k;
                 if kind.ends_block() && !self.pending.loads.is_empty() && self.pending.only_stores()
                 {
@@ -543,30 +544,26 @@ impl Emitter<'_> {
         body.len()
     }
 
-    /// Forget the block's word-run check if the instruction at the head of `body` (or the
-    /// run it starts) may write its address row. Memory instructions write rows only as
-    /// loads retire ([`Emitter::retire`] forgets it then).
-    fn forget_word_run(&mut self, body: &[(u32, Inst, Kind)]) {
+    /// Forget the block's word-run check if an instruction of `emitted` (one, or a run)
+    /// may write its address row. Memory instructions write rows only as loads retire
+    /// ([`Emitter::retire`] forgets it then).
+    fn forget_word_run(&mut self, emitted: &[(u32, Inst, Kind)]) {
         let Some(a) = self.word_run else {
             return;
         };
-        let writes = |(_, inst, kind): &(u32, Inst, Kind)| {
-            let (rows, n) = emitter::rows_written(inst, *kind);
-            rows[..n].contains(&a)
-        };
-        let keep = match body[0].2 {
+        let writes = emitted.iter().any(|(_, inst, kind)| match kind {
             Kind::LoadRow { .. }
             | Kind::StoreRow { .. }
             | Kind::Atomic { .. }
             | Kind::ULoad
-            | Kind::Waitcnt => true,
-            kind if kind.lane_local() => !body
-                .iter()
-                .take_while(|(_, _, kind)| kind.lane_local())
-                .any(writes),
-            _ => false,
-        };
-        if !keep {
+            | Kind::Waitcnt => false,
+            kind if kind.lane_local() => {
+                let (rows, n) = emitter::rows_written(inst, *kind);
+                rows[..n].contains(&a)
+            }
+            _ => true,
+        });
+        if writes {
             self.word_run = None;
         }
     }
