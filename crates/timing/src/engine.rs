@@ -157,8 +157,10 @@ struct Slot {
 struct Hot {
     /// The slot's category since `Slot::since`.
     cat: Stall,
-    /// The warp's own conditions (barrier, `waitcnt`, counters, registers) hold: they
-    /// stay true until it issues, so they are not looked at again.
+    /// The warp's own conditions (barrier, `waitcnt`, counters, registers) hold from its
+    /// wake on: they stay true until it issues, so they are not looked at again. Set also
+    /// while it waits for its registers alone (its wake is when they are ready, and
+    /// nothing else of its own can change before it issues).
     own_ok: bool,
     /// The class of its next instruction.
     class: u8,
@@ -200,23 +202,8 @@ struct Cu<M> {
     /// Per class, when each unit is free.
     units: [Vec<u64>; CLASSES],
     busy: [u64; CLASSES],
-    /// Per scheduler: its slots, in slot order.
-    sched_slots: Vec<Vec<usize>>,
-    /// Per scheduler: the position in `sched_slots` of the warp that issued last.
-    sched_last: Vec<usize>,
-    /// Per scheduler: its occupied slots, oldest first (greedy-then-oldest).
-    by_age: Vec<Vec<usize>>,
-    /// Per scheduler: its warps whose own conditions hold (bit j for its j-th slot),
-    /// waiting only for a unit, MSHRs or the scheduler's choice. They are looked at every
-    /// cycle from this mask rather than woken one by one.
-    ready: Vec<M>,
-    /// Per scheduler: its ready warps by the class of their next instruction.
-    class_ready: Vec<[M; CLASSES]>,
-    /// Per scheduler: its ready warps whose next instruction is a global load.
-    load_ready: Vec<M>,
-    /// Per scheduler: its ready warps now counted as `unit_busy`, `memory_structural`
-    /// and `not_selected` (a warp that just became ready is in none of them).
-    in_cat: Vec<[M; 3]>,
+    /// The schedulers: scheduler s has the slots s, s + schedulers, s + 2 x schedulers...
+    scheds: Vec<Sched<M>>,
     /// Per slot, what the schedulers look at.
     hot: Vec<Hot>,
     /// Per slot, by scheduler (the j-th slot of scheduler s at `s * per_scheduler + j`):
@@ -226,13 +213,10 @@ struct Cu<M> {
     wakes: Vec<u64>,
     /// Slots per scheduler (the last schedulers' runs in `wakes` may end in padding).
     per_scheduler: usize,
-    /// Per scheduler: the earliest of its `wakes` (possibly earlier: a raised wake is
-    /// found at the scheduler's next scan).
-    sched_wake: Vec<u64>,
     /// Per class, the earliest cycle one of its units is free.
     class_free: [u64; CLASSES],
     next_wake: u64,
-    /// The earliest of `sched_wake`.
+    /// The earliest of the schedulers' `wake`.
     wake_min: u64,
     /// Lines of global memory instructions issued on the CU so far: the version of its
     /// L1 and MSHRs that cached MSHR checks were made against.
@@ -241,14 +225,40 @@ struct Cu<M> {
     instructions: u64,
 }
 
+/// One scheduler of a compute unit: what it looks at every cycle, together.
+#[derive(Debug, Clone)]
+struct Sched<M> {
+    /// Its slots.
+    slots: usize,
+    /// The position among its slots of the warp that issued last.
+    last: usize,
+    /// Its occupied slots, oldest first (greedy-then-oldest).
+    by_age: Vec<usize>,
+    /// Its warps whose own conditions hold (bit j for its j-th slot), waiting only for a
+    /// unit, MSHRs or the scheduler's choice. They are looked at every cycle from this
+    /// mask rather than woken one by one.
+    ready: M,
+    /// Its ready warps by the class of their next instruction.
+    class_ready: [M; CLASSES],
+    /// Its ready warps whose next instruction is a global load.
+    load_ready: M,
+    /// Its ready warps now counted as `unit_busy`, `memory_structural` and
+    /// `not_selected` (a warp that just became ready is in none of them).
+    in_cat: [M; 3],
+    /// The earliest of its slots' `wakes` (possibly earlier: a raised wake is found at
+    /// the scheduler's next scan).
+    wake: u64,
+}
+
 impl<M> Cu<M> {
     /// The warp in `slot` must be looked at next at `wake`.
     #[inline]
     fn set_wake(&mut self, slot: usize, wake: u64) {
-        let schedulers = self.sched_slots.len();
+        let schedulers = self.scheds.len();
         let s = slot % schedulers;
         self.wakes[s * self.per_scheduler + slot / schedulers] = wake;
-        self.sched_wake[s] = self.sched_wake[s].min(wake);
+        let sched = &mut self.scheds[s];
+        sched.wake = sched.wake.min(wake);
         self.wake_min = self.wake_min.min(wake);
     }
 }
@@ -434,7 +444,6 @@ impl<'a, M: Mask> Replay<'a, M> {
                     .collect(),
                 wakes: vec![NEVER; slots.div_ceil(schedulers) * schedulers],
                 per_scheduler: slots.div_ceil(schedulers),
-                sched_wake: vec![NEVER; schedulers],
                 hot: vec![
                     Hot {
                         cat: Stall::NoWarp,
@@ -461,15 +470,18 @@ impl<'a, M: Mask> Replay<'a, M> {
                     class_units(Class::Branch),
                 ],
                 busy: [0; CLASSES],
-                sched_slots: (0..schedulers)
-                    .map(|s| (s..slots).step_by(schedulers).collect())
+                scheds: (0..schedulers)
+                    .map(|s| Sched {
+                        slots: (s..slots).step_by(schedulers).count(),
+                        last: usize::MAX,
+                        by_age: Vec::new(),
+                        ready: M::ZERO,
+                        class_ready: [M::ZERO; CLASSES],
+                        load_ready: M::ZERO,
+                        in_cat: [M::ZERO; 3],
+                        wake: NEVER,
+                    })
                     .collect(),
-                sched_last: vec![usize::MAX; schedulers],
-                by_age: vec![Vec::new(); schedulers],
-                ready: vec![M::ZERO; schedulers],
-                class_ready: vec![[M::ZERO; CLASSES]; schedulers],
-                load_ready: vec![M::ZERO; schedulers],
-                in_cat: vec![[M::ZERO; 3]; schedulers],
                 next_wake: NEVER,
                 wake_min: NEVER,
                 mem_epoch: 0,
@@ -646,7 +658,7 @@ impl<'a, M: Mask> Replay<'a, M> {
             latest: 0,
             in_use: true,
         };
-        let schedulers = cu.sched_slots.len();
+        let schedulers = cu.scheds.len();
         for (i, &s) in slots.iter().enumerate() {
             let stream = streams.next().unwrap_or_else(|| Arc::clone(&empty));
             cu.hot[s].own_ok = false;
@@ -672,7 +684,7 @@ impl<'a, M: Mask> Replay<'a, M> {
             }
             w.last = [0; NUM_COUNTERS];
             w.spans.clear();
-            let age = &mut cu.by_age[s % schedulers];
+            let age = &mut cu.scheds[s % schedulers].by_age;
             age.push(s);
             // Oldest first; warps dispatched in the same cycle by slot.
             let mut k = age.len() - 1;
@@ -729,8 +741,8 @@ impl<'a, M: Mask> Replay<'a, M> {
         }
         let warps = slots.len() as u64;
         let cu = &mut self.cus[c];
-        for age in &mut cu.by_age {
-            age.retain(|s| !slots.contains(s));
+        for sched in &mut cu.scheds {
+            sched.by_age.retain(|s| !slots.contains(s));
         }
         cu.free_slots += warps as u32;
         cu.vregs_used -= self.vregs_per_warp * warps;
@@ -745,20 +757,20 @@ impl<'a, M: Mask> Replay<'a, M> {
     /// eligible warps, by policy; every warp looked at gets its category.
     fn cycle(&mut self, c: usize, t: u64) {
         let width = self.machine.cu.issue_width;
-        let schedulers = self.cus[c].sched_slots.len();
+        let schedulers = self.cus[c].scheds.len();
         let per = self.cus[c].per_scheduler;
         // The earliest cycle a ready warp's situation can change.
         let mut ready_wake = NEVER;
         for s in 0..schedulers {
-            let n = if self.cus[c].sched_wake[s] <= t {
-                self.cus[c].sched_slots[s].len()
-            } else {
-                0
-            };
-            // The warps due to be looked at.
+            let sched = &self.cus[c].scheds[s];
+            let n = if sched.wake <= t { sched.slots } else { 0 };
+            // The warps due to be looked at, and the earliest wake of the others.
             let mut due = M::ZERO;
+            let mut wake_min = NEVER;
             for (j, &w) in self.cus[c].wakes[s * per..s * per + n].iter().enumerate() {
-                due |= M::bit_if(w <= t, j);
+                let is_due = w <= t;
+                due |= M::bit_if(is_due, j);
+                wake_min = wake_min.min(if is_due { NEVER } else { w });
             }
             // Those whose own conditions now hold join the ready mask (a warp's own
             // conditions do not depend on other warps' issues, so looking at them first
@@ -776,34 +788,30 @@ impl<'a, M: Mask> Replay<'a, M> {
                     Ok(()) => {
                         let cu = &mut self.cus[c];
                         cu.wakes[s * per + j] = NEVER;
-                        let hot = &mut cu.hot[slot];
+                        let hot = cu.hot[slot];
                         let bit = M::bit(j);
-                        cu.ready[s] |= bit;
-                        cu.class_ready[s][usize::from(hot.class)] |= bit;
-                        if hot.load {
-                            cu.load_ready[s] |= bit;
-                        }
+                        let sched = &mut cu.scheds[s];
+                        sched.ready |= bit;
+                        sched.class_ready[usize::from(hot.class)] |= bit;
+                        sched.load_ready |= M::bit_if(hot.load, j);
                     }
                     Err((cat, wake)) => {
                         self.set(c, slot, t, cat);
                         self.cus[c].wakes[s * per + j] = wake;
+                        wake_min = wake_min.min(wake);
                     }
                 }
             }
+            let sched = &mut self.cus[c].scheds[s];
             if n > 0 {
-                let cu = &mut self.cus[c];
-                cu.sched_wake[s] = cu.wakes[s * per..s * per + n]
-                    .iter()
-                    .copied()
-                    .min()
-                    .unwrap_or(NEVER);
+                sched.wake = wake_min;
             }
-            if self.cus[c].ready[s] != M::ZERO {
+            if sched.ready != M::ZERO {
                 ready_wake = ready_wake.min(self.select(c, s, t, width));
             }
         }
         let cu = &mut self.cus[c];
-        cu.wake_min = cu.sched_wake.iter().copied().min().unwrap_or(NEVER);
+        cu.wake_min = cu.scheds.iter().map(|sched| sched.wake).min().unwrap_or(NEVER);
         cu.next_wake = ready_wake.min(cu.wake_min);
     }
 
@@ -818,57 +826,75 @@ impl<'a, M: Mask> Replay<'a, M> {
     /// free or enough MSHRs are released for a blocked load (a load issued on the CU
     /// before then is in a cycle the replay looks at anyway).
     fn select(&mut self, c: usize, s: usize, t: u64, width: u32) -> u64 {
-        let schedulers = self.cus[c].sched_slots.len();
-        let n = self.cus[c].sched_slots[s].len();
+        let schedulers = self.cus[c].scheds.len();
+        // The scheduler's masks, kept here while it issues (an issue changes the CU's
+        // units and MSHRs and the issuing warp's wake, not these).
+        let Sched {
+            slots: n,
+            mut last,
+            mut ready,
+            mut class_ready,
+            mut load_ready,
+            mut in_cat,
+            ..
+        } = self.cus[c].scheds[s];
         let mut issued = 0;
         // Loads found blocked by the MSHRs this cycle (they stay so: MSHRs only fill up
         // within a cycle).
         let mut blocked = M::ZERO;
         while issued < width {
-            let cu = &self.cus[c];
+            // Ready warps of the classes with a free unit (an issue can take a unit).
+            let class_free = self.cus[c].class_free;
             let mut eligible = M::ZERO;
             for k in 0..CLASSES {
-                if cu.class_free[k] <= t {
-                    eligible |= cu.class_ready[s][k];
-                }
+                eligible |= if class_free[k] <= t {
+                    class_ready[k]
+                } else {
+                    M::ZERO
+                };
             }
             eligible &= !blocked;
             if eligible == M::ZERO {
                 break;
             }
-            let last = cu.sched_last[s];
-            let loads = cu.load_ready[s];
             let mut chosen = None;
             match self.machine.cu.policy {
                 Policy::LooseRoundRobin => {
                     let start = last.wrapping_add(1);
                     let start = if start >= n { 0 } else { start };
-                    let high = eligible & M::from_bit(start);
-                    let low = eligible & !M::from_bit(start);
-                    'scan: for mut bits in [high, low] {
-                        while bits != M::ZERO {
-                            let j = bits.lowest();
-                            bits = bits.without_lowest();
-                            if loads & M::bit(j) != M::ZERO
-                                && self.load_blocked(c, s + j * schedulers, t)
-                            {
-                                blocked |= M::bit(j);
-                                continue;
+                    // From the slot after the last issuer round to it.
+                    let mut bits = eligible & M::from_bit(start);
+                    let mut wrapped = false;
+                    loop {
+                        if bits == M::ZERO {
+                            if wrapped {
+                                break;
                             }
-                            chosen = Some(j);
-                            break 'scan;
+                            wrapped = true;
+                            bits = eligible & !M::from_bit(start);
+                            continue;
                         }
+                        let j = bits.lowest();
+                        bits = bits.without_lowest();
+                        if load_ready & M::bit(j) != M::ZERO
+                            && self.load_blocked(c, s + j * schedulers, t)
+                        {
+                            blocked |= M::bit(j);
+                            continue;
+                        }
+                        chosen = Some(j);
+                        break;
                     }
                 }
                 Policy::GreedyThenOldest => {
                     // The greedy warp, then the others oldest first (nothing issued here
                     // changes the order).
-                    let ages = cu.by_age[s].len();
+                    let ages = self.cus[c].scheds[s].by_age.len();
                     for k in 0..=ages {
                         let j = if k == 0 {
                             last
                         } else {
-                            let j = self.cus[c].by_age[s][k - 1] / schedulers;
+                            let j = self.cus[c].scheds[s].by_age[k - 1] / schedulers;
                             if j == last {
                                 continue;
                             }
@@ -880,7 +906,7 @@ impl<'a, M: Mask> Replay<'a, M> {
                         if eligible & M::bit(j) == M::ZERO {
                             continue;
                         }
-                        if loads & M::bit(j) != M::ZERO
+                        if load_ready & M::bit(j) != M::ZERO
                             && self.load_blocked(c, s + j * schedulers, t)
                         {
                             blocked |= M::bit(j);
@@ -895,30 +921,41 @@ impl<'a, M: Mask> Replay<'a, M> {
                 break;
             };
             issued += 1;
-            let bit = M::bit(j);
-            let cu = &mut self.cus[c];
-            cu.ready[s] &= !bit;
-            for m in &mut cu.class_ready[s] {
-                *m &= !bit;
+            let keep = !M::bit(j);
+            ready &= keep;
+            for m in &mut class_ready {
+                *m &= keep;
             }
-            cu.load_ready[s] &= !bit;
-            for m in &mut cu.in_cat[s] {
-                *m &= !bit;
+            load_ready &= keep;
+            for m in &mut in_cat {
+                *m &= keep;
             }
-            cu.sched_last[s] = j;
+            last = j;
             self.issue(c, s + j * schedulers, t);
         }
-        // The categories of the warps left waiting.
-        let cu = &self.cus[c];
-        let ready = cu.ready[s];
+        if ready == M::ZERO {
+            // Every ready warp issued: none is left waiting.
+            let sched = &mut self.cus[c].scheds[s];
+            sched.last = last;
+            sched.ready = ready;
+            sched.class_ready = class_ready;
+            sched.load_ready = load_ready;
+            sched.in_cat = [M::ZERO; 3];
+            return NEVER;
+        }
+        // The categories of the warps left waiting, and the earliest a busy class of one
+        // of them has a free unit.
+        let class_free = self.cus[c].class_free;
         let mut busy = M::ZERO;
+        let mut next = NEVER;
         for k in 0..CLASSES {
-            if cu.class_free[k] > t {
-                busy |= cu.class_ready[s][k];
+            if class_free[k] > t && class_ready[k] != M::ZERO {
+                busy |= class_ready[k];
+                next = next.min(class_free[k]);
             }
         }
         let mut mshr = blocked & !busy & ready;
-        let mut unchecked = cu.load_ready[s] & !busy & !blocked & ready;
+        let mut unchecked = load_ready & !busy & !blocked & ready;
         while unchecked != M::ZERO {
             let j = unchecked.lowest();
             unchecked = unchecked.without_lowest();
@@ -927,31 +964,32 @@ impl<'a, M: Mask> Replay<'a, M> {
             }
         }
         let wanted = [busy & ready, mshr, ready & !busy & !mshr];
-        let mut next = if wanted[2] != M::ZERO { t + 1 } else { NEVER };
-        let cu = &self.cus[c];
-        for k in 0..CLASSES {
-            if cu.class_free[k] > t && cu.class_ready[s][k] != M::ZERO {
-                next = next.min(cu.class_free[k]);
-            }
+        if wanted[2] != M::ZERO {
+            next = next.min(t + 1);
         }
         let mut bits = mshr;
         while bits != M::ZERO {
             let j = bits.lowest();
             bits = bits.without_lowest();
-            let hot = &cu.hot[s + j * schedulers];
+            let hot = &self.cus[c].hot[s + j * schedulers];
             // Found blocked this cycle, so its record is current.
             next = next.min(hot.blocked_until.max(t + 1));
         }
-        let cats = [Stall::UnitBusy, Stall::MemoryStructural, Stall::NotSelected];
-        for (i, (&want, cat)) in wanted.iter().zip(cats).enumerate() {
-            let mut change = want & !self.cus[c].in_cat[s][i];
+        const CATS: [Stall; 3] = [Stall::UnitBusy, Stall::MemoryStructural, Stall::NotSelected];
+        for i in 0..CATS.len() {
+            let mut change = wanted[i] & !in_cat[i];
             while change != M::ZERO {
                 let j = change.lowest();
                 change = change.without_lowest();
-                self.set(c, s + j * schedulers, t, cat);
+                self.set(c, s + j * schedulers, t, CATS[i]);
             }
         }
-        self.cus[c].in_cat[s] = wanted;
+        let sched = &mut self.cus[c].scheds[s];
+        sched.last = last;
+        sched.ready = ready;
+        sched.class_ready = class_ready;
+        sched.load_ready = load_ready;
+        sched.in_cat = wanted;
         next
     }
 
@@ -1025,13 +1063,13 @@ impl<'a, M: Mask> Replay<'a, M> {
         for &r in self.table.list(info.regs) {
             ready = ready.max(w.ready[usize::from(r)]);
         }
-        if ready > t {
-            return Err((Stall::Dependency, ready));
-        }
         let hot = &mut self.cus[c].hot[s];
         hot.own_ok = true;
         hot.class = info.class as u8;
         hot.load = info.kind == Kind::Load;
+        if ready > t {
+            return Err((Stall::Dependency, ready));
+        }
         Ok(())
     }
 

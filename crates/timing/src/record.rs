@@ -42,9 +42,15 @@ pub(crate) struct Recorder<'a> {
     pub warps: Vec<WarpStream>,
     /// Scratch space for one instruction's lines or bank words.
     scratch: Vec<u64>,
-    /// Scratch space for the per-bank counts.
-    bank_counts: Vec<u32>,
+    /// Scratch space for the bank-pass count: per bank, the first of its distinct words
+    /// in `scratch` (`NO_WORD` for none) ...
+    bank_first: Vec<u32>,
+    /// ... and per word of `scratch`, the next distinct word of its bank.
+    bank_next: Vec<u32>,
 }
+
+/// The end of a bank's chain of words.
+const NO_WORD: u32 = u32::MAX;
 
 impl<'a> Recorder<'a> {
     /// Hooks recording one workgroup of `warps` warps of the program `table` describes.
@@ -56,7 +62,8 @@ impl<'a> Recorder<'a> {
             banks: u64::from(machine.shared.banks),
             warps: vec![WarpStream::default(); warps],
             scratch: Vec::with_capacity(64),
-            bank_counts: vec![0; machine.shared.banks as usize],
+            bank_first: vec![NO_WORD; machine.shared.banks as usize],
+            bank_next: Vec::with_capacity(64),
         }
     }
 
@@ -65,9 +72,18 @@ impl<'a> Recorder<'a> {
     /// execution core's own address computation (`warpkit_sim::memory_addresses`) on the
     /// registers it is about to read.
     fn units(&mut self, warp: &Warp, prog: &Program, pc: u32, shift: u32) {
+        if !self.units_unsorted(warp, prog, pc, shift) {
+            self.scratch.sort_unstable();
+            self.scratch.dedup();
+        }
+    }
+
+    /// The units [`Recorder::units`] finds, in lane order without repeats of the unit
+    /// just before; whether they are ascending and distinct.
+    fn units_unsorted(&mut self, warp: &Warp, prog: &Program, pc: u32, shift: u32) -> bool {
         self.scratch.clear();
         let Some((addrs, size)) = memory_addresses(warp, prog, pc) else {
-            return;
+            return true;
         };
         let size = u64::from(size.max(1));
         // A uniform access is one access (lane 0's), whatever EXEC holds.
@@ -93,10 +109,39 @@ impl<'a> Recorder<'a> {
                 }
             }
         }
-        if !sorted {
-            self.scratch.sort_unstable();
-            self.scratch.dedup();
+        sorted
+    }
+
+    /// The passes the shared-memory instruction at `pc` takes: the most distinct bank
+    /// words any one bank serves (a word read by many lanes is a broadcast). Each bank's
+    /// distinct words are chained through `bank_next`, so no sort is needed.
+    fn bank_passes(&mut self, warp: &Warp, prog: &Program, pc: u32) -> u32 {
+        self.units_unsorted(warp, prog, pc, self.bank_shift);
+        self.bank_first.fill(NO_WORD);
+        self.bank_next.clear();
+        let mut passes = 0;
+        for i in 0..self.scratch.len() {
+            let word = self.scratch[i];
+            let bank = (word % self.banks) as usize;
+            let mut count = 1;
+            let mut at = self.bank_first[bank];
+            let mut last = NO_WORD;
+            while at != NO_WORD && self.scratch[at as usize] != word {
+                count += 1;
+                last = at;
+                at = self.bank_next[at as usize];
+            }
+            self.bank_next.push(NO_WORD);
+            if at == NO_WORD {
+                // A new word of the bank: the chain's last.
+                match last {
+                    NO_WORD => self.bank_first[bank] = i as u32,
+                    _ => self.bank_next[last as usize] = i as u32,
+                }
+                passes = passes.max(count);
+            }
         }
+        passes
     }
 }
 
@@ -115,16 +160,7 @@ impl Hooks for Recorder<'_> {
         let kind = self.table.at(pc).kind;
         if kind.has_word() {
             let word = if kind == Kind::Shared {
-                self.units(warp, prog, pc, self.bank_shift);
-                // Distinct bank words per bank: a word read by many lanes is a broadcast.
-                self.bank_counts.iter_mut().for_each(|c| *c = 0);
-                let mut passes = 0;
-                for &word in &self.scratch {
-                    let c = &mut self.bank_counts[(word % self.banks) as usize];
-                    *c += 1;
-                    passes = passes.max(*c);
-                }
-                passes
+                self.bank_passes(warp, prog, pc)
             } else {
                 self.units(warp, prog, pc, self.line_shift);
                 let s = &mut self.warps[w];
