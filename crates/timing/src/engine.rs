@@ -811,7 +811,12 @@ impl<'a, M: Mask> Replay<'a, M> {
             }
         }
         let cu = &mut self.cus[c];
-        cu.wake_min = cu.scheds.iter().map(|sched| sched.wake).min().unwrap_or(NEVER);
+        cu.wake_min = cu
+            .scheds
+            .iter()
+            .map(|sched| sched.wake)
+            .min()
+            .unwrap_or(NEVER);
         cu.next_wake = ready_wake.min(cu.wake_min);
     }
 

@@ -167,6 +167,36 @@ fn shared_bank_conflicts_add_passes() {
 }
 
 #[test]
+fn bank_passes_count_distinct_words_whatever_the_lane_order() {
+    // v5 from the lane id in v3: `prep` then a shift to bytes.
+    let kernel = |prep: &str, shift: u32| {
+        format!("{prep}\n sll.vi v5, v6, {shift}\n dsload.b32 v7, v5, 0\n waitcnt ls=0\n endpgm\n")
+    };
+    let m = Machine::default();
+    let passes = |prep: &str, shift: u32| {
+        time(&kernel(prep, shift), 32, vec![], &m)
+            .memory
+            .shared_passes
+    };
+    // Consecutive words in descending lane order: one pass.
+    assert_eq!(passes("xor.vi v6, v3, 31", 2), 1);
+    // Lanes 16-31 read lanes 0-15's words (not next to each other): broadcasts, one pass.
+    assert_eq!(passes("and.vi v6, v3, 15", 2), 1);
+    // The same, 128 bytes apart: 16 distinct words in bank 0, each read twice: 16 passes.
+    assert_eq!(passes("and.vi v6, v3, 15", 7), 16);
+    // Descending and 64 bytes apart: banks 0 and 16, 16 distinct words each: 16 passes.
+    assert_eq!(passes("xor.vi v6, v3, 31", 6), 16);
+    // Lanes 16-31 repeat lanes 0-15, 32 bytes apart: banks 0, 8, 16 and 24, four
+    // distinct words each: 4 passes.
+    assert_eq!(passes("and.vi v6, v3, 15", 5), 4);
+    // Two instructions, the second a broadcast of a word the first read: one pass each
+    // (nothing of the first one's count is left for the second).
+    let two = "sll.vi v5, v3, 2\n dsload.b32 v7, v5, 0\n sll.vi v8, v4, 2\n \
+               dsload.b32 v9, v8, 0\n waitcnt ls=0\n endpgm\n";
+    assert_eq!(time(two, 32, vec![], &m).memory.shared_passes, 2);
+}
+
+#[test]
 fn a_barrier_waits_for_the_slowest_warp() {
     // Warp 1 runs a chain of 10 dependent adds before the barrier; warp 0 waits there.
     let src = "
