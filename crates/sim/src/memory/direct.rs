@@ -45,6 +45,30 @@ pub(crate) struct Hint {
     pub(crate) lo: u64,
     pub(crate) end: u64,
     pub(crate) host: u64,
+    /// A row's 128 bytes from `a` are inside exactly when `a - lo < row_limit` (wrapping
+    /// subtraction): `end - lo - 127`, or 0 when no row fits (so one compare checks a
+    /// word run's whole row).
+    pub(crate) row_limit: u64,
+}
+
+impl Hint {
+    /// No region: every access misses.
+    pub(crate) const EMPTY: Hint = Hint {
+        lo: u64::MAX,
+        end: 0,
+        host: 0,
+        row_limit: 0,
+    };
+
+    /// The region of `len` bytes at `lo`, whose host words start at `host`.
+    fn new(lo: u64, len: u64, host: u64) -> Hint {
+        Hint {
+            lo,
+            end: lo + len,
+            host,
+            row_limit: len.saturating_sub(4 * LANES as u64 - 1),
+        }
+    }
 }
 
 /// What translated code keeps of the asynchronous operations and memory it touches,
@@ -94,11 +118,7 @@ impl Direct {
     pub(crate) fn new() -> Direct {
         Direct {
             rows: [[0; LANES]; PENDING_ROWS],
-            hints: [Hint {
-                lo: u64::MAX,
-                end: 0,
-                host: 0,
-            }; HINTS],
+            hints: [Hint::EMPTY; HINTS],
             rings: [Ring {
                 ops: [[0; 2]; RING],
                 head: 0,
@@ -135,11 +155,7 @@ impl Direct {
             .region_holding(self.miss_lo, bytes, write)
             .or_else(|| scratch.region_holding(self.miss_lo, bytes))
         {
-            *hint = Hint {
-                lo: base,
-                end: base + len,
-                host: host as u64,
-            };
+            *hint = Hint::new(base, len, host as u64);
         }
     }
 }
@@ -149,11 +165,7 @@ impl Direct {
     pub(crate) fn forget_scratch(&mut self) {
         for h in &mut self.hints {
             if h.lo >= SCRATCH_BASE {
-                *h = Hint {
-                    lo: u64::MAX,
-                    end: 0,
-                    host: 0,
-                };
+                *h = Hint::EMPTY;
             }
         }
     }

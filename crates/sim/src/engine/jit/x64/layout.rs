@@ -51,7 +51,7 @@ pub(super) const CTX_MXCSR_OUT: i32 = 92;
 // The fields of `Direct` the code uses (`offsets_match_the_structures` checks them).
 pub(super) const D_ROWS: i32 = 0;
 pub(super) const D_HINTS: i32 = D_ROWS + 128 * PENDING_ROWS as i32;
-pub(super) const HINT_SIZE: i32 = 24;
+pub(super) const HINT_SIZE: i32 = 32;
 pub(super) const D_RINGS: i32 = D_HINTS + HINT_SIZE * HINTS as i32;
 /// A ring's size; in it, its operations, then `head` and `len`.
 pub(super) const RING_SIZE: i32 = 8 * RING as i32 + 8;
@@ -156,6 +156,7 @@ mod tests {
         assert_eq!(offset_of!(Hint, lo), 0);
         assert_eq!(offset_of!(Hint, end), 8);
         assert_eq!(offset_of!(Hint, host), 16);
+        assert_eq!(offset_of!(Hint, row_limit), 24);
         assert_eq!(offset_of!(Direct, rings) as i32, D_RINGS);
         assert_eq!(std::mem::size_of::<Ring>() as i32, RING_SIZE);
         assert_eq!(offset_of!(Ring, head) as i32, RING_HEAD);

@@ -161,13 +161,32 @@ impl Emitter<'_> {
     /// With `rcx` the access's lowest address: to the side exit unless it is aligned to 4
     /// bytes and `rcx + bytes` does not wrap, to the miss exit unless the hint holds
     /// `rcx..rcx + bytes` (shared memory: to the side exit unless `rcx + bytes` is at most
-    /// its size); then `rcx` becomes its host address.
+    /// its size); then `rcx` becomes its host address. A row (128 bytes) through a hint
+    /// is checked with one compare against the hint's `row_limit`; a row that wraps is in
+    /// no region, so it leaves through the miss exit, whose lookup fails, and the
+    /// interpreter raises the fault as after the side exit.
     fn host_address(&mut self, bytes: i32, acc: Access) {
         let side = acc.side;
         dynasm!(self.ops
             ; .arch x64
             ; test cl, 3
             ; jnz =>side
+        );
+        if let (128, Some((miss, hint))) = (bytes, acc.hint) {
+            // `rcx` stays the guest address for the miss exit to record.
+            dynasm!(self.ops
+                ; .arch x64
+                ; mov rax, rcx
+                ; sub rax, [r12 + hint]
+                ; cmp rax, [r12 + hint + 24]
+                ; jae =>miss
+                ; add rax, [r12 + hint + 16]
+                ; mov rcx, rax
+            );
+            return;
+        }
+        dynasm!(self.ops
+            ; .arch x64
             ; mov rax, rcx
             ; add rax, bytes
             ; jc =>side
