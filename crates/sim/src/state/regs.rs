@@ -257,3 +257,19 @@ impl std::ops::IndexMut<std::ops::Range<usize>> for URegs {
         slice
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_rows_start_on_cache_lines() {
+        // Translated code reads and writes rows 32 and 64 bytes at a time: none may split
+        // a line, in a fresh register file or a copy of one.
+        let mut regs = VRegs::default();
+        assert_eq!(regs.as_mut_ptr() as usize % 64, 0);
+        let mut copy = regs.clone();
+        assert_eq!(copy.as_mut_ptr() as usize % 64, 0);
+        assert_eq!(std::mem::size_of::<Row>() % 64, 0);
+    }
+}
