@@ -250,6 +250,22 @@ struct Sched<M> {
     wake: u64,
 }
 
+impl<M> Sched<M> {
+    /// Take back what `select` kept in locals while it issued: the last issuer and the
+    /// ready, class, load and category masks.
+    #[inline(always)]
+    fn keep(&mut self, last: usize, (ready, class_ready, load_ready, in_cat): SchedMasks<M>) {
+        self.last = last;
+        self.ready = ready;
+        self.class_ready = class_ready;
+        self.load_ready = load_ready;
+        self.in_cat = in_cat;
+    }
+}
+
+/// A scheduler's ready, class, load and category masks ([`Sched`]).
+type SchedMasks<M> = (M, [M; CLASSES], M, [M; 3]);
+
 impl<M> Cu<M> {
     /// The warp in `slot` must be looked at next at `wake`.
     #[inline]
@@ -881,14 +897,10 @@ impl<'a, M: Mask> Replay<'a, M> {
                         }
                         let j = bits.lowest();
                         bits = bits.without_lowest();
-                        if load_ready & M::bit(j) != M::ZERO
-                            && self.load_blocked(c, s + j * schedulers, t)
-                        {
-                            blocked |= M::bit(j);
-                            continue;
+                        if self.takes(c, s, j, load_ready, &mut blocked, t) {
+                            chosen = Some(j);
+                            break;
                         }
-                        chosen = Some(j);
-                        break;
                     }
                 }
                 Policy::GreedyThenOldest => {
@@ -908,17 +920,12 @@ impl<'a, M: Mask> Replay<'a, M> {
                         if j >= n {
                             continue;
                         }
-                        if eligible & M::bit(j) == M::ZERO {
-                            continue;
-                        }
-                        if load_ready & M::bit(j) != M::ZERO
-                            && self.load_blocked(c, s + j * schedulers, t)
+                        if eligible & M::bit(j) != M::ZERO
+                            && self.takes(c, s, j, load_ready, &mut blocked, t)
                         {
-                            blocked |= M::bit(j);
-                            continue;
+                            chosen = Some(j);
+                            break;
                         }
-                        chosen = Some(j);
-                        break;
                     }
                 }
             }
@@ -940,12 +947,8 @@ impl<'a, M: Mask> Replay<'a, M> {
         }
         if ready == M::ZERO {
             // Every ready warp issued: none is left waiting.
-            let sched = &mut self.cus[c].scheds[s];
-            sched.last = last;
-            sched.ready = ready;
-            sched.class_ready = class_ready;
-            sched.load_ready = load_ready;
-            sched.in_cat = [M::ZERO; 3];
+            let masks = (ready, class_ready, load_ready, [M::ZERO; 3]);
+            self.cus[c].scheds[s].keep(last, masks);
             return NEVER;
         }
         // The categories of the warps left waiting, and the earliest a busy class of one
@@ -989,13 +992,29 @@ impl<'a, M: Mask> Replay<'a, M> {
                 self.set(c, s + j * schedulers, t, CATS[i]);
             }
         }
-        let sched = &mut self.cus[c].scheds[s];
-        sched.last = last;
-        sched.ready = ready;
-        sched.class_ready = class_ready;
-        sched.load_ready = load_ready;
-        sched.in_cat = wanted;
+        let masks = (ready, class_ready, load_ready, wanted);
+        self.cus[c].scheds[s].keep(last, masks);
         next
+    }
+
+    /// Whether scheduler `s` can issue its eligible `j`-th warp at `t`: not a load
+    /// (`load_ready`), or a load the MSHRs take; a load they do not is added to `blocked`.
+    #[inline(always)]
+    fn takes(
+        &mut self,
+        c: usize,
+        s: usize,
+        j: usize,
+        load_ready: M,
+        blocked: &mut M,
+        t: u64,
+    ) -> bool {
+        let slot = s + j * self.cus[c].scheds.len();
+        if load_ready & M::bit(j) != M::ZERO && self.load_blocked(c, slot, t) {
+            *blocked |= M::bit(j);
+            return false;
+        }
+        true
     }
 
     /// Whether the CU's L1 MSHRs cannot take the next load of the warp in `slot` at `t`.
