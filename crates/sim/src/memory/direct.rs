@@ -75,7 +75,7 @@ impl Hint {
 /// besides the register files; one per [`crate::MemEnv`], or per launch task across its
 /// workgroups (its layout is known to the code). `pending.rs` explains the split of the
 /// queue.
-#[repr(C, align(32))]
+#[repr(C, align(64))]
 #[derive(Debug)]
 pub(crate) struct Direct {
     /// The data of the block's pending loads.
@@ -107,6 +107,10 @@ pub(crate) struct Direct {
     /// and every shared access leaves translated code), set at each entry.
     pub(crate) shared_host: u64,
     pub(crate) shared_len: u64,
+    /// Where the words of each pending full-EXEC load are: a word run's host address
+    /// (they are read when the load retires, or before the block writes memory or
+    /// leaves), or its row's, where a gather read them at issue.
+    pub(crate) row_src: [u64; PENDING_ROWS],
 }
 
 /// In [`Direct::miss`]: the access that missed is a store.
@@ -134,6 +138,7 @@ impl Direct {
             miss_lo: 0,
             shared_host: 0,
             shared_len: 0,
+            row_src: [0; PENDING_ROWS],
         }
     }
 

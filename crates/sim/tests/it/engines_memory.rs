@@ -773,3 +773,52 @@ fn pending_stores_and_loads_reach_the_queue_in_issue_order() {
         }
     }
 }
+
+/// A load's words are those in memory at its issue, whatever the warp writes there before
+/// it retires: stores, a shared store and an atomic to the words pending loads read, in
+/// the block that issued them, in the block a branch carries them to, and (the second
+/// program) in an untranslated store the block leaves for with them pending. Every step
+/// limit through the first iterations stops somewhere else.
+#[test]
+fn a_load_reads_the_words_there_at_its_issue() {
+    let program = |between: &str| {
+        assemble(&format!(
+            "    umovi u19, 50\n\
+             rep:\n\
+             \x20   gload.b32 v2, v0, u[16:17], 0\n\
+             \x20   dsload.b32 v3, v0, 0\n\
+             \x20   add.vi v5, v5, 3\n\
+             {between}\
+             \x20   gstore.b32 v5, v0, u[16:17], 0\n\
+             \x20   bnz u19, on\n\
+             on:\n\
+             \x20   dsstore.b32 v5, v0, 0\n\
+             \x20   gload.b32 v4, v0, u[16:17], 128\n\
+             \x20   gatomic.add v5, v0, u[16:17], 128\n\
+             \x20   waitcnt vm=0, vst=0, ls=0\n\
+             \x20   add v6, v6, v2\n\
+             \x20   add v6, v6, v3\n\
+             \x20   add v6, v6, v4\n\
+             \x20   uaddi u19, u19, -1\n\
+             \x20   bnz u19, rep\n\
+             \x20   endpgm\n"
+        ))
+    };
+    let untranslated = "\x20   gstore.b16 v5, v0, u[16:17], 2\n";
+    for (between, translated) in [("", 600), (untranslated, 0)] {
+        let program = program(between);
+        for max_steps in (1..48).chain([100_000]) {
+            let case = Case::directed(RW, 41, max_steps);
+            let (interp, _) = run_counted(&program, &case, On::Interp);
+            for on in jits() {
+                let (jit, steps) = run_counted(&program, &case, on);
+                assert_eq!(interp, jit, "{between:?} max_steps {max_steps} {on:?}");
+                if max_steps == 100_000 && Engine::jit_supported() {
+                    assert!(interp.contains("Ended"), "{interp}");
+                    // 50 iterations of 14 instructions, all but the first visits.
+                    assert!(steps >= translated, "{between:?}: {steps}");
+                }
+            }
+        }
+    }
+}

@@ -263,6 +263,35 @@ impl Emitter<'_> {
         }
     }
 
+    /// Move a 128-byte row from `[from + from_at]` to `[to + to_at]` outside a run, in two
+    /// 512-bit halves through `zmm16`/`zmm17` (which the AVX2 code never uses, so its
+    /// registers stay as they are): half the instructions of the 256-bit quarters, and
+    /// moves take no vector ALU port.
+    pub(super) fn move_row_512(&mut self, from: Register, from_at: i32, to: Register, to_at: i32) {
+        for half in 0..2u8 {
+            let off = 64 * i32::from(half);
+            self.put(
+                Instruction::with2(
+                    Code::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
+                    z(16 + half),
+                    mem(from, from_at + off),
+                ),
+                Mask::All,
+            );
+        }
+        for half in 0..2u8 {
+            let off = 64 * i32::from(half);
+            self.put(
+                Instruction::with2(
+                    Code::EVEX_Vmovdqu32_zmmm512_k1z_zmm,
+                    mem(to, to_at + off),
+                    z(16 + half),
+                ),
+                Mask::All,
+            );
+        }
+    }
+
     /// `zmm[dst]` = the 64 bytes at `[r11 + at]`, a constant row's half.
     pub(super) fn load_const_512(&mut self, dst: u8, at: i32) {
         self.put(

@@ -344,7 +344,18 @@ impl Emitter<'_> {
                 } else {
                     self.src(b, q, 1)
                 };
-                let z = self.src(if kind == Kind::Mad { c } else { d }, q, 2);
+                // The addend is often a multiplicand (`mad v6, v6, v7, v7`): outside a run
+                // each operand would be loaded into its own scratch register, so it takes
+                // the one already loaded (a run's cache finds it anyway). The product is
+                // formed before the addend is read.
+                let addend = if kind == Kind::Mad { c } else { d };
+                let z = if addend == a {
+                    x
+                } else if addend == b && kind != Kind::MacVu {
+                    y
+                } else {
+                    self.src(addend, q, 2)
+                };
                 let dst = self.dest(d);
                 if wide {
                     self.mul_add_512(dst, x, y, z);

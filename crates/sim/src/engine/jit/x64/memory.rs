@@ -10,6 +10,7 @@ use crate::program::Inst;
 use crate::state::queue::NUM_COUNTERS;
 use crate::state::LANES;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
+use iced_x86::Register;
 use warpkit_isa::AtomicOp;
 
 /// Where an access's bytes must lie, and where it leaves when they do not.
@@ -407,30 +408,80 @@ impl Emitter<'_> {
             }
             return;
         }
-        if load.masked {
-            // The lanes of EXEC at its issue.
-            let exec = D_ROW_EXEC + 4 * i32::from(load.row);
-            dynasm!(self.ops ; .arch x64 ; vpbroadcastd ymm5, [r12 + exec]);
+        if !load.masked {
+            // A full-EXEC load's words are read now, from where its row's source says
+            // ([`Emitter::load_row`]).
+            let src = D_ROW_SRC + 8 * i32::from(load.row);
+            dynasm!(self.ops ; .arch x64 ; mov rax, [r12 + src]);
+            self.move_row(Register::RAX, 0, Register::RSI, row(load.rd, 0));
+            return;
         }
+        // The lanes of EXEC at its issue.
+        let exec = D_ROW_EXEC + 4 * i32::from(load.row);
+        dynasm!(self.ops ; .arch x64 ; vpbroadcastd ymm5, [r12 + exec]);
         for q in 0..4u8 {
             let (at, from) = (row(load.rd, usize::from(q)), data + 32 * i32::from(q));
-            if load.masked {
-                let bits = K_BITS + 32 * i32::from(q);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; vpand ymm6, ymm5, [r11 + bits]
-                    ; vpcmpeqd ymm6, ymm6, [r11 + bits]
-                    ; vmovdqu ymm7, [rsi + at]
-                    ; vpblendvb ymm7, ymm7, [r12 + from], ymm6
-                    ; vmovdqu [rsi + at], ymm7
-                );
-            } else {
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; vmovdqu ymm6, [r12 + from]
-                    ; vmovdqu [rsi + at], ymm6
-                );
-            }
+            let bits = K_BITS + 32 * i32::from(q);
+            dynasm!(self.ops
+                ; .arch x64
+                ; vpand ymm6, ymm5, [r11 + bits]
+                ; vpcmpeqd ymm6, ymm6, [r11 + bits]
+                ; vmovdqu ymm7, [rsi + at]
+                ; vpblendvb ymm7, ymm7, [r12 + from], ymm6
+                ; vmovdqu [rsi + at], ymm7
+            );
+        }
+    }
+
+    /// Move a 128-byte row from `[from + from_at]` to `[to + to_at]`: with AVX-512 in two
+    /// halves ([`Emitter::move_row_512`]), else in quarters through `ymm6`.
+    fn move_row(&mut self, from: Register, from_at: i32, to: Register, to_at: i32) {
+        if self.avx512 {
+            self.move_row_512(from, from_at, to, to_at);
+            return;
+        }
+        let gpr = |r: Register| match r {
+            Register::RAX => 0,
+            Register::RCX => 1,
+            Register::RSI => 6,
+            Register::R12 => 12,
+            _ => unreachable!("{r:?} is not a row base"),
+        };
+        let (from, to) = (gpr(from), gpr(to));
+        for q in 0..4 {
+            dynasm!(self.ops
+                ; .arch x64
+                ; vmovdqu ymm6, [Rq(from) + from_at + 32 * q]
+                ; vmovdqu [Rq(to) + to_at + 32 * q], ymm6
+            );
+        }
+    }
+
+    /// Before the block writes memory: read the words of its pending full-EXEC loads into
+    /// their rows, which become their source. (Such a load's words are read only when it
+    /// retires ([`Emitter::load_row`]), which is exact while nothing writes memory in
+    /// between: translated code runs one warp, and where it leaves, `absorb` reads the
+    /// words of the loads still pending.)
+    fn read_deferred(&mut self) {
+        let deferred: Vec<PendingLoad> = self
+            .pending
+            .loads
+            .iter()
+            .filter(|l| l.writes_rows() && !l.masked)
+            .copied()
+            .collect();
+        for load in deferred {
+            let (src, data) = (
+                D_ROW_SRC + 8 * i32::from(load.row),
+                D_ROWS + 128 * i32::from(load.row),
+            );
+            dynasm!(self.ops ; .arch x64 ; mov rax, [r12 + src]);
+            self.move_row(Register::RAX, 0, Register::R12, data);
+            dynasm!(self.ops
+                ; .arch x64
+                ; lea rax, [r12 + data]
+                ; mov [r12 + src], rax
+            );
         }
     }
 
@@ -478,18 +529,21 @@ impl Emitter<'_> {
         if let Some(r) = issued.retired {
             self.retire(r);
         }
-        for q in 0..4 {
-            dynasm!(self.ops
-                ; .arch x64
-                ; vmovdqu ymm0, [rcx + 32 * q]
-                ; vmovdqu [r12 + data + 32 * q], ymm0
-            );
-        }
+        // A word run's words are read when the load retires, straight into its register
+        // (one store-to-load step less on a chain through memory): its row's source is
+        // their host address. A gather's words are read now, into the row.
+        let src = D_ROW_SRC + 8 * i32::from(issued.op.row);
+        dynasm!(self.ops ; .arch x64 ; mov [r12 + src], rcx);
         let loaded = self.ops.new_dynamic_label();
         dynasm!(self.ops ; .arch x64 ; jmp =>loaded);
         self.not_a_run(gather);
         self.gather_row(inst, acc, data, false, issued.retired);
-        dynasm!(self.ops ; .arch x64 ; =>loaded);
+        dynasm!(self.ops
+            ; .arch x64
+            ; lea rax, [r12 + data]
+            ; mov [r12 + src], rax
+            ; =>loaded
+        );
         self.issued(issued);
     }
 
@@ -617,19 +671,24 @@ impl Emitter<'_> {
     /// else the oldest store); a shared store, whose counter the shared loads share, to the
     /// block's pending operations.
     pub(super) fn store_row(&mut self, pc: u32, inst: &Inst, shared: bool, masked: bool) {
+        self.read_deferred();
         let acc = self.access(pc, true, shared);
         if masked {
             self.scatter_row(inst, acc, true);
         } else {
             let scatter = self.ops.new_dynamic_label();
             self.word_run_address(inst, acc, scatter);
-            for q in 0..4 {
-                let at = row(inst.rd, q);
-                dynasm!(self.ops
-                    ; .arch x64
-                    ; vmovdqu ymm0, [rsi + at]
-                    ; vmovdqu [rcx + 32 * q as i32], ymm0
-                );
+            if self.avx512 {
+                self.move_row_512(Register::RSI, row(inst.rd, 0), Register::RCX, 0);
+            } else {
+                for q in 0..4 {
+                    let at = row(inst.rd, q);
+                    dynasm!(self.ops
+                        ; .arch x64
+                        ; vmovdqu ymm0, [rsi + at]
+                        ; vmovdqu [rcx + 32 * q as i32], ymm0
+                    );
+                }
             }
             let stored = self.ops.new_dynamic_label();
             dynasm!(self.ops ; .arch x64 ; jmp =>stored);
@@ -680,6 +739,7 @@ impl Emitter<'_> {
         op: AtomicOp,
         masked: bool,
     ) {
+        self.read_deferred();
         let acc = self.access(pc, true, shared);
         // r11 (the constants, reloaded after) holds each lane's operand.
         self.scatter_lanes(inst, acc, masked, |e, value| {

@@ -514,7 +514,7 @@ impl Emitter<'_> {
             let float = body[k..k + len]
                 .iter()
                 .any(|(_, _, kind)| matches!(kind, Kind::Fp(_)));
-            if (!masked || self.avx512) && (len >= MIN_RUN || (float && len > 0)) {
+            if (!masked || self.avx512) && (len >= MIN_RUN || ((float || self.avx512) && len > 0)) {
                 self.forget_word_run(&body[k..k + len]);
                 self.emit_run(&body[k..k + len], masked);
                 k += len;
