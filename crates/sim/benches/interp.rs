@@ -103,17 +103,62 @@ fn memory_loop() -> String {
     )
 }
 
-fn memory_launch(engine: Engine) -> (f64, u64, u64) {
+/// `bench/madd.s`'s loop, `a[i] = a[i]*b[i] + b[i]` with both arrays loaded on every
+/// repetition, on 256 warps (as `bench/peers.sh` runs it): a chain through memory per warp (the store, the next
+/// repetition's load, its wait, the multiply-add).
+const MADD_REPS: u32 = 1_000;
+/// Its workgroups of 1024 threads.
+const MADD_GROUPS: u32 = 8;
+
+fn madd_loop() -> String {
+    format!(
+        "uload.b64 u[16:17], u[0:1], 0
+        uload.b64 u[18:19], u[0:1], 8
+        waitcnt sm=0
+        umov.l u20, {MADD_REPS}
+        umul u21, u12, u8
+        add.vu v4, v3, u21
+        sll.vi v5, v4, 2
+    rep:
+        gload.b32 v6, v5, u[16:17], 0
+        gload.b32 v7, v5, u[18:19], 0
+        waitcnt vm=0
+        mad.u32 v6, v6, v7, v7
+        gstore.b32 v6, v5, u[16:17], 0
+        uaddi u20, u20, -1
+        bnz u20, rep
+        endpgm"
+    )
+}
+
+/// One launch of `src` (`grid` workgroups of `block` threads, on one host thread) over
+/// zeroed buffers of `words` words named by `buffers`: the simulation time, the
+/// warp-instructions and the lane-operations.
+fn launch_once(
+    src: &str,
+    buffers: &[&str],
+    words: u32,
+    (grid, block): (u32, u32),
+    engine: Engine,
+    isa: Option<VectorIsa>,
+) -> (f64, u64, u64) {
     use warpkit_sim::launch::*;
-    let src = memory_loop();
-    let mut prog = Program::new(warpkit_asm::assemble(&src, "mem.s").expect("mem.s").text);
+    let mut prog = Program::new(warpkit_asm::assemble(src, "micro.s").expect("micro.s").text);
     prog.set_engine(engine);
-    let args = vec![Arg {
-        name: "a".into(),
-        value: ArgValue::Buffer(vec![0; 4 * MEM_WORDS as usize]),
-    }];
+    if let Some(isa) = isa {
+        prog.set_vector_isa(isa);
+    }
+    let args = buffers
+        .iter()
+        .map(|name| Arg {
+            name: (*name).into(),
+            value: ArgValue::Buffer(vec![0; 4 * words as usize]),
+        })
+        .collect();
     let cfg = LaunchConfig {
         threads: 1,
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
         ..LaunchConfig::default()
     };
     let r = launch(&prog, &cfg, args).expect("launch");
@@ -125,24 +170,54 @@ fn memory_launch(engine: Engine) -> (f64, u64, u64) {
     )
 }
 
+/// The memory loop and the `a = a*b + b` loop on the interpreter and on the translation
+/// tier with each vector ISA the host runs.
 fn memory_micro_summary() {
-    for engine in [Engine::Interp, Engine::Jit] {
-        let mut best = f64::MAX;
-        let (mut instructions, mut lane_ops) = (0, 0);
-        for _ in 0..5 {
-            let (secs, i, l) = memory_launch(engine);
-            best = best.min(secs);
-            (instructions, lane_ops) = (i, l);
+    let mut configs = vec![(Engine::Interp, None), (Engine::Jit, Some(VectorIsa::Avx2))];
+    if VectorIsa::Avx512.supported() {
+        configs.push((Engine::Jit, Some(VectorIsa::Avx512)));
+    }
+    // Simulated bytes: the memory loop loads and stores each word once per pass; the madd
+    // loop loads two words and stores one per element and repetition.
+    let loops = [
+        (
+            "memory loop (1 warp)",
+            memory_loop(),
+            &["a"][..],
+            MEM_WORDS,
+            (1, 32),
+            8 * u64::from(MEM_WORDS) * u64::from(PASSES),
+        ),
+        (
+            "madd loop (256 warps)",
+            madd_loop(),
+            &["a", "b"][..],
+            1024 * MADD_GROUPS,
+            (MADD_GROUPS, 1024),
+            12 * 1024 * u64::from(MADD_GROUPS * MADD_REPS),
+        ),
+    ];
+    for (name, src, buffers, words, block, bytes) in loops {
+        for &(engine, isa) in &configs {
+            let mut best = f64::MAX;
+            let (mut instructions, mut lane_ops) = (0, 0);
+            for _ in 0..5 {
+                let (secs, i, l) = launch_once(&src, buffers, words, block, engine, isa);
+                best = best.min(secs);
+                (instructions, lane_ops) = (i, l);
+            }
+            let label = match isa {
+                Some(isa) => format!("{engine} {}", isa.name()),
+                None => engine.to_string(),
+            };
+            println!(
+                "{:<31} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s  {:>8.1} MB/s simulated",
+                format!("{name} [{label}]"),
+                instructions as f64 / best / 1e6,
+                lane_ops as f64 / best / 1e6,
+                bytes as f64 / best / 1e6
+            );
         }
-        // One 4-byte load and one 4-byte store per element per pass.
-        let bytes = 8 * u64::from(MEM_WORDS) * u64::from(PASSES);
-        println!(
-            "{:<31} {:>8.1} M warp-instructions/s  {:>9.1} M lane-operations/s  {:>8.1} MB/s simulated",
-            format!("memory loop (1 warp) [{engine}]"),
-            instructions as f64 / best / 1e6,
-            lane_ops as f64 / best / 1e6,
-            bytes as f64 / best / 1e6
-        );
     }
 }
 
@@ -465,10 +540,19 @@ fn branch_salu(bencher: Bencher) {
 
 #[divan::bench(sample_count = 20)]
 fn memory_one_warp(bencher: Bencher) {
-    let (_, instructions, _) = memory_launch(Engine::host_default());
-    bencher
-        .counter(ItemsCount::new(instructions))
-        .bench(|| memory_launch(Engine::host_default()));
+    let src = memory_loop();
+    let launch = || {
+        launch_once(
+            &src,
+            &["a"],
+            MEM_WORDS,
+            (1, 32),
+            Engine::host_default(),
+            None,
+        )
+    };
+    let (_, instructions, _) = launch();
+    bencher.counter(ItemsCount::new(instructions)).bench(launch);
 }
 
 #[divan::bench(sample_count = 20)]
