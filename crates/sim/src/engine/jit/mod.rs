@@ -421,9 +421,10 @@ fn absorb(warp: &mut Warp, state: &Direct, pre: &[u32; NUM_COUNTERS], record: &[
             let src = state.row_src[usize::from(l.row)] as *const [u32; crate::state::LANES];
             // SAFETY: translated code set the source when it issued the load, in this
             // entry (it enters with no load pending): the host address of 128 bytes
-            // inside a region its hint held, which stays mapped for the launch, or the
-            // load's own row. Nothing wrote them since (translated code reads the pending
-            // loads' words into their rows before it writes memory).
+            // inside a region its hint held or inside the workgroup's shared memory, both
+            // in place while the warp runs, or the load's own row. Nothing wrote them
+            // since (translated code reads the pending loads' words into their rows
+            // before it writes memory).
             let words = unsafe { std::ptr::read_unaligned(src) };
             warp.issue_row(usize::from(l.counter), l.pc, l.rd, |r| *r = words);
         }

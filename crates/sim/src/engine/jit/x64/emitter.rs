@@ -109,7 +109,8 @@ pub(super) const CACHE_REGS_512: [[u8; MAX_SLOTS]; 2] = [
     [24, 25, 26, 27, 28, 29, 30, 31],
 ];
 pub(super) const MAX_SLOTS: usize = 8;
-/// Runs shorter than this are emitted row by row: the cache has nothing to reuse.
+/// With AVX2, runs shorter than this are emitted row by row: the cache has nothing to
+/// reuse. (With AVX-512 the full variant makes a run of any length.)
 pub(super) const MIN_RUN: usize = 2;
 
 /// A run of lane-local instructions in a full-EXEC block, emitted by pairs of quarters:

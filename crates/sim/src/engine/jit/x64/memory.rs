@@ -388,7 +388,8 @@ impl Emitter<'_> {
 
     /// Write the retired pending load `load` to its registers: a vector load's row (the
     /// lanes of EXEC at its issue, from a partial-EXEC block), a uniform load's words; a
-    /// store writes nothing. Uses `ymm5..ymm7` and `eax` only.
+    /// store writes nothing. Uses `ymm5..ymm7` (`zmm16`/`zmm17` with AVX-512) and `rax`
+    /// only.
     pub(super) fn retire(&mut self, load: PendingLoad) {
         let data = D_ROWS + i32::from(load.row) * 128;
         if load.store {
@@ -678,18 +679,7 @@ impl Emitter<'_> {
         } else {
             let scatter = self.ops.new_dynamic_label();
             self.word_run_address(inst, acc, scatter);
-            if self.avx512 {
-                self.move_row_512(Register::RSI, row(inst.rd, 0), Register::RCX, 0);
-            } else {
-                for q in 0..4 {
-                    let at = row(inst.rd, q);
-                    dynasm!(self.ops
-                        ; .arch x64
-                        ; vmovdqu ymm0, [rsi + at]
-                        ; vmovdqu [rcx + 32 * q as i32], ymm0
-                    );
-                }
-            }
+            self.move_row(Register::RSI, row(inst.rd, 0), Register::RCX, 0);
             let stored = self.ops.new_dynamic_label();
             dynasm!(self.ops ; .arch x64 ; jmp =>stored);
             self.not_a_run(scatter);

@@ -514,7 +514,11 @@ impl Emitter<'_> {
             let float = body[k..k + len]
                 .iter()
                 .any(|(_, _, kind)| matches!(kind, Kind::Fp(_)));
-            if (!masked || self.avx512) && (len >= MIN_RUN || ((float || self.avx512) && len > 0)) {
+            // With AVX-512 a lone instruction of the full variant is a run too: its row
+            // is then written in the 512-bit halves the memory instructions move, so a
+            // chain through memory forwards each read from one store (`move_row_512`).
+            let lone_512 = self.avx512 && !masked;
+            if (!masked || self.avx512) && (len >= MIN_RUN || ((float || lone_512) && len > 0)) {
                 self.forget_word_run(&body[k..k + len]);
                 self.emit_run(&body[k..k + len], masked);
                 k += len;
