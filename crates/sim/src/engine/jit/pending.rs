@@ -72,6 +72,12 @@ impl PendingLoad {
     pub(crate) fn writes_rows(&self) -> bool {
         !self.store && self.uniform == 0
     }
+
+    /// Whether its words may be read only when it retires: a full-EXEC vector load (a
+    /// word run's are; `Direct::row_src` says where they are).
+    pub(crate) fn deferred(&self) -> bool {
+        self.writes_rows() && !self.masked
+    }
 }
 
 /// What issuing an operation did: its entry, and the block's own oldest operation of the

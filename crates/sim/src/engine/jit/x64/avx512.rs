@@ -292,6 +292,20 @@ impl Emitter<'_> {
         }
     }
 
+    /// Store a row's halves, `zmm[halves[0]]` and `zmm[halves[1]]`, at `[to + to_at]`.
+    pub(super) fn store_halves_512(&mut self, halves: [u8; 2], to: Register, to_at: i32) {
+        for (k, &reg) in halves.iter().enumerate() {
+            self.put(
+                Instruction::with2(
+                    Code::EVEX_Vmovdqu32_zmmm512_k1z_zmm,
+                    mem(to, to_at + 64 * k as i32),
+                    z(reg),
+                ),
+                Mask::All,
+            );
+        }
+    }
+
     /// `zmm[dst]` = the 64 bytes at `[r11 + at]`, a constant row's half.
     pub(super) fn load_const_512(&mut self, dst: u8, at: i32) {
         self.put(

@@ -67,6 +67,11 @@ pub(super) struct Emitter<'a> {
     /// Whether the program has translated f32 instructions: its translated code runs
     /// under its own MXCSR (`fp.rs`).
     pub(super) float: bool,
+    /// Set by a 512-bit run for the store right after it: a row the run wrote and the
+    /// `zmm` registers holding its two halves (untouched by the run's end), which the
+    /// store writes out instead of reading the row back (a store-to-load step less).
+    /// Cleared after every other instruction.
+    pub(super) held: Option<(u8, [u8; 2])>,
 }
 
 /// An exit before the instruction at `pc`, the `at`-th of its block: back to the
@@ -153,8 +158,13 @@ pub(super) const NEVER: u8 = u8::MAX;
 const _: () = assert!(MAX_BLOCK < NEVER as usize);
 
 impl Run {
-    pub(super) fn new(body: &[(u32, Inst, Kind)], wide: bool) -> Run {
+    /// The run of `body`; `after`: a row the instruction after the run reads (kept in
+    /// the cache to the end if the run writes it, for [`Emitter::emit_run`] to hand on).
+    pub(super) fn new(body: &[(u32, Inst, Kind)], wide: bool, after: Option<u8>) -> Run {
         let mut next = vec![[NEVER; 256]; body.len() + 1];
+        if let Some(r) = after {
+            next[body.len()][usize::from(r)] = body.len() as u8;
+        }
         for (k, (_, inst, kind)) in body.iter().enumerate().rev() {
             next[k] = next[k + 1];
             let (rows, n) = rows_written(inst, *kind);

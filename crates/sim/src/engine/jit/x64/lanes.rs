@@ -12,14 +12,16 @@ impl Emitter<'_> {
     /// A run of lane-local instructions ([`Run`]): with AVX2, in a full-EXEC block, by
     /// pairs of quarters; with AVX-512, in either variant, by the two halves of each row
     /// side by side (`avx512.rs`).
-    pub(super) fn emit_run(&mut self, run: &[(u32, Inst, Kind)], masked: bool) {
+    /// `stored`: the row the instruction after the run stores, if it is a full-EXEC store
+    /// that may take it from the run's registers ([`Emitter::held`]).
+    pub(super) fn emit_run(&mut self, run: &[(u32, Inst, Kind)], masked: bool, stored: Option<u8>) {
         if self.avx512 {
             // With AVX-512 a row is two 512-bit halves, emitted side by side. The run sets
             // its constants (and, in the masked variant, EXEC's halves in `k3`/`k4`), and
             // clears the upper halves of `zmm0..zmm15` after it: while they are in use, the
             // core runs 256-bit code on two ports instead of three (`avx512.rs`).
             self.constants_512(masked);
-            self.run = Some(Run::new(run, true));
+            self.run = Some(Run::new(run, true, stored));
             for (at, (_, inst, kind)) in run.iter().enumerate() {
                 self.lane_setup_512(inst, *kind);
                 for side in 0..2 {
@@ -29,7 +31,22 @@ impl Emitter<'_> {
                     self.lane_part(inst, *kind, 2 * side, masked);
                 }
             }
-            self.run = None;
+            // The stored row, if the run wrote it and keeps both halves (in `zmm16..31`,
+            // which `vzeroupper` leaves alone).
+            self.held = self.run.take().and_then(|r| {
+                let row = stored?;
+                let writes = run.iter().any(|(_, inst, kind)| {
+                    let (rows, n) = rows_written(inst, *kind);
+                    rows[..n].contains(&row)
+                });
+                let half = |side: usize| {
+                    let slot = r.rows[side][..r.slots]
+                        .iter()
+                        .position(|&h| h == Some(row))?;
+                    Some(r.regs[side][slot])
+                };
+                Some((row, [half(0)?, half(1)?])).filter(|_| writes)
+            });
             // `vzeroupper` clears bits 128.. of every register up to 15: the AVX2 constants
             // (and the lane masks of the masked variant) are set again.
             dynasm!(self.ops
@@ -45,7 +62,7 @@ impl Emitter<'_> {
             return;
         }
         debug_assert!(!masked, "AVX2 runs are emitted in the full variant only");
-        self.run = Some(Run::new(run, false));
+        self.run = Some(Run::new(run, false, None));
         for pair in [0, 2] {
             for (at, (_, inst, kind)) in run.iter().enumerate() {
                 // The broadcast operand serves both quarters.

@@ -458,6 +458,11 @@ impl Emitter<'_> {
         }
     }
 
+    /// Whether [`Emitter::read_deferred`] has loads to read.
+    fn reads_deferred(&self) -> bool {
+        self.pending.loads.iter().any(|l| l.deferred())
+    }
+
     /// Before the block writes memory: read the words of its pending full-EXEC loads into
     /// their rows, which become their source. (Such a load's words are read only when it
     /// retires ([`Emitter::load_row`]), which is exact while nothing writes memory in
@@ -468,7 +473,7 @@ impl Emitter<'_> {
             .pending
             .loads
             .iter()
-            .filter(|l| l.writes_rows() && !l.masked)
+            .filter(|l| l.deferred())
             .copied()
             .collect();
         for load in deferred {
@@ -672,6 +677,12 @@ impl Emitter<'_> {
     /// else the oldest store); a shared store, whose counter the shared loads share, to the
     /// block's pending operations.
     pub(super) fn store_row(&mut self, pc: u32, inst: &Inst, shared: bool, masked: bool) {
+        // The row's halves in the registers of the run just before, unless reading pending
+        // loads' words moves rows through them first.
+        let held = self
+            .held
+            .take()
+            .filter(|&(r, _)| r == inst.rd && !self.reads_deferred());
         self.read_deferred();
         let acc = self.access(pc, true, shared);
         if masked {
@@ -679,7 +690,10 @@ impl Emitter<'_> {
         } else {
             let scatter = self.ops.new_dynamic_label();
             self.word_run_address(inst, acc, scatter);
-            self.move_row(Register::RSI, row(inst.rd, 0), Register::RCX, 0);
+            match held {
+                Some((_, halves)) => self.store_halves_512(halves, Register::RCX, 0),
+                None => self.move_row(Register::RSI, row(inst.rd, 0), Register::RCX, 0),
+            }
             let stored = self.ops.new_dynamic_label();
             dynasm!(self.ops ; .arch x64 ; jmp =>stored);
             self.not_a_run(scatter);

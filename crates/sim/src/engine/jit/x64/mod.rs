@@ -145,6 +145,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         nan_fixes: Vec::new(),
         nv_raises: Vec::new(),
         float,
+        held: None,
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -520,7 +521,13 @@ impl Emitter<'_> {
             let lone_512 = self.avx512 && !masked;
             if (!masked || self.avx512) && (len >= MIN_RUN || ((float || lone_512) && len > 0)) {
                 self.forget_word_run(&body[k..k + len]);
-                self.emit_run(&body[k..k + len], masked);
+                // A full-EXEC store right after the run may take its row from the run's
+                // registers.
+                let stored = match body.get(k + len) {
+                    Some((_, inst, Kind::StoreRow { .. })) if lone_512 => Some(inst.rd),
+                    _ => None,
+                };
+                self.emit_run(&body[k..k + len], masked, stored);
                 k += len;
             } else {
                 let (pc, inst, kind) = body[k];
@@ -531,9 +538,11 @@ impl Emitter<'_> {
                     self.stores_to_rings();
                 }
                 self.inst(pc, &inst, kind, masked);
+                self.held = None;
                 k += 1;
             }
         }
+        self.held = None;
         let (last_pc, last, last_kind) = body[body.len() - 1];
         if !last_kind.ends_block() {
             let next = last_pc.wrapping_add(u32::from(last.len));
