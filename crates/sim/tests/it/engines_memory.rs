@@ -822,3 +822,42 @@ fn a_load_reads_the_words_there_at_its_issue() {
         }
     }
 }
+
+/// Rows a wait retires stay in registers only for the instructions right after it: a
+/// store in between (which moves its row through registers too) or a second wait leaves
+/// the next arithmetic reading the rows themselves.
+#[test]
+fn rows_a_wait_retires_are_reused_only_right_after_it() {
+    for between in [
+        "\x20   gstore.b32 v5, v0, u[16:17], 256\n",
+        "\x20   gload.b32 v4, v0, u[16:17], 512\n\x20   waitcnt vm=0\n",
+        "",
+    ] {
+        let program = assemble(&format!(
+            "    umovi u19, 20\n\
+             \x20   add.vi v5, v0, 77\n\
+             rep:\n\
+             \x20   gload.b32 v2, v0, u[16:17], 0\n\
+             \x20   gload.b32 v3, v0, u[16:17], 128\n\
+             \x20   waitcnt vm=0\n\
+             {between}\
+             \x20   add v6, v2, v3\n\
+             \x20   sub v6, v6, v4\n\
+             \x20   gstore.b32 v6, v0, u[16:17], 384\n\
+             \x20   uaddi u19, u19, -1\n\
+             \x20   bnz u19, rep\n\
+             \x20   endpgm\n"
+        ));
+        let case = Case::directed(RW, 43, 10_000);
+        let (interp, _) = run_counted(&program, &case, On::Interp);
+        assert!(interp.contains("Ended"), "{interp}");
+        for on in jits() {
+            let (jit, steps) = run_counted(&program, &case, on);
+            assert_eq!(interp, jit, "{between:?} {on:?}");
+            if Engine::jit_supported() {
+                // All but the first iteration (its accesses' hints miss).
+                assert!(steps >= 19 * 8, "{between:?}: {steps}");
+            }
+        }
+    }
+}

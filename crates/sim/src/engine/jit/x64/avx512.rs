@@ -264,32 +264,28 @@ impl Emitter<'_> {
     }
 
     /// Move a 128-byte row from `[from + from_at]` to `[to + to_at]` outside a run, in two
-    /// 512-bit halves through `zmm16`/`zmm17` (which the AVX2 code never uses, so its
-    /// registers stay as they are): half the instructions of the 256-bit quarters, and
-    /// moves take no vector ALU port.
-    pub(super) fn move_row_512(&mut self, from: Register, from_at: i32, to: Register, to_at: i32) {
-        for half in 0..2u8 {
-            let off = 64 * i32::from(half);
+    /// 512-bit halves through `zmm[halves[0]]` and `zmm[halves[1]]` (of `zmm16..31`, which
+    /// the AVX2 code never uses, so its registers stay as they are): half the
+    /// instructions of the 256-bit quarters, and moves take no vector ALU port.
+    pub(super) fn move_row_512(
+        &mut self,
+        from: Register,
+        from_at: i32,
+        to: Register,
+        to_at: i32,
+        halves: [u8; 2],
+    ) {
+        for (k, &reg) in halves.iter().enumerate() {
             self.put(
                 Instruction::with2(
                     Code::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
-                    z(16 + half),
-                    mem(from, from_at + off),
+                    z(reg),
+                    mem(from, from_at + 64 * k as i32),
                 ),
                 Mask::All,
             );
         }
-        for half in 0..2u8 {
-            let off = 64 * i32::from(half);
-            self.put(
-                Instruction::with2(
-                    Code::EVEX_Vmovdqu32_zmmm512_k1z_zmm,
-                    mem(to, to_at + off),
-                    z(16 + half),
-                ),
-                Mask::All,
-            );
-        }
+        self.store_halves_512(halves, to, to_at);
     }
 
     /// Store a row's halves, `zmm[halves[0]]` and `zmm[halves[1]]`, at `[to + to_at]`.

@@ -72,6 +72,11 @@ pub(super) struct Emitter<'a> {
     /// store writes out instead of reading the row back (a store-to-load step less).
     /// Cleared after every other instruction.
     pub(super) held: Option<(u8, [u8; 2])>,
+    /// Set by a `waitcnt` of the full variant with AVX-512: the rows its loads wrote and
+    /// the `zmm` registers each left both halves in (`zmm16 + i` and `zmm24 + i`, the
+    /// i-th slot of each half's row cache), for a run right after it to start with them
+    /// cached. Cleared before every other instruction.
+    pub(super) retired_rows: Vec<(u8, [u8; 2])>,
 }
 
 /// An exit before the instruction at `pc`, the `at`-th of its block: back to the
@@ -145,6 +150,8 @@ pub(super) struct Run {
     pub(super) slots: usize,
     /// Per side, the row whose current quarter (or half) each cache register holds.
     pub(super) rows: [[Option<u8>; MAX_SLOTS]; 2],
+    /// Per side, what the cache holds when the run starts.
+    pub(super) initial: [[Option<u8>; MAX_SLOTS]; 2],
     /// Per side, the registers the instruction being emitted reads: not to be replaced
     /// under it.
     pub(super) pinned: [[bool; MAX_SLOTS]; 2],
@@ -160,7 +167,12 @@ const _: () = assert!(MAX_BLOCK < NEVER as usize);
 impl Run {
     /// The run of `body`; `after`: a row the instruction after the run reads (kept in
     /// the cache to the end if the run writes it, for [`Emitter::emit_run`] to hand on).
-    pub(super) fn new(body: &[(u32, Inst, Kind)], wide: bool, after: Option<u8>) -> Run {
+    pub(super) fn new(
+        body: &[(u32, Inst, Kind)],
+        wide: bool,
+        after: Option<u8>,
+        cached: &[(u8, [u8; 2])],
+    ) -> Run {
         let mut next = vec![[NEVER; 256]; body.len() + 1];
         if let Some(r) = after {
             next[body.len()][usize::from(r)] = body.len() as u8;
@@ -177,23 +189,36 @@ impl Run {
                 next[k][usize::from(r)] = k as u8;
             }
         }
+        let regs = if wide { CACHE_REGS_512 } else { CACHE_REGS };
+        let slots = if wide { MAX_SLOTS } else { CACHE_SLOTS };
+        // Rows already in cache registers when the run starts (by each side's register).
+        let mut initial = [[None; MAX_SLOTS]; 2];
+        for &(row, halves) in cached {
+            for side in 0..2 {
+                if let Some(slot) = regs[side][..slots].iter().position(|&r| r == halves[side]) {
+                    initial[side][slot] = Some(row);
+                }
+            }
+        }
         Run {
             next,
             at: 0,
             side: 0,
             wide,
-            regs: if wide { CACHE_REGS_512 } else { CACHE_REGS },
-            slots: if wide { MAX_SLOTS } else { CACHE_SLOTS },
-            rows: [[None; MAX_SLOTS]; 2],
+            regs,
+            slots,
+            rows: initial,
+            initial,
             pinned: [[false; MAX_SLOTS]; 2],
         }
     }
 
-    /// Start instruction `at` for quarter `side` of the pair; a pair starts with empty
-    /// caches (they hold the rows of other quarters).
+    /// Start instruction `at` for quarter `side` of the pair; a pair starts with the
+    /// caches the run started with (empty, but for rows a wait left in a 512-bit run's
+    /// registers; the second pair's are of other quarters).
     pub(super) fn start(&mut self, at: usize, side: usize) {
         if at == 0 {
-            self.rows[side] = [None; MAX_SLOTS];
+            self.rows[side] = self.initial[side];
         }
         self.at = at;
         self.side = side;

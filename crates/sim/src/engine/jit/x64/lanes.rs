@@ -21,7 +21,8 @@ impl Emitter<'_> {
             // clears the upper halves of `zmm0..zmm15` after it: while they are in use, the
             // core runs 256-bit code on two ports instead of three (`avx512.rs`).
             self.constants_512(masked);
-            self.run = Some(Run::new(run, true, stored));
+            let cached = std::mem::take(&mut self.retired_rows);
+            self.run = Some(Run::new(run, true, stored, &cached));
             for (at, (_, inst, kind)) in run.iter().enumerate() {
                 self.lane_setup_512(inst, *kind);
                 for side in 0..2 {
@@ -62,7 +63,7 @@ impl Emitter<'_> {
             return;
         }
         debug_assert!(!masked, "AVX2 runs are emitted in the full variant only");
-        self.run = Some(Run::new(run, false, None));
+        self.run = Some(Run::new(run, false, None, &[]));
         for pair in [0, 2] {
             for (at, (_, inst, kind)) in run.iter().enumerate() {
                 // The broadcast operand serves both quarters.

@@ -391,6 +391,12 @@ impl Emitter<'_> {
     /// store writes nothing. Uses `ymm5..ymm7` (`zmm16`/`zmm17` with AVX-512) and `rax`
     /// only.
     pub(super) fn retire(&mut self, load: PendingLoad) {
+        self.retire_via(load, [16, 17]);
+    }
+
+    /// [`Emitter::retire`], a full-EXEC load moving its row through `zmm[halves[0]]` and
+    /// `zmm[halves[1]]` with AVX-512 (where it then stays).
+    fn retire_via(&mut self, load: PendingLoad, halves: [u8; 2]) {
         let data = D_ROWS + i32::from(load.row) * 128;
         if load.store {
             return;
@@ -414,7 +420,11 @@ impl Emitter<'_> {
             // ([`Emitter::load_row`]).
             let src = D_ROW_SRC + 8 * i32::from(load.row);
             dynasm!(self.ops ; .arch x64 ; mov rax, [r12 + src]);
-            self.move_row(Register::RAX, 0, Register::RSI, row(load.rd, 0));
+            if self.avx512 {
+                self.move_row_512(Register::RAX, 0, Register::RSI, row(load.rd, 0), halves);
+            } else {
+                self.move_row(Register::RAX, 0, Register::RSI, row(load.rd, 0));
+            }
             return;
         }
         // The lanes of EXEC at its issue.
@@ -438,7 +448,7 @@ impl Emitter<'_> {
     /// halves ([`Emitter::move_row_512`]), else in quarters through `ymm6`.
     fn move_row(&mut self, from: Register, from_at: i32, to: Register, to_at: i32) {
         if self.avx512 {
-            self.move_row_512(from, from_at, to, to_at);
+            self.move_row_512(from, from_at, to, to_at, [16, 17]);
             return;
         }
         let gpr = |r: Register| match r {
@@ -824,9 +834,28 @@ impl Emitter<'_> {
             return;
         };
         let before: [u32; NUM_COUNTERS] = std::array::from_fn(|c| self.pending.count(c));
-        for load in self.pending.wait(&t) {
-            self.retire(load);
+        let retired = self.pending.wait(&t);
+        // With AVX-512 in the full variant, each row retired stays in its own pair of
+        // registers, the i-th slot of each half's row cache, for a run right after the
+        // wait to start with (`Emitter::retired_rows`).
+        let keep = self.avx512 && !self.masked;
+        let mut kept = Vec::new();
+        for load in retired {
+            let i = kept.len() as u8;
+            if keep && load.deferred() && usize::from(i) < MAX_SLOTS {
+                let halves = [
+                    CACHE_REGS_512[0][usize::from(i)],
+                    CACHE_REGS_512[1][usize::from(i)],
+                ];
+                self.retire_via(load, halves);
+                kept.push((load.rd, halves));
+            } else {
+                self.retire(load);
+                // The default registers are the first slots'.
+                kept.retain(|&(_, h)| h[0] != 16 && h[0] != 17 && h[1] != 16 && h[1] != 17);
+            }
         }
+        self.retired_rows = kept;
         for (c, &t) in t.iter().enumerate() {
             if t >= limit(c) {
                 continue; // a count never exceeds its limit

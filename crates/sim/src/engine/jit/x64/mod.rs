@@ -146,6 +146,7 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         nv_raises: Vec::new(),
         float,
         held: None,
+        retired_rows: Vec::new(),
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -537,12 +538,14 @@ impl Emitter<'_> {
                 {
                     self.stores_to_rings();
                 }
+                self.retired_rows.clear();
                 self.inst(pc, &inst, kind, masked);
                 self.held = None;
                 k += 1;
             }
         }
         self.held = None;
+        self.retired_rows.clear();
         let (last_pc, last, last_kind) = body[body.len() - 1];
         if !last_kind.ends_block() {
             let next = last_pc.wrapping_add(u32::from(last.len));
