@@ -825,9 +825,36 @@ fn a_load_reads_the_words_there_at_its_issue() {
 
 /// Rows a wait retires stay in registers only for the instructions right after it: a
 /// store in between (which moves its row through registers too) or a second wait leaves
-/// the next arithmetic reading the rows themselves.
+/// the next arithmetic reading the rows themselves. A wait retiring more rows than a
+/// half's row cache has registers (ten) keeps the first eight.
 #[test]
 fn rows_a_wait_retires_are_reused_only_right_after_it() {
+    let mut ten = String::from("    umovi u19, 20\nrep:\n");
+    for k in 0..10 {
+        ten.push_str(&format!(
+            "    gload.b32 v{}, v0, u[16:17], {}\n",
+            8 + k,
+            64 * k
+        ));
+    }
+    ten.push_str("    waitcnt vm=0\n");
+    for k in 0..10 {
+        ten.push_str(&format!("    add v6, v6, v{}\n", 8 + k));
+    }
+    ten.push_str("    gstore.b32 v6, v0, u[16:17], 640\n    uaddi u19, u19, -1\n    bnz u19, rep\n    endpgm\n");
+    let program = assemble(&ten);
+    let case = Case::directed(RW, 47, 10_000);
+    let (interp, _) = run_counted(&program, &case, On::Interp);
+    assert!(interp.contains("Ended"), "{interp}");
+    for on in jits() {
+        let (jit, steps) = run_counted(&program, &case, on);
+        assert_eq!(interp, jit, "ten loads, {on:?}");
+        if Engine::jit_supported() {
+            // Most iterations (the first ones run where the accesses' hints miss).
+            assert!(steps >= 15 * 24, "ten loads: {steps}");
+        }
+    }
+
     for between in [
         "\x20   gstore.b32 v5, v0, u[16:17], 256\n",
         "\x20   gload.b32 v4, v0, u[16:17], 512\n\x20   waitcnt vm=0\n",

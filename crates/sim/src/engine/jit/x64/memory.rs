@@ -839,20 +839,19 @@ impl Emitter<'_> {
         // registers, the i-th slot of each half's row cache, for a run right after the
         // wait to start with (`Emitter::retired_rows`).
         let keep = self.avx512 && !self.masked;
-        let mut kept = Vec::new();
+        let (mut kept, mut slot) = (Vec::new(), 0);
         for load in retired {
-            let i = kept.len() as u8;
-            if keep && load.deferred() && usize::from(i) < MAX_SLOTS {
-                let halves = [
-                    CACHE_REGS_512[0][usize::from(i)],
-                    CACHE_REGS_512[1][usize::from(i)],
-                ];
+            if keep && load.deferred() && slot < MAX_SLOTS {
+                let halves = [CACHE_REGS_512[0][slot], CACHE_REGS_512[1][slot]];
+                slot += 1;
                 self.retire_via(load, halves);
                 kept.push((load.rd, halves));
             } else {
                 self.retire(load);
-                // The default registers are the first slots'.
-                kept.retain(|&(_, h)| h[0] != 16 && h[0] != 17 && h[1] != 16 && h[1] != 17);
+                // A full-EXEC row moves through the first slots' registers.
+                if load.deferred() {
+                    kept.retain(|&(_, h)| !h.contains(&16) && !h.contains(&17));
+                }
             }
         }
         self.retired_rows = kept;
