@@ -67,7 +67,7 @@ pub(super) struct Emitter<'a> {
     /// Whether the program has translated f32 instructions: its translated code runs
     /// under its own MXCSR (`fp.rs`).
     pub(super) float: bool,
-    /// Set by a 512-bit run for the store right after it: a row the run wrote and the
+    /// Set by a 512-bit run for the store right after it: the row it stores and the
     /// `zmm` registers holding its two halves (untouched by the run's end), which the
     /// store writes out instead of reading the row back (a store-to-load step less).
     /// Cleared after every other instruction.

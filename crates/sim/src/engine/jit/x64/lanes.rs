@@ -32,21 +32,18 @@ impl Emitter<'_> {
                     self.lane_part(inst, *kind, 2 * side, masked);
                 }
             }
-            // The stored row, if the run wrote it and keeps both halves (in `zmm16..31`,
-            // which `vzeroupper` leaves alone).
+            // The stored row, if the cache holds both its halves at the end (in
+            // `zmm16..31`, which `vzeroupper` leaves alone; a cached row is its current
+            // value).
             self.held = self.run.take().and_then(|r| {
                 let row = stored?;
-                let writes = run.iter().any(|(_, inst, kind)| {
-                    let (rows, n) = rows_written(inst, *kind);
-                    rows[..n].contains(&row)
-                });
                 let half = |side: usize| {
                     let slot = r.rows[side][..r.slots]
                         .iter()
                         .position(|&h| h == Some(row))?;
                     Some(r.regs[side][slot])
                 };
-                Some((row, [half(0)?, half(1)?])).filter(|_| writes)
+                Some((row, [half(0)?, half(1)?]))
             });
             // `vzeroupper` clears bits 128.. of every register up to 15: the AVX2 constants
             // (and the lane masks of the masked variant) are set again.

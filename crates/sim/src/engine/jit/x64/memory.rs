@@ -13,6 +13,10 @@ use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
 use iced_x86::Register;
 use warpkit_isa::AtomicOp;
 
+/// With AVX-512, the registers a row moves through outside a run unless told others
+/// (`zmm16`/`zmm17`: the AVX2 code never uses them).
+const MOVE_HALVES: [u8; 2] = [16, 17];
+
 /// Where an access's bytes must lie, and where it leaves when they do not.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Access {
@@ -391,7 +395,7 @@ impl Emitter<'_> {
     /// store writes nothing. Uses `ymm5..ymm7` (`zmm16`/`zmm17` with AVX-512) and `rax`
     /// only.
     pub(super) fn retire(&mut self, load: PendingLoad) {
-        self.retire_via(load, [16, 17]);
+        self.retire_via(load, MOVE_HALVES);
     }
 
     /// [`Emitter::retire`], a full-EXEC load moving its row through `zmm[halves[0]]` and
@@ -420,11 +424,7 @@ impl Emitter<'_> {
             // ([`Emitter::load_row`]).
             let src = D_ROW_SRC + 8 * i32::from(load.row);
             dynasm!(self.ops ; .arch x64 ; mov rax, [r12 + src]);
-            if self.avx512 {
-                self.move_row_512(Register::RAX, 0, Register::RSI, row(load.rd, 0), halves);
-            } else {
-                self.move_row(Register::RAX, 0, Register::RSI, row(load.rd, 0));
-            }
+            self.move_row_via(Register::RAX, 0, Register::RSI, row(load.rd, 0), halves);
             return;
         }
         // The lanes of EXEC at its issue.
@@ -445,10 +445,23 @@ impl Emitter<'_> {
     }
 
     /// Move a 128-byte row from `[from + from_at]` to `[to + to_at]`: with AVX-512 in two
-    /// halves ([`Emitter::move_row_512`]), else in quarters through `ymm6`.
+    /// halves through [`MOVE_HALVES`], else in quarters through `ymm6`.
     fn move_row(&mut self, from: Register, from_at: i32, to: Register, to_at: i32) {
+        self.move_row_via(from, from_at, to, to_at, MOVE_HALVES);
+    }
+
+    /// [`Emitter::move_row`], with AVX-512 through `zmm[halves[0]]` and `zmm[halves[1]]`
+    /// ([`Emitter::move_row_512`]).
+    fn move_row_via(
+        &mut self,
+        from: Register,
+        from_at: i32,
+        to: Register,
+        to_at: i32,
+        halves: [u8; 2],
+    ) {
         if self.avx512 {
-            self.move_row_512(from, from_at, to, to_at, [16, 17]);
+            self.move_row_512(from, from_at, to, to_at, halves);
             return;
         }
         let gpr = |r: Register| match r {
@@ -848,9 +861,10 @@ impl Emitter<'_> {
                 kept.push((load.rd, halves));
             } else {
                 self.retire(load);
-                // A full-EXEC row moves through the first slots' registers.
+                // A full-EXEC row moves through the default pair, registers of the first
+                // slots.
                 if load.deferred() {
-                    kept.retain(|&(_, h)| !h.contains(&16) && !h.contains(&17));
+                    kept.retain(|&(_, h)| !h.iter().any(|r| MOVE_HALVES.contains(r)));
                 }
             }
         }
