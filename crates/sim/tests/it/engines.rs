@@ -324,6 +324,77 @@ fn loops_run_translated_and_stop_at_the_step_limit() {
     }
 }
 
+/// Loops of 512-bit runs and uniform operations: a back edge from a run to a block that
+/// starts with one keeps the run constants (and EXEC's opmasks) set, a path through AVX2
+/// code (a vector compare) or an EXEC write leaves that state, and a block entered either
+/// way sets what it needs. Shift counts and `bfe` widths past 31 (`v0`, `v4`) need the
+/// constants in all sixteen lanes of a half; EXEC alternates between full and partial.
+/// Every step limit up to past the end, full and partial EXEC at entry.
+#[test]
+fn loops_of_runs_keep_their_constants_only_where_they_hold() {
+    let program = assemble(
+        "    umovi u1, 7\n\
+         \x20   umov.l u6, 0x0ff0f00f\n\
+         \x20   umov.l u7, 0xffffffff\n\
+         top:\n\
+         \x20   sll v2, v1, v0\n\
+         \x20   bfe.u32 v3, v2, v0, v4\n\
+         \x20   xnor v5, v3, v1\n\
+         \x20   mulhu v6, v5, v1\n\
+         \x20   uaddi u1, u1, -1\n\
+         \x20   uandi u2, u1, 1\n\
+         \x20   bnz u2, odd\n\
+         \x20   add v7, v7, v6\n\
+         \x20   sra v1, v1, v4\n\
+         \x20   bnz u1, top\n\
+         \x20   jmp done\n\
+         odd:\n\
+         \x20   cmp.lt.u32.vu u3, v6, u7\n\
+         \x20   uxor u8, u8, u3\n\
+         \x20   bnz u1, flip\n\
+         \x20   jmp done\n\
+         flip:\n\
+         \x20   umov u9, u6\n\
+         \x20   umov u6, u7\n\
+         \x20   umov u7, u9\n\
+         \x20   exec.set u7\n\
+         \x20   bnz u1, top\n\
+         done:\n\
+         \x20   endpgm\n",
+    );
+    let v = std::array::from_fn(|r| {
+        std::array::from_fn(|l| {
+            (r as u32 * 0x0101_0101)
+                ^ (l as u32).wrapping_mul(0x9e37_79b9)
+                ^ [0, 31, 32, 0x8000_0000][l % 4]
+        })
+    });
+    let mut translated = 0;
+    for exec in [u32::MAX, 0x7fff_fffe] {
+        for max_steps in (1..=90).chain([10_000]) {
+            let init = Init {
+                exec,
+                v,
+                u: [0; 8],
+                max_steps,
+            };
+            let (interp, wi, _) = run(&program, &init, On::Interp);
+            for on in jits() {
+                let (jit, wj, _) = run(&program, &init, on);
+                assert_eq!(interp, jit, "EXEC {exec:#x}, max_steps {max_steps}, {on:?}");
+                assert_eq!(wi.steps, wj.steps);
+                if max_steps == 10_000 {
+                    assert_eq!(wj.status, WarpStatus::Ended);
+                    translated = translated.max(wj.translated_steps());
+                }
+            }
+        }
+    }
+    if Engine::jit_supported() {
+        assert!(translated >= 60, "{translated} steps translated");
+    }
+}
+
 /// A planted difference is caught: the test above is not vacuous.
 #[test]
 fn a_different_result_is_noticed() {

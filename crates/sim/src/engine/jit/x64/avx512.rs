@@ -11,18 +11,24 @@
 //! dynasmrt has no EVEX encodings, so these instructions are encoded with iced-x86's
 //! encoder and appended to the same buffer (none is relative to its address).
 //!
-//! The conventions of `x64.rs` hold, widened. A run starts by broadcasting 31 and all
-//! ones into all of `zmm8` and `zmm10` (their low halves are the AVX2 code's constants),
-//! setting `k7` to the odd dwords (0xaaaa) and, in the masked
-//! variant, `k3`/`k4` to EXEC's lanes 0..16 / 16..32. It ends with `vzeroupper`, then sets
-//! again what that clears of the AVX2 code's registers (the constants, and the lane masks
-//! of the masked variant): while the upper halves of `zmm0..zmm15` are in use the core
-//! runs 256-bit instructions on two ports instead of three, which would slow the AVX2 code
-//! around the run. `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`, `k1` and `k2`
-//! are scratch.
+//! The conventions of `mod.rs` hold, widened. A run's constants are 31 and all ones in
+//! all of `zmm8` and `zmm10` (their low halves are the AVX2 code's constants) and, in the
+//! masked variant, EXEC's lanes 0..16 / 16..32 in `k3`/`k4` ([`Emitter::constants_512`]).
+//! A run sets them and leaves the code in *512-bit state* ([`Emitter::warm`]): the
+//! constants set, the upper halves of `zmm0..zmm15` in use. Uniform operations and direct
+//! branches, which use no vector register, keep the state, so a run after them sets
+//! nothing; anything else first leaves it ([`Emitter::cool`]): `vzeroupper`, then what
+//! that clears of the AVX2 code's registers set again (the constants, and the lane masks
+//! of the masked variant), because while the upper halves are in use the core runs
+//! 256-bit instructions on two ports instead of three. A block that starts with a run
+//! sets the constants before its step check, and a jump from code in 512-bit state enters
+//! it after them (the block's warm entry): a loop whose body is runs and uniform
+//! operations never leaves the state. Other jumps leave it first (the exit's
+//! `vzeroupper` covers the exits). `zmm7` is the broadcast operand; `zmm0`, `zmm4..zmm6`,
+//! `k1` and `k2` are scratch.
 
 use super::emitter::Emitter;
-use super::layout::{ureg, CTX_EXEC, K_C31, K_C63};
+use super::layout::{ureg, CTX_EXEC, K_C31, K_C63, K_HIGH_DWORDS};
 use crate::engine::jit::kind::{Kind, VBin, VSrc, VUn};
 use crate::program::Inst;
 use dynasmrt::{dynasm, DynasmApi};
@@ -58,9 +64,6 @@ pub(super) enum Mask {
 
 /// `vpcmpd`/`vpcmpud` predicates.
 const LT: u32 = 1;
-
-/// The odd dwords' opmask, set at the start of every run ([`Emitter::constants_512`]).
-const K_ODD: u8 = 7;
 
 impl Emitter<'_> {
     pub(super) fn put(&mut self, made: Result<Instruction, IcedError>, mask: Mask) {
@@ -163,7 +166,7 @@ impl Emitter<'_> {
 
     /// The constants of a run: 31 and all ones in all sixteen lanes of `zmm8` and `zmm10`
     /// (the 512-bit code has no use for `zmm9`'s sign bits: it compares unsigned
-    /// directly), and `k7`; in the masked variant, EXEC's lanes 0..16 in `k3` and 16..32
+    /// directly); in the masked variant, EXEC's lanes 0..16 in `k3` and 16..32
     /// in `k4`.
     pub(super) fn constants_512(&mut self, masked: bool) {
         if masked {
@@ -185,11 +188,6 @@ impl Emitter<'_> {
                 z(10),
                 0xffu32,
             ),
-            Mask::All,
-        );
-        dynasm!(self.ops ; .arch x64 ; mov ecx, 0xaaaa);
-        self.put(
-            Instruction::with2(Code::VEX_Kmovw_kr_r32, k(K_ODD), Register::ECX),
             Mask::All,
         );
     }
@@ -488,9 +486,11 @@ impl Emitter<'_> {
                 );
             }
             VBin::Mulh | VBin::Mulhu => {
-                // As with AVX2: the even lanes' products, then the odd lanes' moved to even
-                // positions; the even products' high dwords moved down, and the odd
-                // products' high dwords (already in odd positions) blended in under `k7`.
+                // The even lanes' products, and the odd lanes' (their dwords moved to even
+                // positions first); each product's high dword is in an odd position, and
+                // one two-source permute gathers them (the even lanes' from the first,
+                // the odd lanes' from the second). `dst` is written after the last read
+                // of `x` and `y`.
                 let mul = if op == VBin::Mulh {
                     C::EVEX_Vpmuldq_zmm_k1z_zmm_zmmm512b64
                 } else {
@@ -500,14 +500,15 @@ impl Emitter<'_> {
                 self.z2i(C::EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8, 6, y, 0xf5);
                 self.z3(mul, 4, x, y);
                 self.z3(mul, 5, 5, 6);
-                self.z2i(C::EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8, 4, 4, 0xf5);
-                self.z3_masked(
-                    C::EVEX_Vpblendmd_zmm_k1z_zmm_zmmm512b32,
-                    dst,
-                    4,
-                    5,
-                    Mask::Merge(K_ODD),
+                self.put(
+                    Instruction::with2(
+                        C::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
+                        z(dst),
+                        mem(Register::R11, K_HIGH_DWORDS),
+                    ),
+                    Mask::All,
                 );
+                self.z3(C::EVEX_Vpermi2d_zmm_k1z_zmm_zmmm512b32, dst, 4, 5);
             }
             VBin::Bfm => {
                 // !(ones << (x & 63)) << (y & 31).

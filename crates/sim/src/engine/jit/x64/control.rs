@@ -160,6 +160,16 @@ impl Emitter<'_> {
                     ),
                 }
                 let taken_if_zero = matches!(br, Branch::Bz | Branch::Bexecz | Branch::Bnone);
+                if let Some(label) = self.direct_target(target, masked) {
+                    // Straight to the target's block (a loop's back edge).
+                    if taken_if_zero {
+                        dynasm!(self.ops ; .arch x64 ; jz =>label);
+                    } else {
+                        dynasm!(self.ops ; .arch x64 ; jnz =>label);
+                    }
+                    self.goto(next, masked);
+                    return;
+                }
                 if taken_if_zero {
                     dynasm!(self.ops ; .arch x64 ; jnz >fall);
                 } else {

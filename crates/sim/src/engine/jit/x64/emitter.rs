@@ -77,6 +77,14 @@ pub(super) struct Emitter<'a> {
     /// i-th slot of each half's row cache), for a run right after it to start with them
     /// cached. Cleared before every other instruction.
     pub(super) retired_rows: Vec<(u8, [u8; 2])>,
+    /// Whether the code being emitted is in 512-bit state: the run constants set
+    /// ([`Emitter::constants_512`]) and the upper halves of `zmm0..zmm15` in use, since a
+    /// run with only uniform operations after it ([`Emitter::cool`] leaves the state).
+    pub(super) warm: bool,
+    /// Per variant, the entry of each block that starts with a 512-bit run for code in
+    /// 512-bit state: after the run's constants, which such a block sets before its step
+    /// check (`avx512.rs`).
+    pub(super) warm_entries: [Vec<Option<DynamicLabel>>; 2],
 }
 
 /// An exit before the instruction at `pc`, the `at`-th of its block: back to the

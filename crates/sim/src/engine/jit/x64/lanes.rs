@@ -17,10 +17,13 @@ impl Emitter<'_> {
     pub(super) fn emit_run(&mut self, run: &[(u32, Inst, Kind)], masked: bool, stored: Option<u8>) {
         if self.avx512 {
             // With AVX-512 a row is two 512-bit halves, emitted side by side. The run sets
-            // its constants (and, in the masked variant, EXEC's halves in `k3`/`k4`), and
-            // clears the upper halves of `zmm0..zmm15` after it: while they are in use, the
-            // core runs 256-bit code on two ports instead of three (`avx512.rs`).
-            self.constants_512(masked);
+            // its constants (and, in the masked variant, EXEC's halves in `k3`/`k4`) unless
+            // the code is in 512-bit state already, and leaves the code in that state
+            // (`avx512.rs`).
+            if !self.warm {
+                self.constants_512(masked);
+                self.warm = true;
+            }
             let cached = std::mem::take(&mut self.retired_rows);
             self.run = Some(Run::new(run, true, stored, &cached));
             for (at, (_, inst, kind)) in run.iter().enumerate() {
@@ -45,18 +48,6 @@ impl Emitter<'_> {
                 };
                 Some((row, [half(0)?, half(1)?]))
             });
-            // `vzeroupper` clears bits 128.. of every register up to 15: the AVX2 constants
-            // (and the lane masks of the masked variant) are set again.
-            dynasm!(self.ops
-                ; .arch x64
-                ; vzeroupper
-                ; vmovdqu ymm8, [r11 + K_C31]
-                ; vmovdqu ymm9, [r11 + K_SIGN]
-                ; vpcmpeqd ymm10, ymm10, ymm10
-            );
-            if masked {
-                self.lane_masks();
-            }
             return;
         }
         debug_assert!(!masked, "AVX2 runs are emitted in the full variant only");
@@ -74,6 +65,34 @@ impl Emitter<'_> {
             }
         }
         self.run = None;
+    }
+
+    /// Leave 512-bit state ([`Emitter::warm`]) if in it.
+    pub(super) fn cool(&mut self) {
+        if self.warm {
+            self.cooling();
+            self.warm = false;
+        }
+    }
+
+    /// The code that leaves 512-bit state, on one path out of code in it (the emitter
+    /// stays in the state for the others); nothing outside it. `vzeroupper` clears bits
+    /// 128.. of every register up to 15: the AVX2 constants (and the lane masks of the
+    /// masked variant) are set again.
+    pub(super) fn cooling(&mut self) {
+        if !self.warm {
+            return;
+        }
+        dynasm!(self.ops
+            ; .arch x64
+            ; vzeroupper
+            ; vmovdqu ymm8, [r11 + K_C31]
+            ; vmovdqu ymm9, [r11 + K_SIGN]
+            ; vpcmpeqd ymm10, ymm10, ymm10
+        );
+        if self.masked {
+            self.lane_masks();
+        }
     }
 
     /// Broadcast the second operand (`u[rs2]` or the immediate) into `ymm7`.

@@ -70,7 +70,7 @@ pub(super) const D_SHARED_LEN: i32 = D_SHARED_HOST + 8;
 pub(super) const D_ROW_SRC: i32 = D_SHARED_LEN + 8;
 
 /// Constant rows the code loads.
-#[repr(C, align(32))]
+#[repr(C, align(64))]
 pub(in crate::engine::jit) struct Consts {
     lanes: [u32; 32],
     bits: [u32; 32],
@@ -83,6 +83,11 @@ pub(in crate::engine::jit) struct Consts {
     fnan: [u32; 8],
     /// All but the sign bit of an f32 (`abs`).
     fabs: [u32; 8],
+    _align: [u32; 8],
+    /// `vpermi2d`'s indices of the high dwords of sixteen products, eight 64-bit products
+    /// in each of two registers: lane `2i` takes dword `2i + 1` of the first, lane
+    /// `2i + 1` dword `2i + 1` of the second (AVX-512 `mulh`/`mulhu`; 64-byte aligned).
+    high_dwords: [u32; 16],
 }
 
 pub(super) const K_LANES: i32 = 0;
@@ -93,6 +98,7 @@ pub(super) const K_C63: i32 = 320;
 pub(super) const K_STEP4: i32 = 352;
 pub(super) const K_FNAN: i32 = 480;
 pub(super) const K_FABS: i32 = 512;
+pub(super) const K_HIGH_DWORDS: i32 = 576;
 
 impl Consts {
     pub(in crate::engine::jit) fn new() -> Consts {
@@ -105,6 +111,8 @@ impl Consts {
             step4: std::array::from_fn(|l| 4 * l as u32),
             fnan: [<warpkit_float::F32 as warpkit_float::Format>::CANONICAL_NAN; 8],
             fabs: [0x7fff_ffff; 8],
+            _align: [0; 8],
+            high_dwords: std::array::from_fn(|l| (l as u32 & !1) + 1 + 16 * (l as u32 & 1)),
         }
     }
 }
@@ -147,6 +155,7 @@ mod tests {
         assert_eq!(offset_of!(Consts, step4) as i32, K_STEP4);
         assert_eq!(offset_of!(Consts, fnan) as i32, K_FNAN);
         assert_eq!(offset_of!(Consts, fabs) as i32, K_FABS);
+        assert_eq!(offset_of!(Consts, high_dwords) as i32, K_HIGH_DWORDS);
         assert_eq!(offset_of!(Ctx, fp) as i32, CTX_FP);
         assert_eq!(offset_of!(Ctx, mxcsr) as i32, CTX_MXCSR);
         assert_eq!(offset_of!(Ctx, mxcsr_out) as i32, CTX_MXCSR_OUT);

@@ -18,7 +18,7 @@
 //! | `ymm8` / `ymm9` / `ymm10` | 31 / 0x8000_0000 / all ones in every lane |
 //! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
 //! | `ymm1..ymm3`, `ymm11..ymm15` | rows kept across a run of lane-local instructions (full variant; [`Run`]) |
-//! | `zmm16..zmm31`, `k1..k4`, `k7` | the same with AVX-512 (`avx512.rs`, both variants): rows kept, opmasks (`k3`/`k4`: EXEC) |
+//! | `zmm16..zmm31`, `k1..k4` | the same with AVX-512 (`avx512.rs`, both variants): rows kept, opmasks (`k3`/`k4`: EXEC) |
 //!
 //! `rax`, `rcx`, `ymm0..ymm7` are scratch (in a run, `ymm1..ymm3` hold cached rows). Two variants of every block are emitted: *full*
 //! assumes EXEC is all ones and stores rows whole; *masked* merges each result quarter into
@@ -26,7 +26,7 @@
 //! lane masks, `rbx` and the table register, and continues in the variant the new EXEC
 //! calls for.
 
-use super::kind::{classify, fp_needs, Branch, Kind, SUn, VCmp, VSrc, S64};
+use super::kind::{classify, fp_needs, Branch, Kind, SBin, SUn, VCmp, VSrc, S64};
 use super::pending::{uniform_counter, Pending, PendingLoad};
 use crate::program::{Inst, Program};
 use crate::state::regs::{NUM_UREGS, NUM_VREGS};
@@ -147,6 +147,8 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
         float,
         held: None,
         retired_rows: Vec::new(),
+        warm: false,
+        warm_entries: [vec![None; slots], vec![None; slots]],
     };
     let enter = e.prologue();
     let exit_at = e.ops.offset();
@@ -204,6 +206,16 @@ pub(super) fn translate(prog: &Program, avx512: bool) -> Option<Code> {
             })
             .collect(),
     })
+}
+
+/// Whether 512-bit state may last through an instruction of `kind` (emitted alone): a
+/// uniform operation or a direct branch, which use no vector register (`avx512.rs`).
+fn keeps_warm(kind: Kind) -> bool {
+    match kind {
+        Kind::SBin(..) | Kind::SUn(_) | Kind::S64(_) | Kind::SImm | Kind::Upc => true,
+        Kind::Branch(b) => !matches!(b, Branch::Jr | Branch::Jalr),
+        _ => false,
+    }
 }
 
 /// The uniform registers a `uload.bN` writes: N / 32.
@@ -368,7 +380,10 @@ impl Emitter<'_> {
         let exit = self.exit;
         if !self.pending.loads.is_empty() {
             match self.carried_label(pc, masked) {
-                Some(label) => dynasm!(self.ops ; .arch x64 ; jmp =>label),
+                Some(label) => {
+                    self.cooling();
+                    dynasm!(self.ops ; .arch x64 ; jmp =>label);
+                }
                 None => {
                     let record = self.record();
                     dynasm!(self.ops
@@ -382,8 +397,40 @@ impl Emitter<'_> {
             return;
         }
         match self.block_label(pc, masked) {
-            Some(label) => dynasm!(self.ops ; .arch x64 ; jmp =>label),
+            // In 512-bit state, into a block that starts with a run after its constants;
+            // any other block is entered having left the state (the exit leaves it too).
+            Some(_) if self.warm && self.warm_entry(pc, masked).is_some() => {
+                let entry = self.warm_entry(pc, masked).expect("checked above");
+                dynasm!(self.ops ; .arch x64 ; jmp =>entry);
+            }
+            Some(label) => {
+                self.cooling();
+                dynasm!(self.ops ; .arch x64 ; jmp =>label);
+            }
             None => dynasm!(self.ops ; .arch x64 ; mov eax, pc as i32 ; jmp =>exit),
+        }
+    }
+
+    /// The entry of the block at `pc` for code in 512-bit state, if the block starts with
+    /// a run and is emitted already (a backward jump: the loops).
+    fn warm_entry(&self, pc: u32, masked: bool) -> Option<DynamicLabel> {
+        if pc & 3 != 0 {
+            return None;
+        }
+        *self.warm_entries[usize::from(masked)].get((pc >> 2) as usize)?
+    }
+
+    /// The label [`Emitter::goto`] would jump to with nothing else to emit on the way, if
+    /// any: a conditional branch then jumps there itself.
+    fn direct_target(&self, pc: u32, masked: bool) -> Option<DynamicLabel> {
+        if !self.pending.loads.is_empty() {
+            return None;
+        }
+        let label = self.block_label(pc, masked)?;
+        if self.warm {
+            self.warm_entry(pc, masked)
+        } else {
+            Some(label)
         }
     }
 
@@ -420,6 +467,8 @@ impl Emitter<'_> {
     /// Emit the block starting at slot `k`, entered with the operations `incoming` pending
     /// (none, but for blocks a load stays pending into); returns its instruction count.
     fn block(&mut self, k: usize, masked: bool, incoming: Pending) -> usize {
+        self.masked = masked;
+        self.warm = false;
         let mut body: Vec<(u32, Inst, Kind)> = Vec::new();
         // The loads pending as the block grows: an instruction that would be reported as
         // a hazard is left to the interpreter.
@@ -448,6 +497,7 @@ impl Emitter<'_> {
         let vector = body.iter().filter(|(_, i, _)| i.vector).count() as i32;
         let start = (k * 4) as u32;
         let exit = self.exit;
+        let carried = !incoming.loads.is_empty();
         // An exit at the head gives back the loads the block was entered with.
         self.pending = incoming;
         let record = self.record();
@@ -460,33 +510,37 @@ impl Emitter<'_> {
             );
             return 0;
         }
+        // A block that starts with a 512-bit run sets the run's constants before its step
+        // check; code in 512-bit state jumps in after them (a loop whose body is one run
+        // stays in the state).
+        if self.avx512 && self.run_length(&body, masked) > 0 {
+            self.constants_512(masked);
+            self.warm = true;
+            if !carried {
+                let entry = self.ops.new_dynamic_label();
+                dynasm!(self.ops ; .arch x64 ; =>entry);
+                self.warm_entries[usize::from(masked)][k] = Some(entry);
+            }
+        }
         // What `mode` must allow for the block's f32 instructions.
         let fp = body
             .iter()
             .filter_map(|(_, inst, kind)| fp_needs(inst, *kind))
             .fold(0u8, |all, needs| all | needs);
-        dynasm!(self.ops ; .arch x64 ; cmp r8, n);
+        // The step check takes the steps; where too few are left (or `mode` does not allow
+        // the block's f32 instructions) the path after the block gives them back and
+        // leaves, so the common path takes no branch.
+        let refuse = self.ops.new_dynamic_label();
+        dynasm!(self.ops ; .arch x64 ; sub r8, n ; jb =>refuse);
         if fp != 0 {
             dynasm!(self.ops
                 ; .arch x64
-                ; jb >refuse
                 ; mov ecx, [rdi + CTX_FP]
                 ; and ecx, i32::from(fp)
                 ; cmp ecx, i32::from(fp)
-                ; je >run
+                ; jne =>refuse
             );
-        } else {
-            dynasm!(self.ops ; .arch x64 ; jae >run);
         }
-        dynasm!(self.ops
-            ; .arch x64
-            ; refuse:
-            ; mov DWORD [r12 + D_RECORD], record as i32
-            ; mov eax, start as i32
-            ; jmp =>exit
-            ; run:
-            ; sub r8, n
-        );
         if vector > 0 {
             if masked {
                 dynasm!(self.ops ; .arch x64 ; imul rcx, rbx, vector ; add r10, rcx);
@@ -508,24 +562,15 @@ impl Emitter<'_> {
         self.word_run = None;
         let mut k = 0;
         while k < body.len() {
-            let len = body[k..]
-                .iter()
-                .take_while(|(_, _, kind)| kind.lane_local())
-                .count();
-            // An f32 instruction is translated only in a 512-bit run, if one of its own.
-            let float = body[k..k + len]
-                .iter()
-                .any(|(_, _, kind)| matches!(kind, Kind::Fp(_)));
-            // With AVX-512 a lone instruction of the full variant is a run too: its row
-            // is then written in the 512-bit halves the memory instructions move, so a
-            // chain through memory forwards each read from one store (`move_row_512`).
-            let lone_512 = self.avx512 && !masked;
-            if (!masked || self.avx512) && (len >= MIN_RUN || ((float || lone_512) && len > 0)) {
+            let len = self.run_length(&body[k..], masked);
+            if len > 0 {
                 self.forget_word_run(&body[k..k + len]);
                 // A full-EXEC store right after the run may take its row from the run's
                 // registers.
                 let stored = match body.get(k + len) {
-                    Some((_, inst, Kind::StoreRow { .. })) if lone_512 => Some(inst.rd),
+                    Some((_, inst, Kind::StoreRow { .. })) if self.avx512 && !masked => {
+                        Some(inst.rd)
+                    }
                     _ => None,
                 };
                 self.emit_run(&body[k..k + len], masked, stored);
@@ -534,8 +579,13 @@ impl Emitter<'_> {
                 let (pc, inst, kind) = body[k];
                 self.forget_word_run(&body[k..=k]);
                 self.at = k;
-                if kind.ends_block() && !self.pending.loads.is_empty() && self.pending.only_stores()
-                {
+                let to_rings = kind.ends_block()
+                    && !self.pending.loads.is_empty()
+                    && self.pending.only_stores();
+                if to_rings || !keeps_warm(kind) {
+                    self.cool();
+                }
+                if to_rings {
                     self.stores_to_rings();
                 }
                 self.retired_rows.clear();
@@ -550,6 +600,7 @@ impl Emitter<'_> {
         if !last_kind.ends_block() {
             let next = last_pc.wrapping_add(u32::from(last.len));
             if !self.pending.loads.is_empty() && self.pending.only_stores() {
+                self.cool();
                 self.stores_to_rings();
             }
             // With loads pending, on into a block entered with them, or the interpreter
@@ -557,7 +608,39 @@ impl Emitter<'_> {
             self.goto(next, masked);
         }
         self.emit_stubs();
+        dynasm!(self.ops
+            ; .arch x64
+            ; =>refuse
+            ; add r8, n
+            ; mov DWORD [r12 + D_RECORD], record as i32
+            ; mov eax, start as i32
+            ; jmp =>exit
+        );
         body.len()
+    }
+
+    /// How many of the instructions at the start of `body` the emitter takes as one run of
+    /// lane-local instructions (0: the first is emitted alone). AVX2 runs are of the full
+    /// variant and two instructions at least; with AVX-512, a lone lane-local instruction
+    /// of the full variant is a run too (its row is then written in the 512-bit halves the
+    /// memory instructions move, so a chain through memory forwards each read from one
+    /// store, `move_row_512`), and an f32 instruction is translated only in a run, if one
+    /// of its own.
+    fn run_length(&self, body: &[(u32, Inst, Kind)], masked: bool) -> usize {
+        let len = body
+            .iter()
+            .take_while(|(_, _, kind)| kind.lane_local())
+            .count();
+        let float = body[..len]
+            .iter()
+            .any(|(_, _, kind)| matches!(kind, Kind::Fp(_)));
+        let lone_512 = self.avx512 && !masked;
+        let run = (!masked || self.avx512) && (len >= MIN_RUN || ((float || lone_512) && len > 0));
+        if run {
+            len
+        } else {
+            0
+        }
     }
 
     /// Forget the block's word-run check if an instruction of `emitted` (one, or a run)
@@ -726,13 +809,24 @@ impl Emitter<'_> {
                     super::kind::SrcU::Reg => {
                         let ub = ureg(b);
                         dynasm!(self.ops ; .arch x64 ; mov ecx, [rdx + ub]);
+                        self.sbin(op);
                     }
                     super::kind::SrcU::Imm => {
                         let imm = inst.imm as i32;
-                        dynasm!(self.ops ; .arch x64 ; mov ecx, imm);
+                        // x86's own immediate forms, where it has them.
+                        match op {
+                            SBin::Add => dynasm!(self.ops ; .arch x64 ; add eax, imm),
+                            SBin::Sub => dynasm!(self.ops ; .arch x64 ; sub eax, imm),
+                            SBin::And => dynasm!(self.ops ; .arch x64 ; and eax, imm),
+                            SBin::Or => dynasm!(self.ops ; .arch x64 ; or eax, imm),
+                            SBin::Xor => dynasm!(self.ops ; .arch x64 ; xor eax, imm),
+                            _ => {
+                                dynasm!(self.ops ; .arch x64 ; mov ecx, imm);
+                                self.sbin(op);
+                            }
+                        }
                     }
                 }
-                self.sbin(op);
                 dynasm!(self.ops ; .arch x64 ; mov [rdx + ud], eax);
             }
             Kind::SUn(op) => {
