@@ -111,6 +111,9 @@ pub(crate) struct Direct {
     /// (they are read when the load retires, or before the block writes memory or
     /// leaves), or its row's, where a gather read them at issue.
     pub(crate) row_src: [u64; PENDING_ROWS],
+    /// Translated code's own: the lane masks of EXEC, one quarter each, set aside by a run
+    /// of the masked variant with AVX2 while it keeps rows in their registers.
+    pub(crate) lane_masks: [[u32; 8]; 4],
 }
 
 /// In [`Direct::miss`]: the access that missed is a store.
@@ -139,6 +142,7 @@ impl Direct {
             shared_host: 0,
             shared_len: 0,
             row_src: [0; PENDING_ROWS],
+            lane_masks: [[0; 8]; 4],
         }
     }
 

@@ -664,3 +664,42 @@ fn f32_min_and_max_follow_ieee_minimum_and_maximum_number() {
         }
     }
 }
+
+/// Runs of the masked variant (the AVX2 one keeps its lane masks in memory meanwhile):
+/// a row moved onto itself, a 64-bit add onto one of its sources, a
+/// `cndmask` and multiply-adds reading rows the run keeps, under a partial EXEC, and a
+/// masked instruction on its own after the run (which needs the lane masks back).
+#[test]
+fn masked_runs_merge_each_result_under_exec() {
+    let program = assemble(
+        "mov v3, v3\n\
+         mad.u32 v2, v2, v0, v1\n\
+         mad.u32 v2, v2, v0, v1\n\
+         add64 v[4:5], v[4:5], v[2:3]\n\
+         cndmask v6, v2, u1\n\
+         xor v7, v6, v4\n\
+         mov v1, v7\n\
+         cmp.lt.u32.vu u2, v7, u3\n\
+         sub v0, v1, v2\n\
+         endpgm\n",
+    );
+    let v = std::array::from_fn(|r| {
+        std::array::from_fn(|l| (r as u32 * 0x0101_0101) ^ (l as u32).wrapping_mul(0x9e37_79b9))
+    });
+    for exec in [u32::MAX, 0x5a5a_0ff0, 0x8000_0001] {
+        let init = Init {
+            exec,
+            v,
+            u: [0, 0x0f0f_3355, 0, 0x8000_0000, 0, 0, 0, 0],
+            max_steps: 100,
+        };
+        let (interp, _, _) = run(&program, &init, On::Interp);
+        for on in jits() {
+            let (jit, wj, _) = run(&program, &init, on);
+            assert_eq!(interp, jit, "EXEC {exec:#x}, {on:?}");
+            if Engine::jit_supported() {
+                assert_eq!(wj.translated_steps(), 9, "EXEC {exec:#x}, {on:?}");
+            }
+        }
+    }
+}

@@ -6,7 +6,8 @@
 //! sequences (`cndmask`, `sel`, the carries of `add64`/`sub64`, `slt`). In the masked
 //! variant (partial EXEC) runs are emitted the same way, each result merged with its
 //! row's old value under EXEC's opmask before it is stored and kept
-//! ([`Emitter::merge_exec_512`]); the AVX2 masked variant has no runs.
+//! ([`Emitter::merge_exec_512`]), as the AVX2 masked variant does with its lane masks in
+//! memory ([`Emitter::merge_exec`]).
 //!
 //! dynasmrt has no EVEX encodings, so these instructions are encoded with iced-x86's
 //! encoder and appended to the same buffer (none is relative to its address).

@@ -114,7 +114,7 @@ pub(super) struct NanFix {
 
 /// The row cache's registers with AVX2, four for each of the two quarters emitted side by
 /// side: the load scratch registers (a run loads into the cache instead), `ymm11`, and
-/// `ymm12..ymm15`, free in the full variant (it has no lane mask to keep). Lane-local code
+/// `ymm12..ymm15` (the masked variant's lane masks, set aside in memory for its runs). Lane-local code
 /// writes only `ymm0` and `ymm4..ymm7`, so a cached row stays put; an instruction reads at
 /// most four rows, so a slot is always free to load into. (Padded to [`MAX_SLOTS`]; only
 /// the first [`CACHE_SLOTS`] are used.)
@@ -131,7 +131,7 @@ pub(super) const MAX_SLOTS: usize = 8;
 /// reuse. (With AVX-512 the full variant makes a run of any length.)
 pub(super) const MIN_RUN: usize = 2;
 
-/// A run of lane-local instructions in a full-EXEC block, emitted by pairs of quarters:
+/// A run of lane-local instructions, emitted by pairs of quarters:
 /// all of the run for lanes 0..16 (each instruction for lanes 0..8, then 8..16, so the
 /// two independent chains sit side by side for the out-of-order core), then all of it
 /// for lanes 16..32. Each instruction's quarter depends only on the same quarter of its
@@ -383,19 +383,20 @@ impl Emitter<'_> {
     }
 
     /// Store `ymm[src]` as quarter `q` of row `d` (merged under the lane mask in the masked
-    /// variant, through `ymm0` and `ymm1`). In a run, the row cache follows: a register
+    /// variant outside a run, through `ymm0` and `ymm1`; a run's results come merged). In a run, the row cache follows: a register
     /// holding the row's old quarter is dropped, and the new one is kept when a later
     /// instruction of the run reads it before the rows the cache would give up for it.
     pub(super) fn store(&mut self, src: u8, d: u8, q: usize, masked: bool) {
         debug_assert!(
-            !masked || src != 1,
-            "the masked store uses ymm1 for the old quarter"
+            !masked || self.run.is_some() || src != 1,
+            "the masked store outside a run uses ymm1 for the old quarter"
         );
         let at = row(d, q);
         let wide = self.wide_run();
         if wide {
             self.store_half(src, at);
-        } else if masked {
+        } else if masked && self.run.is_none() {
+            // (A run's results are merged already.)
             dynasm!(self.ops
                 ; .arch x64
                 ; vmovdqu ymm1, [rsi + at]
@@ -441,6 +442,8 @@ impl Emitter<'_> {
         if masked && self.wide_run() {
             let old = self.src(d, q, 0);
             self.merge_exec_512(dst, old, dst, q);
+        } else if masked && self.run.is_some() {
+            self.merge_exec(dst, dst, d, q);
         }
         self.store(dst, d, q, masked);
     }
@@ -452,6 +455,10 @@ impl Emitter<'_> {
             let dst = self.dest(d);
             let old = self.src(d, q, 0);
             self.merge_exec_512(dst, old, new, q);
+            self.store(dst, d, q, masked);
+        } else if masked && self.run.is_some() {
+            let dst = self.dest(d);
+            self.merge_exec(dst, new, d, q);
             self.store(dst, d, q, masked);
         } else {
             self.store(new, d, q, masked);

@@ -50,7 +50,15 @@ impl Emitter<'_> {
             });
             return;
         }
-        debug_assert!(!masked, "AVX2 runs are emitted in the full variant only");
+        // In the masked variant the lane masks are set aside while the run keeps rows in
+        // their registers (`ymm12..ymm15`); each result merges with its row's old value
+        // under the mask in memory ([`Emitter::merge_exec`]).
+        if masked {
+            for q in 0..4u8 {
+                let at = D_LANE_MASKS + 32 * i32::from(q);
+                dynasm!(self.ops ; .arch x64 ; vmovdqu [r12 + at], Ry(12 + q));
+            }
+        }
         self.run = Some(Run::new(run, false, None, &[]));
         for pair in [0, 2] {
             for (at, (_, inst, kind)) in run.iter().enumerate() {
@@ -60,11 +68,54 @@ impl Emitter<'_> {
                     if let Some(r) = &mut self.run {
                         r.start(at, side);
                     }
-                    self.lane_part(inst, *kind, pair + side, false);
+                    self.lane_part(inst, *kind, pair + side, masked);
                 }
             }
         }
         self.run = None;
+        if masked {
+            for q in 0..4u8 {
+                let at = D_LANE_MASKS + 32 * i32::from(q);
+                dynasm!(self.ops ; .arch x64 ; vmovdqu Ry(12 + q), [r12 + at]);
+            }
+        }
+    }
+
+    /// In a run of the masked variant with AVX2: `ymm[dst]` = `ymm[new]` in the lanes of
+    /// quarter `q` EXEC has, row `d`'s old value elsewhere (from the cache, or read into
+    /// `ymm5`). `dst` and `new` are a cache register, `ymm0`, `ymm4`, `ymm6` or `ymm7`,
+    /// the old value's register not among them; uses `ymm0` or `ymm4`, whichever `dst`
+    /// and `new` are not.
+    pub(super) fn merge_exec(&mut self, dst: u8, new: u8, d: u8, q: usize) {
+        let old = match self
+            .run
+            .as_ref()
+            .and_then(|run| run.slot_of(d).map(|s| run.reg(s)))
+        {
+            Some(reg) => reg,
+            None => {
+                let at = row(d, q);
+                dynasm!(self.ops ; .arch x64 ; vmovdqu ymm5, [rsi + at]);
+                5
+            }
+        };
+        if old == new {
+            // A copy of the row onto itself.
+            if dst != new {
+                dynasm!(self.ops ; .arch x64 ; vmovdqa Ry(dst), Ry(new));
+            }
+            return;
+        }
+        debug_assert!(old != dst, "the old value's register is kept apart");
+        let temp = if dst != 0 && new != 0 { 0 } else { 4 };
+        debug_assert!(temp != dst && temp != new, "a free scratch register");
+        let mask = D_LANE_MASKS + 32 * q as i32;
+        dynasm!(self.ops
+            ; .arch x64
+            ; vpxor Ry(temp), Ry(old), Ry(new)
+            ; vpand Ry(temp), Ry(temp), [r12 + mask]
+            ; vpxor Ry(dst), Ry(old), Ry(temp)
+        );
     }
 
     /// Leave 512-bit state ([`Emitter::warm`]) if in it.

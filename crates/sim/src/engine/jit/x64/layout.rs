@@ -68,6 +68,7 @@ pub(super) const D_MISS_LO: i32 = D_MISS + 8;
 pub(super) const D_SHARED_HOST: i32 = D_MISS_LO + 8;
 pub(super) const D_SHARED_LEN: i32 = D_SHARED_HOST + 8;
 pub(super) const D_ROW_SRC: i32 = D_SHARED_LEN + 8;
+pub(super) const D_LANE_MASKS: i32 = D_ROW_SRC + 8 * PENDING_ROWS as i32;
 
 /// Constant rows the code loads.
 #[repr(C, align(64))]
@@ -162,6 +163,7 @@ mod tests {
         assert_eq!(offset_of!(Ctx, direct) as i32, CTX_DIRECT);
         assert_eq!(offset_of!(Direct, rows) as i32, D_ROWS);
         assert_eq!(offset_of!(Direct, row_src) as i32, D_ROW_SRC);
+        assert_eq!(offset_of!(Direct, lane_masks) as i32, D_LANE_MASKS);
         assert_eq!(offset_of!(Direct, hints) as i32, D_HINTS);
         assert_eq!(std::mem::size_of::<Hint>() as i32, HINT_SIZE);
         assert_eq!(offset_of!(Hint, lo), 0);

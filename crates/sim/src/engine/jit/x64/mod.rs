@@ -16,7 +16,7 @@
 //! | `r11` | the [`Consts`] |
 //! | `r12` | the [`Direct`] state: pending rows, region hints, counts (saved and restored) |
 //! | `ymm8` / `ymm9` / `ymm10` | 31 / 0x8000_0000 / all ones in every lane |
-//! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant) |
+//! | `ymm12..ymm15` | the EXEC lane mask, one quarter each (masked variant; set aside in [`Direct`] during an AVX2 run) |
 //! | `ymm1..ymm3`, `ymm11..ymm15` | rows kept across a run of lane-local instructions (full variant; [`Run`]) |
 //! | `zmm16..zmm31`, `k1..k4` | the same with AVX-512 (`avx512.rs`, both variants): rows kept, opmasks (`k3`/`k4`: EXEC) |
 //!
@@ -620,8 +620,8 @@ impl Emitter<'_> {
     }
 
     /// How many of the instructions at the start of `body` the emitter takes as one run of
-    /// lane-local instructions (0: the first is emitted alone). AVX2 runs are of the full
-    /// variant and two instructions at least; with AVX-512, a lone lane-local instruction
+    /// lane-local instructions (0: the first is emitted alone). AVX2 runs are two
+    /// instructions at least; with AVX-512, a lone lane-local instruction
     /// of the full variant is a run too (its row is then written in the 512-bit halves the
     /// memory instructions move, so a chain through memory forwards each read from one
     /// store, `move_row_512`), and an f32 instruction is translated only in a run, if one
@@ -635,7 +635,7 @@ impl Emitter<'_> {
             .iter()
             .any(|(_, _, kind)| matches!(kind, Kind::Fp(_)));
         let lone_512 = self.avx512 && !masked;
-        let run = (!masked || self.avx512) && (len >= MIN_RUN || ((float || lone_512) && len > 0));
+        let run = len >= MIN_RUN || ((float || lone_512) && len > 0);
         if run {
             len
         } else {
