@@ -114,10 +114,10 @@ pub(super) struct NanFix {
 
 /// The row cache's registers with AVX2, four for each of the two quarters emitted side by
 /// side: the load scratch registers (a run loads into the cache instead), `ymm11`, and
-/// `ymm12..ymm15` (the masked variant's lane masks, set aside in memory for its runs). Lane-local code
-/// writes only `ymm0` and `ymm4..ymm7`, so a cached row stays put; an instruction reads at
-/// most four rows, so a slot is always free to load into. (Padded to [`MAX_SLOTS`]; only
-/// the first [`CACHE_SLOTS`] are used.)
+/// `ymm12..ymm15` (the masked variant's lane masks, set aside in memory for its runs).
+/// Lane-local code writes only `ymm0` and `ymm4..ymm7`, so a cached row stays put; an
+/// instruction reads at most four rows, so a slot is always free to load into. (Padded
+/// to [`MAX_SLOTS`]; only the first [`CACHE_SLOTS`] are used.)
 pub(super) const CACHE_REGS: [[u8; MAX_SLOTS]; 2] =
     [[1, 2, 3, 11, 0, 0, 0, 0], [12, 13, 14, 15, 0, 0, 0, 0]];
 pub(super) const CACHE_SLOTS: usize = 4;
@@ -383,9 +383,10 @@ impl Emitter<'_> {
     }
 
     /// Store `ymm[src]` as quarter `q` of row `d` (merged under the lane mask in the masked
-    /// variant outside a run, through `ymm0` and `ymm1`; a run's results come merged). In a run, the row cache follows: a register
-    /// holding the row's old quarter is dropped, and the new one is kept when a later
-    /// instruction of the run reads it before the rows the cache would give up for it.
+    /// variant outside a run, through `ymm0` and `ymm1`; a run's results come merged). In
+    /// a run, the row cache follows: a register holding the row's old quarter is dropped,
+    /// and the new one is kept when a later instruction of the run reads it before the
+    /// rows the cache would give up for it.
     pub(super) fn store(&mut self, src: u8, d: u8, q: usize, masked: bool) {
         debug_assert!(
             !masked || self.run.is_some() || src != 1,

@@ -377,6 +377,10 @@ impl Emitter<'_> {
     /// pending, a block entered with them ([`Emitter::carried_label`]), or the interpreter
     /// with them recorded.
     fn goto(&mut self, pc: u32, masked: bool) {
+        if let Some(label) = self.direct_target(pc, masked) {
+            dynasm!(self.ops ; .arch x64 ; jmp =>label);
+            return;
+        }
         let exit = self.exit;
         if !self.pending.loads.is_empty() {
             match self.carried_label(pc, masked) {
@@ -397,16 +401,13 @@ impl Emitter<'_> {
             return;
         }
         match self.block_label(pc, masked) {
-            // In 512-bit state, into a block that starts with a run after its constants;
-            // any other block is entered having left the state (the exit leaves it too).
-            Some(_) if self.warm && self.warm_entry(pc, masked).is_some() => {
-                let entry = self.warm_entry(pc, masked).expect("checked above");
-                dynasm!(self.ops ; .arch x64 ; jmp =>entry);
-            }
+            // A block without a warm entry, from code in 512-bit state: it is entered
+            // having left the state.
             Some(label) => {
                 self.cooling();
                 dynasm!(self.ops ; .arch x64 ; jmp =>label);
             }
+            // (The exit leaves the state too.)
             None => dynasm!(self.ops ; .arch x64 ; mov eax, pc as i32 ; jmp =>exit),
         }
     }
@@ -420,8 +421,10 @@ impl Emitter<'_> {
         *self.warm_entries[usize::from(masked)].get((pc >> 2) as usize)?
     }
 
-    /// The label [`Emitter::goto`] would jump to with nothing else to emit on the way, if
-    /// any: a conditional branch then jumps there itself.
+    /// The label of the block at `pc` if a jump there needs nothing on the way: nothing
+    /// pending, and the block entered in the state the code is in (its warm entry from
+    /// code in 512-bit state). [`Emitter::goto`] jumps there, and a conditional branch
+    /// jumps there itself.
     fn direct_target(&self, pc: u32, masked: bool) -> Option<DynamicLabel> {
         if !self.pending.loads.is_empty() {
             return None;
