@@ -66,6 +66,22 @@ fn run(program: &Program, init: &Init, on: On) -> (String, Warp, Core) {
     (dump_state_json([&w], &core), w, core)
 }
 
+/// `program` from `init` on each translation ends as on the interpreter (dump, steps,
+/// status); the translations' warps.
+fn engines_agree(program: &Program, init: &Init, what: &str) -> Vec<Warp> {
+    let (interp, wi, _) = run(program, init, On::Interp);
+    jits()
+        .into_iter()
+        .map(|on| {
+            let (jit, wj, _) = run(program, init, on);
+            assert_eq!(interp, jit, "{what}, {on:?}");
+            assert_eq!(wi.steps, wj.steps, "{what}, {on:?}");
+            assert_eq!(wi.status, wj.status, "{what}, {on:?}");
+            wj
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone)]
 struct Init {
     exec: u32,
@@ -310,12 +326,7 @@ fn loops_run_translated_and_stop_at_the_step_limit() {
             u: [0; 8],
             max_steps,
         };
-        let (interp, wi, _) = run(&program, &init, On::Interp);
-        for on in jits() {
-            let (jit, wj, _) = run(&program, &init, on);
-            assert_eq!(interp, jit, "max_steps {max_steps}, {on:?}");
-            assert_eq!(wi.steps, wj.steps);
-            assert_eq!(wi.status, wj.status);
+        for wj in engines_agree(&program, &init, &format!("max_steps {max_steps}")) {
             if Engine::jit_supported() && max_steps >= 10_000 {
                 assert_eq!(wj.status, WarpStatus::Ended);
                 assert!(wj.translated_steps() >= 4000, "{}", wj.translated_steps());
@@ -378,11 +389,8 @@ fn loops_of_runs_keep_their_constants_only_where_they_hold() {
                 u: [0; 8],
                 max_steps,
             };
-            let (interp, wi, _) = run(&program, &init, On::Interp);
-            for on in jits() {
-                let (jit, wj, _) = run(&program, &init, on);
-                assert_eq!(interp, jit, "EXEC {exec:#x}, max_steps {max_steps}, {on:?}");
-                assert_eq!(wi.steps, wj.steps);
+            let what = format!("EXEC {exec:#x}, max_steps {max_steps}");
+            for wj in engines_agree(&program, &init, &what) {
                 if max_steps == 10_000 {
                     assert_eq!(wj.status, WarpStatus::Ended);
                     translated = translated.max(wj.translated_steps());
@@ -693,12 +701,9 @@ fn masked_runs_merge_each_result_under_exec() {
             u: [0, 0x0f0f_3355, 0, 0x8000_0000, 0, 0, 0, 0],
             max_steps: 100,
         };
-        let (interp, _, _) = run(&program, &init, On::Interp);
-        for on in jits() {
-            let (jit, wj, _) = run(&program, &init, on);
-            assert_eq!(interp, jit, "EXEC {exec:#x}, {on:?}");
+        for wj in engines_agree(&program, &init, &format!("EXEC {exec:#x}")) {
             if Engine::jit_supported() {
-                assert_eq!(wj.translated_steps(), 9, "EXEC {exec:#x}, {on:?}");
+                assert_eq!(wj.translated_steps(), 9, "EXEC {exec:#x}");
             }
         }
     }

@@ -299,6 +299,24 @@ fn engines_agree_translated(program: &Program, case: &Case, translated: u64, wha
     }
 }
 
+/// `program` ends alike on the interpreter and on each translation at every step limit
+/// in `limits` (the memory case of `seed`).
+fn engines_agree_at_each_limit(
+    program: &Program,
+    seed: u64,
+    limits: std::ops::Range<u64>,
+    what: &str,
+) {
+    for max_steps in limits {
+        let case = Case::directed(RW, seed, max_steps);
+        let (interp, _) = run_counted(program, &case, On::Interp);
+        for on in jits() {
+            let (jit, _) = run_counted(program, &case, on);
+            assert_eq!(interp, jit, "{what} max_steps {max_steps} {on:?}");
+        }
+    }
+}
+
 fn cases() -> u32 {
     std::env::var("WARPKIT_ENGINE_CASES")
         .ok()
@@ -774,14 +792,7 @@ fn pending_stores_and_loads_reach_the_queue_in_issue_order() {
          \x20   bnz u19, rep\n\
          \x20   endpgm\n",
     );
-    for max_steps in 1..32 {
-        let case = Case::directed(RW, 37, max_steps);
-        let (interp, _) = run_counted(&program, &case, On::Interp);
-        for on in jits() {
-            let (jit, _) = run_counted(&program, &case, on);
-            assert_eq!(interp, jit, "max_steps {max_steps} {on:?}");
-        }
-    }
+    engines_agree_at_each_limit(&program, 37, 1..32, "");
 }
 
 /// A load's words are those in memory at its issue, whatever the warp writes there before
@@ -819,14 +830,7 @@ fn a_load_reads_the_words_there_at_its_issue() {
     // store, the loads before it and the block after it (8 of 15), all but the first.
     for (between, translated) in [("", 600), (untranslated, 49 * 7)] {
         let program = program(between);
-        for max_steps in 1..48 {
-            let case = Case::directed(RW, 41, max_steps);
-            let (interp, _) = run_counted(&program, &case, On::Interp);
-            for on in jits() {
-                let (jit, _) = run_counted(&program, &case, on);
-                assert_eq!(interp, jit, "{between:?} max_steps {max_steps} {on:?}");
-            }
-        }
+        engines_agree_at_each_limit(&program, 41, 1..48, &format!("{between:?}"));
         let case = Case::directed(RW, 41, 100_000);
         engines_agree_translated(&program, &case, translated, &format!("{between:?}"));
     }

@@ -501,14 +501,7 @@ impl Emitter<'_> {
                 self.z2i(C::EVEX_Vpshufd_zmm_k1z_zmmm512b32_imm8, 6, y, 0xf5);
                 self.z3(mul, 4, x, y);
                 self.z3(mul, 5, 5, 6);
-                self.put(
-                    Instruction::with2(
-                        C::EVEX_Vmovdqu32_zmm_k1z_zmmm512,
-                        z(dst),
-                        mem(Register::R11, K_HIGH_DWORDS),
-                    ),
-                    Mask::All,
-                );
+                self.load_const_512(dst, K_HIGH_DWORDS);
                 self.z3(C::EVEX_Vpermi2d_zmm_k1z_zmm_zmmm512b32, dst, 4, 5);
             }
             VBin::Bfm => {

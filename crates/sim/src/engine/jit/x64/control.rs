@@ -65,6 +65,22 @@ impl Emitter<'_> {
         self.goto(next, true);
     }
 
+    /// `eax = eax op imm`: x86's own immediate forms where it has them, else through
+    /// `ecx` ([`Emitter::sbin`]).
+    pub(super) fn sbin_imm(&mut self, op: SBin, imm: i32) {
+        match op {
+            SBin::Add => dynasm!(self.ops ; .arch x64 ; add eax, imm),
+            SBin::Sub => dynasm!(self.ops ; .arch x64 ; sub eax, imm),
+            SBin::And => dynasm!(self.ops ; .arch x64 ; and eax, imm),
+            SBin::Or => dynasm!(self.ops ; .arch x64 ; or eax, imm),
+            SBin::Xor => dynasm!(self.ops ; .arch x64 ; xor eax, imm),
+            _ => {
+                dynasm!(self.ops ; .arch x64 ; mov ecx, imm);
+                self.sbin(op);
+            }
+        }
+    }
+
     /// `eax = eax op ecx`.
     pub(super) fn sbin(&mut self, op: SBin) {
         match op {

@@ -26,7 +26,7 @@
 //! lane masks, `rbx` and the table register, and continues in the variant the new EXEC
 //! calls for.
 
-use super::kind::{classify, fp_needs, Branch, Kind, SBin, SUn, VCmp, VSrc, S64};
+use super::kind::{classify, fp_needs, Branch, Kind, SUn, VCmp, VSrc, S64};
 use super::pending::{uniform_counter, Pending, PendingLoad};
 use crate::program::{Inst, Program};
 use crate::state::regs::{NUM_UREGS, NUM_VREGS};
@@ -814,21 +814,7 @@ impl Emitter<'_> {
                         dynasm!(self.ops ; .arch x64 ; mov ecx, [rdx + ub]);
                         self.sbin(op);
                     }
-                    super::kind::SrcU::Imm => {
-                        let imm = inst.imm as i32;
-                        // x86's own immediate forms, where it has them.
-                        match op {
-                            SBin::Add => dynasm!(self.ops ; .arch x64 ; add eax, imm),
-                            SBin::Sub => dynasm!(self.ops ; .arch x64 ; sub eax, imm),
-                            SBin::And => dynasm!(self.ops ; .arch x64 ; and eax, imm),
-                            SBin::Or => dynasm!(self.ops ; .arch x64 ; or eax, imm),
-                            SBin::Xor => dynasm!(self.ops ; .arch x64 ; xor eax, imm),
-                            _ => {
-                                dynasm!(self.ops ; .arch x64 ; mov ecx, imm);
-                                self.sbin(op);
-                            }
-                        }
-                    }
+                    super::kind::SrcU::Imm => self.sbin_imm(op, inst.imm as i32),
                 }
                 dynasm!(self.ops ; .arch x64 ; mov [rdx + ud], eax);
             }
