@@ -78,6 +78,9 @@ pub(crate) struct PcInfo {
     pub regs: (u32, u8),
     /// Registers it writes, as a range of [`Table::regs`].
     pub writes: (u32, u8),
+    /// Its encoded length in bytes (4 where there is no instruction): the PC after it when
+    /// it does not jump.
+    pub len: u8,
 }
 
 /// No counter: a fixed-latency instruction.
@@ -91,6 +94,7 @@ const OUTSIDE: PcInfo = PcInfo {
     latency: 1,
     regs: (0, 0),
     writes: (0, 0),
+    len: 4,
 };
 
 /// The per-instruction table of a program on a machine.
@@ -152,6 +156,7 @@ impl Table {
             bits128(uses.vwrite, 0, &mut t.regs);
             bits128(u128::from(uses.uwrite), 128, &mut t.regs);
             let writes = (wstart, (t.regs.len() as u32 - wstart) as u8);
+            let len = program.fetch(pc).map_or(4, |inst| inst.len);
             let op = match program.fetch(pc) {
                 Some(inst) => match inst.code {
                     Code::Op(op) => Some(op),
@@ -164,6 +169,7 @@ impl Table {
                 t.pcs.push(PcInfo {
                     regs,
                     writes,
+                    len,
                     ..OUTSIDE
                 });
                 continue;
@@ -223,6 +229,7 @@ impl Table {
                 latency,
                 regs,
                 writes,
+                len,
             });
         }
         t.vregs = if program.vregs_written() == u128::MAX {

@@ -98,8 +98,11 @@ enum Status {
 #[derive(Debug)]
 struct WarpRun {
     stream: Arc<WarpStream>,
-    /// The next word of `stream.words`.
+    /// The next word of `stream.words`: the word of the next instruction if it has one,
+    /// else (after a run's last instruction) the next run.
     pos: usize,
+    /// Instructions left in the current run, the next one's included.
+    left: u32,
     /// The next line of `stream.lines`.
     lpos: usize,
     /// PC of the next instruction (while at a barrier: of the `barrier`, whose wait it is).
@@ -128,6 +131,7 @@ impl WarpRun {
         WarpRun {
             stream: Arc::clone(empty),
             pos: 0,
+            left: 0,
             lpos: 0,
             pc: 0,
             resume: 0,
@@ -682,14 +686,13 @@ impl<'a, M: Mask> Replay<'a, M> {
             let slot = &mut cu.slots[s];
             slot.occupied = true;
             let w = &mut slot.warp;
-            w.pc = stream.words.first().copied().unwrap_or(0);
-            w.status = if stream.words.is_empty() {
-                Status::Ended
-            } else {
-                Status::Running
+            // The first run: its PC and length.
+            (w.pc, w.left, w.status) = match *stream.words {
+                [pc, left, ..] if left > 0 => (pc, left, Status::Running),
+                _ => (0, 0, Status::Ended),
             };
             w.stream = stream;
-            w.pos = 0;
+            w.pos = 2;
             w.lpos = 0;
             w.group = g;
             w.index = i as u32;
@@ -1028,7 +1031,7 @@ impl<'a, M: Mask> Replay<'a, M> {
             return false;
         }
         let w = &cu.slots[slot].warp;
-        let n = w.stream.words.get(w.pos + 1).copied().unwrap_or(0) as usize;
+        let n = w.stream.words.get(w.pos).copied().unwrap_or(0) as usize;
         let lines = &w.stream.lines[w.lpos..(w.lpos + n).min(w.stream.lines.len())];
         match self.mem.load_fits(c, lines, t) {
             Ok(()) => {
@@ -1133,7 +1136,7 @@ impl<'a, M: Mask> Replay<'a, M> {
             let w = &self.cus[c].slots[s].warp;
             (
                 w.pc,
-                w.stream.words.get(w.pos + 1).copied().unwrap_or(0),
+                w.stream.words.get(w.pos).copied().unwrap_or(0),
                 w.lpos,
             )
         };
@@ -1198,8 +1201,21 @@ impl<'a, M: Mask> Replay<'a, M> {
             for &r in table.list(info.writes) {
                 w.ready[usize::from(r)] = ready;
             }
-            w.pos += 1 + usize::from(info.kind.has_word());
-            w.stream.words.get(w.pos).copied()
+            w.pos += usize::from(info.kind.has_word());
+            w.left -= 1;
+            if w.left > 0 {
+                Some(pc.wrapping_add(u32::from(info.len)))
+            } else {
+                // The next run, if any.
+                match w.stream.words.get(w.pos..w.pos + 2) {
+                    Some(&[next, left]) if left > 0 => {
+                        w.pos += 2;
+                        w.left = left;
+                        Some(next)
+                    }
+                    _ => None,
+                }
+            }
         };
         let Some(next_pc) = next else {
             // The stream ends: `endpgm`, or a trap or the step limit stopped the warp.

@@ -1,10 +1,14 @@
 //! Recording: hooks on the functional run that keep each warp's committed instruction
 //! stream compactly, for the replay (`crate::engine`).
 //!
-//! A warp's stream is a list of 32-bit words: the PC of each committed instruction, and
-//! after a global memory instruction the number of distinct lines it touched (the lines
-//! themselves, ascending, go to a side list), after a shared-memory instruction the number
-//! of bank passes it took. Which PCs carry a word is a property of the program
+//! A warp's stream is a list of 32-bit words in runs: a run is a stretch of instructions
+//! each at the PC after the one before (`pc + len`), written as its first PC and its
+//! number of instructions, followed by a word for each of its memory instructions in
+//! order: after a global memory instruction the number of distinct lines it touched (the
+//! lines themselves, ascending, go to a side list), after a shared-memory instruction the
+//! number of bank passes it took. A jump, taken or not, starts a new run only when the
+//! next instruction is not the one after it, so most instructions cost no word. Which
+//! PCs carry a word and each instruction's length are properties of the program
 //! ([`Table`]), so the replay reads the stream back without tags.
 
 use warpkit_isa::Addressing;
@@ -19,7 +23,8 @@ use crate::machine::Machine;
 /// One warp's recorded stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct WarpStream {
-    /// PCs, each memory instruction's followed by its line count or bank passes.
+    /// Runs: first PC, instructions, then the line count or bank passes of each of the
+    /// run's memory instructions.
     pub words: Vec<u32>,
     /// The global memory instructions' lines (address / line size), in stream order, each
     /// instruction's ascending and distinct.
@@ -40,6 +45,9 @@ pub(crate) struct Recorder<'a> {
     banks: u64,
     /// The warps' streams, by warp index.
     pub warps: Vec<WarpStream>,
+    /// Per warp, its open run: the PC that continues it and where its count is
+    /// ([`Run::CLOSED`] before the first instruction).
+    runs: Vec<Run>,
     /// Scratch space for one instruction's lines or bank words.
     scratch: Vec<u64>,
     /// Scratch space for the bank-pass count: per bank, the first of its distinct words
@@ -47,6 +55,24 @@ pub(crate) struct Recorder<'a> {
     bank_first: Vec<u32>,
     /// ... and per word of `scratch`, the next distinct word of its bank.
     bank_next: Vec<u32>,
+}
+
+/// The run a warp's stream ends in.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    /// The PC after the run's last instruction (wider than a PC, so that the closed
+    /// run's is none).
+    next: u64,
+    /// The index of the run's instruction count in the stream's words.
+    count: usize,
+}
+
+impl Run {
+    /// No run open: no PC continues it.
+    const CLOSED: Run = Run {
+        next: u64::MAX,
+        count: 0,
+    };
 }
 
 /// The end of a bank's chain of words.
@@ -61,6 +87,7 @@ impl<'a> Recorder<'a> {
             bank_shift: machine.shared.bank_bytes.trailing_zeros(),
             banks: u64::from(machine.shared.banks),
             warps: vec![WarpStream::default(); warps],
+            runs: vec![Run::CLOSED; warps],
             scratch: Vec::with_capacity(64),
             bank_first: vec![NO_WORD; machine.shared.banks as usize],
             bank_next: Vec::with_capacity(64),
@@ -155,9 +182,19 @@ impl Hooks for Recorder<'_> {
         let w = warp.id.warp as usize;
         if w >= self.warps.len() {
             self.warps.resize_with(w + 1, WarpStream::default);
+            self.runs.resize(w + 1, Run::CLOSED);
         }
-        self.warps[w].words.push(pc);
-        let kind = self.table.at(pc).kind;
+        let info = self.table.at(pc);
+        let (kind, len) = (info.kind, info.len);
+        let run = &mut self.runs[w];
+        let words = &mut self.warps[w].words;
+        if u64::from(pc) != run.next {
+            words.push(pc);
+            run.count = words.len();
+            words.push(0);
+        }
+        words[run.count] += 1;
+        run.next = u64::from(pc.wrapping_add(u32::from(len)));
         if kind.has_word() {
             let word = if kind == Kind::Shared {
                 self.bank_passes(warp, prog, pc)

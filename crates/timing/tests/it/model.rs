@@ -293,3 +293,67 @@ fn a_workgroup_that_cannot_fit_is_an_error() {
         other => panic!("{:?}", other.map(|(_, r)| r.cycles)),
     }
 }
+
+/// A loop whose last pass takes a branch to the instruction after it, an 8-byte
+/// instruction, and a load inside the loop: the stream keeps only where the PC does not
+/// follow on, and the replay issues exactly what the functional run executed.
+const RUNS: &str = "
+    uload.b64  u[16:17], u[0:1], 0
+    umovi      u1, 3
+    mov.vl     v1, 0x12345678
+    waitcnt    sm=0
+top:
+    gload.b32  v7, v4, u[16:17], 0
+    add        v2, v2, v1
+    uaddi      u1, u1, -1
+    bz         u1, next
+next:
+    bnz        u1, top
+    endpgm
+";
+
+#[test]
+fn the_replay_issues_each_instruction_the_run_executed() {
+    let m = Machine::default();
+    let buf = || vec![arg("buf", ArgValue::Buffer(vec![0; 4096]))];
+    let r = time(RUNS, 32, buf(), &m);
+    let issued: Vec<(u32, u64)> = r
+        .pcs
+        .iter()
+        .filter(|p| p.issued > 0)
+        .map(|p| (p.pc, p.issued))
+        .collect();
+    let counts: Vec<u64> = issued.iter().map(|&(_, n)| n).collect();
+    assert_eq!(counts, [1, 1, 1, 1, 3, 3, 3, 3, 3, 1], "{issued:?}");
+    // `mov.vl` with its literal is 8 bytes: the PC after it is 8 on.
+    assert_eq!(issued[3].0 - issued[2].0, 8, "{issued:?}");
+    // One line loaded each pass, after the first an L1 hit.
+    assert_eq!((r.memory.l1_hits, r.memory.l1_misses), (2, 2));
+
+    // The step limit stops the warp inside a stretch of instructions: the replay ends it
+    // there (the loop's first pass up to its `add`).
+    let config = LaunchConfig {
+        block: [32, 1, 1],
+        threads: 1,
+        max_steps: 6,
+        ..LaunchConfig::default()
+    };
+    let opts = TimingOptions {
+        machine: m,
+        kernel: "test".into(),
+        ..TimingOptions::default()
+    };
+    let (result, stopped) = launch_timed(&program(RUNS), &config, buf(), &opts).unwrap();
+    assert_eq!(result.stats.instructions, 6);
+    assert_eq!(stopped.instructions, 6);
+    let pcs: Vec<u32> = stopped
+        .pcs
+        .iter()
+        .filter(|p| p.issued > 0)
+        .map(|p| p.pc)
+        .collect();
+    assert_eq!(
+        pcs,
+        issued[..6].iter().map(|&(pc, _)| pc).collect::<Vec<_>>()
+    );
+}
