@@ -22,7 +22,9 @@
 //!   channel like a load's.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
+
+use rustc_hash::FxHashMap;
 
 use crate::machine::{self, Machine};
 use crate::report::MemoryTiming;
@@ -180,7 +182,9 @@ pub(crate) struct MemorySystem {
     l1_hit: u64,
     l2: Cache,
     /// Lines the L2 is filling and when each is ready (entries past their time are stale).
-    l2_flight: HashMap<u64, u64>,
+    /// Looked up on every L2 access: a fast hash of the line number (the order of its
+    /// entries is never used).
+    l2_flight: FxHashMap<u64, u64>,
     /// Ready times of the L2 misses in flight (L2 MSHRs).
     l2_mshr: BinaryHeap<Reverse<u64>>,
     l2_mshrs: usize,
@@ -206,7 +210,7 @@ impl MemorySystem {
             l1_mshrs: machine.l1.mshrs.max(1) as usize,
             l1_hit: u64::from(machine.l1.hit_latency),
             l2: Cache::new(&machine.l2),
-            l2_flight: HashMap::new(),
+            l2_flight: FxHashMap::default(),
             l2_mshr: BinaryHeap::new(),
             l2_mshrs: machine.l2.mshrs.max(1) as usize,
             l2_hit: u64::from(machine.l2.hit_latency),
