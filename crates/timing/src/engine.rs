@@ -1132,15 +1132,15 @@ impl<'a, M: Mask> Replay<'a, M> {
         self.set(c, s, t, Stall::Issued);
         self.cus[c].hot[s].own_ok = false;
         let table = self.table;
-        let (pc, word, lpos) = {
-            let w = &self.cus[c].slots[s].warp;
-            (
-                w.pc,
-                w.stream.words.get(w.pos).copied().unwrap_or(0),
-                w.lpos,
-            )
-        };
+        let w = &self.cus[c].slots[s].warp;
+        let (pc, lpos) = (w.pc, w.lpos);
         let info = *table.at(pc);
+        // Only memory instructions have a word: the others need not reach the stream.
+        let word = if info.kind.has_word() {
+            w.stream.words.get(w.pos).copied().unwrap_or(0)
+        } else {
+            0
+        };
         let i = ((pc >> 2) as usize).min(self.pcs.len() - 1);
         self.pcs[i].issued += 1;
         self.instructions += 1;
