@@ -21,8 +21,7 @@
 //! - Stores and atomics use no L1 MSHR; an L2 miss of theirs takes an L2 MSHR and the
 //!   channel like a load's.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
@@ -136,24 +135,33 @@ impl Cache {
     }
 }
 
-/// A set of lines that may answer "maybe" for a line not in it, never "no" for one in it.
-#[derive(Debug, Clone, Copy, Default)]
-struct Filter([u64; 8]);
+/// A multiset of lines that may answer "maybe" for a line not in it, never "no" for one
+/// in it: a count of the lines per hash, so that lines come and go one at a time.
+#[derive(Debug, Clone)]
+struct Filter(Box<[u32; Filter::BUCKETS]>);
 
 impl Filter {
-    fn bit(line: u64) -> (usize, u64) {
-        let h = line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55;
-        ((h >> 6) as usize, 1 << (h & 63))
+    const BUCKETS: usize = 512;
+
+    fn empty() -> Filter {
+        Filter(Box::new([0; Filter::BUCKETS]))
+    }
+
+    fn bucket(line: u64) -> usize {
+        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize
     }
 
     fn add(&mut self, line: u64) {
-        let (w, b) = Filter::bit(line);
-        self.0[w] |= b;
+        self.0[Filter::bucket(line)] += 1;
+    }
+
+    /// Take out one `line` that was added.
+    fn remove(&mut self, line: u64) {
+        self.0[Filter::bucket(line)] -= 1;
     }
 
     fn may_hold(&self, line: u64) -> bool {
-        let (w, b) = Filter::bit(line);
-        self.0[w] & b != 0
+        self.0[Filter::bucket(line)] != 0
     }
 }
 
@@ -175,8 +183,8 @@ pub(crate) struct MemorySystem {
     /// time (equal times in allocation order), so that the MSHRs held at a cycle and the
     /// order of their release need no search or sort.
     l1_flight: Vec<VecDeque<(u64, u64)>>,
-    /// Per compute unit: a filter of the lines in `l1_flight` (a bit per hash of each),
-    /// so that most lines not in flight are known to be so without searching the list.
+    /// Per compute unit: a filter of the lines in `l1_flight` (a count per hash), so that
+    /// most lines not in flight are known to be so without searching the list.
     l1_filter: Vec<Filter>,
     l1_mshrs: usize,
     l1_hit: u64,
@@ -185,8 +193,9 @@ pub(crate) struct MemorySystem {
     /// Looked up on every L2 access: a fast hash of the line number (the order of its
     /// entries is never used).
     l2_flight: FxHashMap<u64, u64>,
-    /// Ready times of the L2 misses in flight (L2 MSHRs).
-    l2_mshr: BinaryHeap<Reverse<u64>>,
+    /// Ready times of the L2 misses in flight (L2 MSHRs), ascending: misses complete in
+    /// the order they are made, the channel serving them in turn.
+    l2_mshr: VecDeque<u64>,
     l2_mshrs: usize,
     l2_hit: u64,
     dram_latency: u64,
@@ -206,12 +215,12 @@ impl MemorySystem {
             line_bytes: u64::from(machine.l1.line_bytes),
             l1: vec![Cache::new(&machine.l1); cus],
             l1_flight: vec![VecDeque::new(); cus],
-            l1_filter: vec![Filter::default(); cus],
+            l1_filter: vec![Filter::empty(); cus],
             l1_mshrs: machine.l1.mshrs.max(1) as usize,
             l1_hit: u64::from(machine.l1.hit_latency),
             l2: Cache::new(&machine.l2),
             l2_flight: FxHashMap::default(),
-            l2_mshr: BinaryHeap::new(),
+            l2_mshr: VecDeque::new(),
             l2_mshrs: machine.l2.mshrs.max(1) as usize,
             l2_hit: u64::from(machine.l2.hit_latency),
             dram_latency: u64::from(machine.dram.latency),
@@ -305,14 +314,20 @@ impl MemorySystem {
             return r + self.l1_hit;
         }
         self.stats.l1_misses += 1;
-        while flight.front().is_some_and(|&(ready, _)| ready <= r) {
+        let filter = &mut self.l1_filter[cu];
+        while let Some(&(ready, l)) = flight.front() {
+            if ready > r {
+                break;
+            }
             flight.pop_front();
+            filter.remove(l);
         }
         let mut r = r;
         if flight.len() >= self.l1_mshrs {
             // Every MSHR held: the earliest to be released (the first allocated of those
             // released together) takes this line.
-            if let Some((first, _)) = flight.pop_front() {
+            if let Some((first, l)) = flight.pop_front() {
+                filter.remove(l);
                 r = r.max(first);
             }
         }
@@ -321,11 +336,7 @@ impl MemorySystem {
         let flight = &mut self.l1_flight[cu];
         let at = flight.partition_point(|&(r, _)| r <= ready);
         flight.insert(at, (ready, line));
-        let filter = &mut self.l1_filter[cu];
-        *filter = Filter::default();
-        for &(_, l) in flight.iter() {
-            filter.add(l);
-        }
+        self.l1_filter[cu].add(line);
         ready
     }
 
@@ -357,12 +368,12 @@ impl MemorySystem {
         self.stats.l2_misses += 1;
         // An L2 MSHR: those released by `r` are free; if every one is still held, the
         // earliest to be released takes this miss.
-        while self.l2_mshr.peek().is_some_and(|&Reverse(x)| x <= r) {
-            self.l2_mshr.pop();
+        while self.l2_mshr.front().is_some_and(|&x| x <= r) {
+            self.l2_mshr.pop_front();
         }
         let mut r = r;
         if self.l2_mshr.len() >= self.l2_mshrs {
-            if let Some(Reverse(x)) = self.l2_mshr.pop() {
+            if let Some(x) = self.l2_mshr.pop_front() {
                 r = r.max(x);
             }
         }
@@ -374,7 +385,10 @@ impl MemorySystem {
             self.stats.dram_write_bytes += self.line_bytes;
             self.channel_free += self.line_cycles;
         }
-        self.l2_mshr.push(Reverse(ready));
+        // The channel serves misses in turn (`start` never goes back), so their ready
+        // times never decrease: the list stays in release order.
+        debug_assert!(self.l2_mshr.back().is_none_or(|&x| x <= ready));
+        self.l2_mshr.push_back(ready);
         if self.l2_flight.len() >= 4 * self.l2_mshrs {
             self.l2_flight.retain(|_, &mut fill| fill > r);
         }
@@ -480,6 +494,37 @@ mod tests {
         assert_eq!(mem.load(0, 2, 0), 401);
         // Both MSHRs held: the third waits for the first.
         assert_eq!(mem.load(0, 3, 0), 800);
+    }
+
+    #[test]
+    fn the_bookkeeping_of_lines_in_flight_follows_every_load() {
+        // Few MSHRs, lines that repeat and collide, requests out of time order: after each
+        // load the filter counts exactly the L1's lines in flight (so it never answers
+        // "no" for one of them) and the L2's MSHRs are in release order.
+        let mut m = machine();
+        m.l1.mshrs = 3;
+        m.l2.mshrs = 64;
+        let mut mem = MemorySystem::new(&m);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for k in 0..2000u64 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let (cu, line) = ((seed % 2) as usize, (seed >> 8) % 400);
+            let r = k * 40 + (seed >> 40) % 100;
+            mem.load(cu, line, r);
+            for cu in 0..2 {
+                let flight = &mem.l1_flight[cu];
+                let filter = &mem.l1_filter[cu];
+                assert!(flight.iter().all(|&(_, l)| filter.may_hold(l)));
+                assert_eq!(filter.0.iter().sum::<u32>() as usize, flight.len());
+            }
+            assert!(mem
+                .l2_mshr
+                .iter()
+                .zip(mem.l2_mshr.iter().skip(1))
+                .all(|(a, b)| a <= b));
+        }
     }
 
     #[test]
