@@ -156,8 +156,9 @@ impl Table {
             bits128(uses.vwrite, 0, &mut t.regs);
             bits128(u128::from(uses.uwrite), 128, &mut t.regs);
             let writes = (wstart, (t.regs.len() as u32 - wstart) as u8);
-            let len = program.fetch(pc).map_or(4, |inst| inst.len);
-            let op = match program.fetch(pc) {
+            let inst = program.fetch(pc);
+            let len = inst.map_or(4, |inst| inst.len);
+            let op = match inst {
                 Some(inst) => match inst.code {
                     Code::Op(op) => Some(op),
                     Code::Illegal => None,

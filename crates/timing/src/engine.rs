@@ -99,9 +99,9 @@ enum Status {
 struct WarpRun {
     stream: Arc<WarpStream>,
     /// The next word of `stream.words`: the word of the next instruction if it has one,
-    /// else (after a run's last instruction) the next run.
+    /// else (after a stretch's last instruction) the next stretch.
     pos: usize,
-    /// Instructions left in the current run, the next one's included.
+    /// Instructions left in the current stretch, the next one's included.
     left: u32,
     /// The next line of `stream.lines`.
     lpos: usize,
@@ -686,10 +686,9 @@ impl<'a, M: Mask> Replay<'a, M> {
             let slot = &mut cu.slots[s];
             slot.occupied = true;
             let w = &mut slot.warp;
-            // The first run: its PC and length.
-            (w.pc, w.left, w.status) = match *stream.words {
-                [pc, left, ..] if left > 0 => (pc, left, Status::Running),
-                _ => (0, 0, Status::Ended),
+            (w.pc, w.left, w.status) = match stream.stretch(0) {
+                Some((pc, left)) => (pc, left, Status::Running),
+                None => (0, 0, Status::Ended),
             };
             w.stream = stream;
             w.pos = 2;
@@ -1206,15 +1205,13 @@ impl<'a, M: Mask> Replay<'a, M> {
             if w.left > 0 {
                 Some(pc.wrapping_add(u32::from(info.len)))
             } else {
-                // The next run, if any.
-                match w.stream.words.get(w.pos..w.pos + 2) {
-                    Some(&[next, left]) if left > 0 => {
-                        w.pos += 2;
-                        w.left = left;
-                        Some(next)
-                    }
-                    _ => None,
+                // The next stretch, if any.
+                let next = w.stream.stretch(w.pos);
+                if let Some((_, left)) = next {
+                    w.pos += 2;
+                    w.left = left;
                 }
+                next.map(|(pc, _)| pc)
             }
         };
         let Some(next_pc) = next else {

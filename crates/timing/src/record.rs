@@ -1,13 +1,13 @@
 //! Recording: hooks on the functional run that keep each warp's committed instruction
 //! stream compactly, for the replay (`crate::engine`).
 //!
-//! A warp's stream is a list of 32-bit words in runs: a run is a stretch of instructions
-//! each at the PC after the one before (`pc + len`), written as its first PC and its
-//! number of instructions, followed by a word for each of its memory instructions in
-//! order: after a global memory instruction the number of distinct lines it touched (the
+//! A warp's stream is a list of 32-bit words in stretches: a stretch is a sequence of
+//! instructions each at the PC after the one before (`pc + len`), written as its first PC
+//! and its number of instructions, followed by a word for each of its memory instructions
+//! in order: after a global memory instruction the number of distinct lines it touched (the
 //! lines themselves, ascending, go to a side list), after a shared-memory instruction the
-//! number of bank passes it took. A jump, taken or not, starts a new run only when the
-//! next instruction is not the one after it, so most instructions cost no word. Which
+//! number of bank passes it took. A jump, taken or not, starts a new stretch only when
+//! the next instruction is not the one after it, so most instructions cost no word. Which
 //! PCs carry a word and each instruction's length are properties of the program
 //! ([`Table`]), so the replay reads the stream back without tags.
 
@@ -23,12 +23,24 @@ use crate::machine::Machine;
 /// One warp's recorded stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct WarpStream {
-    /// Runs: first PC, instructions, then the line count or bank passes of each of the
-    /// run's memory instructions.
+    /// Stretches: first PC, instructions, then the line count or bank passes of each of
+    /// the stretch's memory instructions.
     pub words: Vec<u32>,
     /// The global memory instructions' lines (address / line size), in stream order, each
     /// instruction's ascending and distinct.
     pub lines: Vec<u64>,
+}
+
+impl WarpStream {
+    /// The stretch whose header is at `at` in `words`: its first PC and its number of
+    /// instructions; `None` past the stream's end.
+    #[inline]
+    pub fn stretch(&self, at: usize) -> Option<(u32, u32)> {
+        match self.words.get(at..at + 2) {
+            Some(&[pc, count]) if count > 0 => Some((pc, count)),
+            _ => None,
+        }
+    }
 }
 
 /// The streams of one workgroup's warps, by warp index, shared by the replays that take
@@ -45,9 +57,9 @@ pub(crate) struct Recorder<'a> {
     banks: u64,
     /// The warps' streams, by warp index.
     pub warps: Vec<WarpStream>,
-    /// Per warp, its open run: the PC that continues it and where its count is
-    /// ([`Run::CLOSED`] before the first instruction).
-    runs: Vec<Run>,
+    /// Per warp, its open stretch: the PC that continues it and where its count is
+    /// ([`Stretch::CLOSED`] before the first instruction).
+    open: Vec<Stretch>,
     /// Scratch space for one instruction's lines or bank words.
     scratch: Vec<u64>,
     /// Scratch space for the bank-pass count: per bank, the first of its distinct words
@@ -57,19 +69,19 @@ pub(crate) struct Recorder<'a> {
     bank_next: Vec<u32>,
 }
 
-/// The run a warp's stream ends in.
+/// The stretch a warp's stream ends in.
 #[derive(Debug, Clone, Copy)]
-struct Run {
-    /// The PC after the run's last instruction (wider than a PC, so that the closed
-    /// run's is none).
+struct Stretch {
+    /// The PC after the stretch's last instruction (wider than a PC, so that the closed
+    /// stretch's is none).
     next: u64,
-    /// The index of the run's instruction count in the stream's words.
+    /// The index of the stretch's instruction count in the stream's words.
     count: usize,
 }
 
-impl Run {
-    /// No run open: no PC continues it.
-    const CLOSED: Run = Run {
+impl Stretch {
+    /// No stretch open: no PC continues it.
+    const CLOSED: Stretch = Stretch {
         next: u64::MAX,
         count: 0,
     };
@@ -87,7 +99,7 @@ impl<'a> Recorder<'a> {
             bank_shift: machine.shared.bank_bytes.trailing_zeros(),
             banks: u64::from(machine.shared.banks),
             warps: vec![WarpStream::default(); warps],
-            runs: vec![Run::CLOSED; warps],
+            open: vec![Stretch::CLOSED; warps],
             scratch: Vec::with_capacity(64),
             bank_first: vec![NO_WORD; machine.shared.banks as usize],
             bank_next: Vec::with_capacity(64),
@@ -182,19 +194,19 @@ impl Hooks for Recorder<'_> {
         let w = warp.id.warp as usize;
         if w >= self.warps.len() {
             self.warps.resize_with(w + 1, WarpStream::default);
-            self.runs.resize(w + 1, Run::CLOSED);
+            self.open.resize(w + 1, Stretch::CLOSED);
         }
         let info = self.table.at(pc);
         let (kind, len) = (info.kind, info.len);
-        let run = &mut self.runs[w];
+        let open = &mut self.open[w];
         let words = &mut self.warps[w].words;
-        if u64::from(pc) != run.next {
+        if u64::from(pc) != open.next {
             words.push(pc);
-            run.count = words.len();
+            open.count = words.len();
             words.push(0);
         }
-        words[run.count] += 1;
-        run.next = u64::from(pc.wrapping_add(u32::from(len)));
+        words[open.count] += 1;
+        open.next = u64::from(pc.wrapping_add(u32::from(len)));
         if kind.has_word() {
             let word = if kind == Kind::Shared {
                 self.bank_passes(warp, prog, pc)
