@@ -3,10 +3,13 @@
 //! what each run measured.
 
 use crate::failure::{Failure, Outcome};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use warpkit_examples::{Example, Image, Report, Size};
-use warpkit_timing::{launch_timed, Machine, TimingError, TimingOptions, TimingReport};
+use warpkit_timing::{
+    launch_timed_deferred, Machine, PendingTiming, TimingError, TimingOptions, TimingReport,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -231,25 +234,93 @@ fn print_table(header: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-/// Run example `e` at `size` as `run_suite` does, each of its launches timed on `machine`:
-/// its report, and the timing of its launches run one after another (none if it could not
-/// run; an error if it ran but could not be timed).
+/// The timed launches of `warpkit examples --timing`, whose replays go on while the next
+/// launches run (`warpkit_timing::launch_timed_deferred`): at most `limit` are left
+/// pending, the oldest waited for first, so the replays use the host threads the run was
+/// given.
+struct Timings {
+    limit: usize,
+    /// Per example, its launches' timings in launch order.
+    launches: Vec<Vec<Timed>>,
+    /// The pending ones, oldest first: (example, launch).
+    pending: VecDeque<(usize, usize)>,
+}
+
+/// One launch's timing, pending or done.
+enum Timed {
+    Pending(PendingTiming),
+    Done(Box<TimingReport>),
+    /// Taken back by `Timings::example`.
+    Taken,
+}
+
+impl Timings {
+    fn new(examples: usize, threads: usize) -> Timings {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        };
+        Timings {
+            // Each launch's own replay runs beside its recording; `threads - 1` earlier
+            // ones may run beside them.
+            limit: threads - 1,
+            launches: (0..examples).map(|_| Vec::new()).collect(),
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Keep launch timing `t` of example `e`, waiting for the oldest pending ones while
+    /// there are more than the limit.
+    fn push(&mut self, e: usize, t: PendingTiming) {
+        self.launches[e].push(Timed::Pending(t));
+        self.pending.push_back((e, self.launches[e].len() - 1));
+        while self.pending.len() > self.limit {
+            let Some((e, k)) = self.pending.pop_front() else {
+                break;
+            };
+            if let Timed::Pending(t) = std::mem::replace(&mut self.launches[e][k], Timed::Taken) {
+                self.launches[e][k] = Timed::Done(Box::new(t.wait()));
+            }
+        }
+    }
+
+    /// Example `e`'s launches, waited for and combined in launch order (`None` if none
+    /// was timed).
+    fn example(&mut self, e: usize) -> Option<TimingReport> {
+        let reports: Vec<TimingReport> = std::mem::take(&mut self.launches[e])
+            .into_iter()
+            .filter_map(|t| match t {
+                Timed::Pending(t) => Some(t.wait()),
+                Timed::Done(r) => Some(*r),
+                Timed::Taken => None,
+            })
+            .collect();
+        self.pending.retain(|&(p, _)| p != e);
+        (!reports.is_empty()).then(|| TimingReport::combine(reports))
+    }
+}
+
+/// Run example `e` (the `index`-th) at `size` as `run_suite` does, each of its launches
+/// timed on `machine` and kept in `timings`: its report, and whether every launch could
+/// be timed (an error if it ran but could not be).
 fn timed_example(
     e: &Example,
+    index: usize,
     size: Size,
     threads: usize,
     machine: &Machine,
+    timings: &mut Timings,
 ) -> (
     Result<Report, warpkit_examples::ExampleError>,
-    Result<Option<TimingReport>, TimingError>,
+    Result<(), TimingError>,
 ) {
     let opts = TimingOptions {
         machine: machine.clone(),
         kernel: e.name.to_string(),
         timeline: false,
+        // The launch's own threads.
         threads: 0,
     };
-    let mut reports = Vec::new();
     let mut error = None;
     let result = e.code().and_then(|code| {
         e.run_code_with(&e.case(size), code, threads, |program, config, args| {
@@ -258,9 +329,9 @@ fn timed_example(
             }
             // A copy of the arguments, in case the machine refuses the launch and it runs
             // untimed: the check of its results must not depend on the machine.
-            match launch_timed(program, config, args.clone(), &opts) {
+            match launch_timed_deferred(program, config, args.clone(), &opts) {
                 Ok((r, t)) => {
-                    reports.push(t);
+                    timings.push(index, t);
                     Ok(r)
                 }
                 Err(TimingError::Launch(l)) => Err(l),
@@ -271,12 +342,7 @@ fn timed_example(
             }
         })
     });
-    let timing = match error {
-        Some(e) => Err(e),
-        None if result.is_ok() && !reports.is_empty() => Ok(Some(TimingReport::combine(reports))),
-        None => Ok(None),
-    };
-    (result, timing)
+    (result, error.map_or(Ok(()), Err))
 }
 
 /// Why a report failed, one line each.
@@ -355,7 +421,8 @@ pub fn run(args: Args) -> Outcome {
     };
     let size = if args.small { Size::Small } else { Size::Full };
     let start = Instant::now();
-    let mut timings = Vec::new();
+    let mut timings = Timings::new(examples.len(), args.threads);
+    let mut timing_errors = Vec::new();
     let results = match &machine {
         // Side by side on one pool of `--threads` workers (warpkit_examples::run_suite).
         None => warpkit_examples::run_suite(&examples, &linx, size, args.threads),
@@ -364,9 +431,10 @@ pub fn run(args: Args) -> Outcome {
         Some(m) => warpkit_examples::run_suite(&[], &linx, size, args.threads).map(|mut r| {
             r.gpu = examples
                 .iter()
-                .map(|e| {
-                    let (result, timed) = timed_example(e, size, args.threads, m);
-                    timings.push(timed);
+                .enumerate()
+                .map(|(k, e)| {
+                    let (result, timed) = timed_example(e, k, size, args.threads, m, &mut timings);
+                    timing_errors.push(timed);
                     result
                 })
                 .collect();
@@ -392,13 +460,23 @@ pub fn run(args: Args) -> Outcome {
         let failed_before = tally.failed;
         json.push(report_json(e.name, &result));
         tally.record(e.name, result);
-        match timings.get_mut(k).map(|t| std::mem::replace(t, Ok(None))) {
-            Some(Ok(Some(t))) if ran => {
+        // Its launches' replays, waited for even when one launch could not be timed.
+        let report = timings.example(k);
+        let timing = match timing_errors
+            .get_mut(k)
+            .map(|t| std::mem::replace(t, Ok(())))
+        {
+            Some(Ok(())) => Ok(report),
+            Some(Err(err)) => Err(err),
+            None => Ok(None),
+        };
+        match timing {
+            Ok(Some(t)) if ran => {
                 let row = tally.rows.last_mut().expect("a row was recorded");
                 row.splice(8..8, timing_cells(Some(&t)));
                 timed.push(t);
             }
-            Some(Err(err)) => {
+            Err(err) => {
                 // A kernel that could not be timed fails, once.
                 if tally.failed == failed_before {
                     tally.failed += 1;

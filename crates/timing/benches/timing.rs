@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p warpkit-timing` first prints, per example kernel at its full size, the
 //! warp-instructions it runs, the timed launch's warp-instructions per second (recording
-//! and replay together) with one host thread for the recording and with every core, the
+//! and replay together) with one host thread for the recording and with every core (a
+//! kernel's stages then overlap: earlier stages are replayed while later ones run), the
 //! plain functional launch's with one thread, and the ratio of the two one-thread figures.
 //! Each figure is the best of two runs. Then divan times both launches of every kernel
 //! at its small size (items = warp-instructions).
@@ -14,15 +15,17 @@ use divan::counter::ItemsCount;
 use divan::Bencher;
 use warpkit_examples::{all, Case, Code, Example, Size};
 use warpkit_sim::launch::{launch, LaunchResult};
-use warpkit_timing::{launch_timed, TimingOptions};
+use warpkit_timing::{launch_timed_deferred, PendingTiming, TimingOptions};
 
 fn main() {
     figures();
     divan::main();
 }
 
-/// Run every stage, timed (`Some(threads)`) or plain with `threads`; the warp-instructions
-/// and the time spent in the launches.
+/// Run every stage, timed or plain, on `threads` host threads; the warp-instructions and
+/// the time spent in the launches. Timed with more than one thread, the stages' replays go
+/// on while the next stages run, at most `threads - 1` left pending, as `warpkit examples
+/// --timing` does.
 fn run(
     example: &Example,
     case: &Case,
@@ -33,6 +36,7 @@ fn run(
     let mut done: Vec<LaunchResult> = Vec::new();
     let mut wall = Duration::ZERO;
     let mut instructions = 0;
+    let mut pending = std::collections::VecDeque::new();
     for (k, stage) in case.stages.iter().enumerate() {
         let args = example
             .stage_args(k, stage, &done)
@@ -47,9 +51,13 @@ fn run(
                 kernel: "bench".into(),
                 ..TimingOptions::default()
             };
-            launch_timed(&code.program, &config, args, &opts)
-                .expect("times")
-                .0
+            let (r, timing) =
+                launch_timed_deferred(&code.program, &config, args, &opts).expect("times");
+            pending.push_back(timing);
+            while pending.len() >= threads {
+                let _ = pending.pop_front().map(PendingTiming::wait);
+            }
+            r
         } else {
             launch(&code.program, &config, args).expect("launches")
         };
@@ -57,6 +65,11 @@ fn run(
         instructions += r.stats.instructions;
         done.push(r);
     }
+    let start = Instant::now();
+    for timing in pending {
+        timing.wait();
+    }
+    wall += start.elapsed();
     (instructions, wall)
 }
 

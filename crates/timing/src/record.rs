@@ -32,6 +32,12 @@ pub(crate) struct WarpStream {
 }
 
 impl WarpStream {
+    /// The bytes its words and lines take.
+    pub fn bytes(&self) -> u64 {
+        (self.words.len() * std::mem::size_of::<u32>()
+            + self.lines.len() * std::mem::size_of::<u64>()) as u64
+    }
+
     /// The stretch whose header is at `at` in `words`: its first PC and its number of
     /// instructions; `None` past the stream's end.
     #[inline]

@@ -360,3 +360,48 @@ fn examples_report_each_kernels_cycles_and_a_summary() {
     let o = warpkit(&["examples", "--small", "vadd", "--machine", s(&bad)]);
     expect(&o, 2, &["bad.toml:2:"]);
 }
+
+#[test]
+fn examples_time_the_same_with_replays_left_pending() {
+    let d = dir("timing-examples-pending");
+    // With three threads up to two launches' replays go on while later launches run:
+    // each kernel's launches must still be combined in order and kept apart.
+    let names = ["softmax", "vadd", "scan", "reduce", "layernorm"];
+    let mut reports = Vec::new();
+    for threads in ["1", "3"] {
+        let out = d.join(format!("t{threads}.json"));
+        let mut a = vec!["examples", "--small", "-q", "--threads", threads];
+        a.extend(names);
+        a.extend(["--timing-json", s(&out)]);
+        let o = warpkit(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        reports.push(std::fs::read(&out).unwrap());
+    }
+    assert_eq!(reports[0], reports[1]);
+    // The kernels in the order given, each one's launches in launch order: reduce's last
+    // pass is one workgroup adding up the first pass's partial sums.
+    let r = json(&reports[0]);
+    let kernels: Vec<(&str, u64)> = r["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["name"].as_str().unwrap(),
+                k["workgroups"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut order: Vec<&str> = kernels.iter().map(|k| k.0).collect();
+    order.dedup();
+    assert_eq!(order, names, "{kernels:?}");
+    let reduce: Vec<u64> = kernels
+        .iter()
+        .filter(|k| k.0 == "reduce")
+        .map(|k| k.1)
+        .collect();
+    assert!(
+        reduce.len() == 2 && reduce[0] > 1 && reduce[1] == 1,
+        "{kernels:?}"
+    );
+}

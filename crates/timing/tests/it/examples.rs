@@ -5,7 +5,7 @@ use crate::common::{check_sum, time_example};
 use warpkit_examples::{all, Size};
 use warpkit_sim::launch::LaunchResult;
 use warpkit_sim::Engine;
-use warpkit_timing::TimingOptions;
+use warpkit_timing::{launch_timed_deferred, TimingOptions, TimingReport};
 
 fn opts(threads: usize) -> TimingOptions {
     TimingOptions {
@@ -204,4 +204,30 @@ fn no_machine_is_a_plain_launch() {
     .unwrap();
     assert!(reports.is_empty());
     assert_eq!(result.buffers, plain.buffers);
+}
+
+#[test]
+fn deferred_launches_give_what_launch_timed_gives() {
+    for example in all() {
+        let case = example.case(Size::Small);
+        let code = example.code().unwrap();
+        let opts = opts(2);
+        let (timed, report) = time_example(example, &case, Engine::host_default(), &opts);
+        // Every stage launched before any replay is waited for.
+        let mut results: Vec<LaunchResult> = Vec::new();
+        let mut pending = Vec::new();
+        for (index, stage) in case.stages.iter().enumerate() {
+            let args = example.stage_args(index, stage, &results).unwrap();
+            let config = code.config(stage);
+            let (r, t) = launch_timed_deferred(&code.program, &config, args, &opts).unwrap();
+            results.push(r);
+            pending.push(t);
+        }
+        let reports: Vec<TimingReport> = pending.into_iter().map(|t| t.wait()).collect();
+        let deferred = TimingReport::combine(reports);
+        assert_eq!(deferred.to_json(), report.to_json(), "{}", example.name);
+        for (a, b) in results.iter().zip(&timed) {
+            assert_eq!(a.buffers, b.buffers, "{}", example.name);
+        }
+    }
 }
