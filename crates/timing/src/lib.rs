@@ -163,11 +163,6 @@ impl PendingTiming {
             .expect("one replay per deferred launch")
     }
 
-    /// Whether the replay has ended (`wait` will not block).
-    pub fn is_done(&self) -> bool {
-        self.replays.iter().all(JoinHandle::is_finished)
-    }
-
     /// Every replay's report, in order.
     fn wait_all(self) -> Vec<TimingReport> {
         self.replays
