@@ -240,18 +240,10 @@ fn print_table(header: &[&str], rows: &[Vec<String>]) {
 /// given.
 struct Timings {
     limit: usize,
-    /// Per example, its launches' timings in launch order.
-    launches: Vec<Vec<Timed>>,
-    /// The pending ones, oldest first: (example, launch).
-    pending: VecDeque<(usize, usize)>,
-}
-
-/// One launch's timing, pending or done.
-enum Timed {
-    Pending(PendingTiming),
-    Done(Box<TimingReport>),
-    /// Taken back by `Timings::example`.
-    Taken,
+    /// The pending ones, oldest first: example, launch, timing.
+    pending: VecDeque<(usize, usize, PendingTiming)>,
+    /// Per example, its launches' reports in launch order, once waited for.
+    reports: Vec<Vec<Option<TimingReport>>>,
 }
 
 impl Timings {
@@ -264,38 +256,38 @@ impl Timings {
             // Each launch's own replay runs beside its recording; `threads - 1` earlier
             // ones may run beside them.
             limit: threads - 1,
-            launches: (0..examples).map(|_| Vec::new()).collect(),
             pending: VecDeque::new(),
+            reports: vec![Vec::new(); examples],
         }
     }
 
     /// Keep launch timing `t` of example `e`, waiting for the oldest pending ones while
     /// there are more than the limit.
     fn push(&mut self, e: usize, t: PendingTiming) {
-        self.launches[e].push(Timed::Pending(t));
-        self.pending.push_back((e, self.launches[e].len() - 1));
+        self.pending.push_back((e, self.reports[e].len(), t));
+        self.reports[e].push(None);
         while self.pending.len() > self.limit {
-            let Some((e, k)) = self.pending.pop_front() else {
+            let Some((e, k, t)) = self.pending.pop_front() else {
                 break;
             };
-            if let Timed::Pending(t) = std::mem::replace(&mut self.launches[e][k], Timed::Taken) {
-                self.launches[e][k] = Timed::Done(Box::new(t.wait()));
-            }
+            self.reports[e][k] = Some(t.wait());
         }
     }
 
     /// Example `e`'s launches, waited for and combined in launch order (`None` if none
     /// was timed).
     fn example(&mut self, e: usize) -> Option<TimingReport> {
-        let reports: Vec<TimingReport> = std::mem::take(&mut self.launches[e])
+        let (mine, others) = std::mem::take(&mut self.pending)
             .into_iter()
-            .filter_map(|t| match t {
-                Timed::Pending(t) => Some(t.wait()),
-                Timed::Done(r) => Some(*r),
-                Timed::Taken => None,
-            })
+            .partition(|p| p.0 == e);
+        self.pending = others;
+        for (_, k, t) in mine {
+            self.reports[e][k] = Some(t.wait());
+        }
+        let reports: Vec<TimingReport> = std::mem::take(&mut self.reports[e])
+            .into_iter()
+            .flatten()
             .collect();
-        self.pending.retain(|&(p, _)| p != e);
         (!reports.is_empty()).then(|| TimingReport::combine(reports))
     }
 }

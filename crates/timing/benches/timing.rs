@@ -15,7 +15,7 @@ use divan::counter::ItemsCount;
 use divan::Bencher;
 use warpkit_examples::{all, Case, Code, Example, Size};
 use warpkit_sim::launch::{launch, LaunchResult};
-use warpkit_timing::{launch_timed_deferred, PendingTiming, TimingOptions};
+use warpkit_timing::{launch_timed_deferred, TimingOptions};
 
 fn main() {
     figures();
@@ -55,7 +55,9 @@ fn run(
                 launch_timed_deferred(&code.program, &config, args, &opts).expect("times");
             pending.push_back(timing);
             while pending.len() >= threads {
-                let _ = pending.pop_front().map(PendingTiming::wait);
+                if let Some(oldest) = pending.pop_front() {
+                    oldest.wait();
+                }
             }
             r
         } else {

@@ -131,10 +131,7 @@ pub fn launch_timed_deferred(
     opts: &TimingOptions,
 ) -> Result<(LaunchResult, PendingTiming), TimingError> {
     check_machine(program, config, &opts.machine)?;
-    let mut config = config.clone();
-    if opts.threads != 0 {
-        config.threads = opts.threads;
-    }
+    let config = recording_config(config, opts);
     let machines = [&opts.machine];
     let (result, replays) = record_and_replay(
         program,
@@ -209,10 +206,7 @@ pub fn launch_timed_many(
     for machine in machines {
         check_machine(program, config, machine)?;
     }
-    let mut config = config.clone();
-    if opts.threads != 0 {
-        config.threads = opts.threads;
-    }
+    let config = recording_config(config, opts);
     // Machines by the streams they record, in order of first appearance.
     let mut runs: Vec<(RecordingKey, Vec<usize>)> = Vec::new();
     for (i, machine) in machines.iter().enumerate() {
@@ -270,6 +264,15 @@ impl RecordingKey {
             banks: machine.shared.banks,
         }
     }
+}
+
+/// `config` with the host threads `opts` asks for (0: the launch's own).
+fn recording_config(config: &LaunchConfig, opts: &TimingOptions) -> LaunchConfig {
+    let mut config = config.clone();
+    if opts.threads != 0 {
+        config.threads = opts.threads;
+    }
+    config
 }
 
 /// The launch's shape as the replay sees it.
